@@ -1,0 +1,28 @@
+import { ApiError } from '@wallet/domain';
+import type { Services } from '../services.ts';
+
+/**
+ * Operator commands, run either in this process on the database or, when a running service holds
+ * the embedded database, by that service through the local control route.
+ */
+const commands = {
+  'keys.create': (services: Services, args: Record<string, unknown>) =>
+    services.apiKeys.create({
+      partner: args.partner as string,
+      project: args.project as string | undefined,
+      plan: args.plan as never,
+      environment: args.environment as never,
+      rateLimitPerMinute: args.rateLimitPerMinute as number | undefined,
+      ipAllowlist: args.ipAllowlist as string[] | undefined,
+    }),
+  'keys.rotate': (services: Services, args: Record<string, unknown>) => services.apiKeys.rotate(String(args.apiKeyId)),
+  'keys.revoke': (services: Services, args: Record<string, unknown>) => services.apiKeys.revoke(String(args.apiKeyId)),
+} as const;
+
+export type CommandName = keyof typeof commands;
+
+export async function runCommand(services: Services, name: CommandName, args: unknown): Promise<unknown> {
+  const command = commands[name];
+  if (!command) throw new ApiError(404, 'NOT_FOUND', `Unknown command ${name}`);
+  return command(services, (args ?? {}) as Record<string, unknown>);
+}

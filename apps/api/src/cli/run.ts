@@ -1,0 +1,43 @@
+import { ApiError } from '@wallet/domain';
+import { ConfigError, loadConfig } from '../config.ts';
+import { readControlFile } from '../local/control.ts';
+import { createServices } from '../services.ts';
+import { runCommand, type CommandName } from './commands.ts';
+
+/** Runs a command through the running service when it holds the embedded database, else directly. */
+export async function execute(name: CommandName, args: Record<string, unknown>): Promise<unknown> {
+  const config = loadConfig();
+  const control = config.databaseUrl ? null : readControlFile(config.dataDir);
+  if (control) {
+    const response = await fetch(`${control.url}/internal/cli/${name}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${control.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(args),
+    });
+    const body = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new ApiError(response.status, String(body.code), String(body.message));
+    return body;
+  }
+  const services = await createServices(config);
+  try {
+    return await runCommand(services, name, args);
+  } finally {
+    await services.close();
+  }
+}
+
+/** Prints the result as one JSON line; errors go to stderr as the usual error object, exit code 1. */
+export async function main(run: () => Promise<unknown>): Promise<void> {
+  try {
+    process.stdout.write(`${JSON.stringify(await run())}\n`);
+  } catch (error) {
+    const body =
+      error instanceof ApiError
+        ? error.toBody()
+        : { code: error instanceof ConfigError || error instanceof UsageError ? 'INVALID_REQUEST' : 'INTERNAL_ERROR', message: (error as Error).message };
+    process.stderr.write(`${JSON.stringify(body)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+export class UsageError extends Error {}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { errorSchema, type RouteDef } from './route.ts';
+
+const commonErrors: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Missing API key, or address outside the allowlist',
+  403: 'Invalid API key',
+  404: 'Not found (also another project\'s object)',
+  409: 'Conflict',
+  429: 'Rate limit exceeded; see Retry-After',
+  500: 'Internal error',
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * JSON Schema of a zod schema. Schemas named with `.meta({ id })` go to components/schemas (input
+ * and output forms can differ, so output forms get the suffix `Response` when they do).
+ */
+function makeConverter(components: Record<string, unknown>) {
+  return function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    delete converted.$schema;
+    const defs = (converted.$defs ?? {}) as Record<string, Json>;
+    delete converted.$defs;
+    const rename = (name: string) => {
+      const existing = components[name];
+      const candidate = defs[name];
+      return existing && JSON.stringify(existing) !== JSON.stringify(candidate) ? `${name}Response` : name;
+    };
+    const names = new Map(Object.keys(defs).map((name) => [name, rename(name)]));
+    const rewrite = (value: unknown): unknown =>
+      JSON.parse(JSON.stringify(value), (key, v) =>
+        key === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
+          ? `#/components/schemas/${names.get(v.slice(8)) ?? v.slice(8)}`
+          : v,
+      );
+    for (const [name, def] of Object.entries(defs)) components[names.get(name)!] = rewrite(def);
+    return rewrite(converted) as Json;
+  };
+}
+
+function queryParameters(json: { properties?: Record<string, unknown>; required?: string[] }) {
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
+/** Query parameters are listed one by one, so a query schema reference is resolved here. */
+function inlineRef(json: Json, components: Record<string, unknown>): Json {
+  const ref = typeof json.$ref === 'string' ? json.$ref.replace('#/components/schemas/', '') : undefined;
+  if (!ref) return json;
+  const resolved = components[ref] as Json;
+  delete components[ref];
+  return resolved;
+}
+
+/** The OpenAPI 3.1 document, built from the same route table and zod schemas that serve requests. */
+export function buildOpenApi(routes: RouteDef[]) {
+  const components: Record<string, unknown> = {};
+  const jsonSchema = makeConverter(components);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string', format: name === 'walletId' ? 'uuid' : undefined },
+    }));
+    const headerParams =
+      route.method === 'post'
+        ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } }]
+        : [];
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.schema ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } } : {}),
+      };
+    }
+    for (const [status, description] of Object.entries(commonErrors)) {
+      responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    }
+    (paths[route.path] ??= {})[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      parameters: [...pathParams, ...(route.query ? queryParameters(inlineRef(jsonSchema(route.query, 'input'), components)) : []), ...headerParams],
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Wallet and signing service',
+      version: '1.0',
+      description: 'Server-to-server wallets, signing, broadcasts and yield. Every /v1 route needs X-API-Key.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }],
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      schemas: { ...components, Error: jsonSchema(errorSchema, 'output') },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,114 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from './config.ts';
+
+const run = promisify(execFile);
+const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-main-'));
+const baseEnv = { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, PORT: '0', DATABASE_URL: '', LOG_LEVEL: 'info' };
+const children: ChildProcess[] = [];
+
+async function startService(env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+    cwd: repoRoot,
+    env: { ...baseEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const line = output.split('\n').find((l) => l.includes('wallet service listening'));
+      if (line) {
+        clearInterval(timer);
+        resolve(JSON.parse(line).url);
+      }
+    }, 50);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`service exited with ${code}: ${output}`));
+    });
+  });
+  return { child, url, output: () => output };
+}
+
+async function stopService(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function cli(args: string[]) {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', ...args], {
+    cwd: repoRoot,
+    env: baseEnv,
+  });
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!);
+}
+
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the service process', () => {
+  it('serves on the embedded database, takes keys from the CLI while running, and keeps wallets across a restart', async () => {
+    const first = await startService();
+    const issued = await cli(['create', '--partner', 'demo']);
+    expect(Object.keys(issued).sort()).toEqual(['apiKey', 'apiKeyId', 'partnerId', 'projectId']);
+    const created = await fetch(`${first.url}/v1/wallets`, {
+      method: 'POST',
+      headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'STELLAR', userIdentifier: 'restart@example.com', userIdentifierType: 'EMAIL' }),
+    });
+    expect(created.status).toBe(201);
+    const wallet = (await created.json()) as { id: string };
+    const kekFile = path.join(dataDir, 'keks.json');
+    expect(statSync(kekFile).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dataDir, 'control.json')).mode & 0o777).toBe(0o600);
+    await stopService(first.child);
+    expect(existsSync(path.join(dataDir, 'control.json'))).toBe(false);
+    expect(first.output()).not.toContain(issued.apiKey);
+
+    // With the service stopped the CLI opens the database itself.
+    const rotated = await cli(['rotate', '--key-id', issued.apiKeyId]);
+    expect(rotated.apiKey).not.toBe(issued.apiKey);
+
+    const second = await startService();
+    const fetched = await fetch(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': rotated.apiKey } });
+    expect(fetched.status).toBe(200);
+    expect(((await fetched.json()) as { id: string }).id).toBe(wallet.id);
+    const old = await fetch(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': issued.apiKey } });
+    expect(old.status).toBe(403);
+    const revoked = await cli(['revoke', '--key-id', issued.apiKeyId]);
+    expect(revoked.apiKeyId).toBe(issued.apiKeyId);
+    const after = await fetch(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': rotated.apiKey } });
+    expect(after.status).toBe(403);
+    const kekText = readFileSync(kekFile, 'utf8');
+    for (const secret of [issued.apiKey, rotated.apiKey, ...(kekText.match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? [])]) {
+      expect(second.output()).not.toContain(secret);
+    }
+    await stopService(second.child);
+  });
+
+  it('rejects bad CLI input with a JSON error and exit code 1', async () => {
+    await expect(cli(['create'])).rejects.toMatchObject({ code: 1 });
+    await expect(cli(['create', '--partner', 'x', '--plan', 'gold'])).rejects.toMatchObject({ code: 1 });
+  });
+
+  it('refuses to start in production without its configuration and names what is missing', async () => {
+    const result = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+      cwd: repoRoot,
+      env: { ...baseEnv, APP_ENV: 'production', DATABASE_URL: '' },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(result).toMatchObject({ code: 1 });
+    expect((result as { stderr: string }).stderr).toContain('DATABASE_URL, USER_SHARE_KEKS, SERVICE_SHARE_KEKS');
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
+import { createLogger } from './logger.ts';
+import { createServices } from './services.ts';
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const logger = createLogger(config.logLevel);
+mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+const services = await createServices(config);
+const embedded = !config.databaseUrl;
+const controlToken = newControlToken();
+const app = createApp({
+  services,
+  logger,
+  trustProxy: config.trustProxy,
+  extraRouters: embedded ? [controlRouter(services, controlToken)] : [],
+});
+
+const server = app.listen(config.port, config.host, () => {
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  removeControlFile = embedded ? writeControlFile(config.dataDir, url, controlToken) : () => undefined;
+  logger.info({ url, appEnv: config.appEnv, database: services.database.kind }, 'wallet service listening');
+});
+server.keepAliveTimeout = 65_000;
+let removeControlFile = () => undefined as void;
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping');
+  removeControlFile();
+  server.close();
+  server.closeIdleConnections();
+  await services.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

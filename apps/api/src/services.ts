@@ -1,0 +1,47 @@
+import path from 'node:path';
+import {
+  createApiKeyService,
+  createIdempotency,
+  createRateLimiter,
+  createWalletService,
+  envKekProvider,
+  fileKekProvider,
+  systemClock,
+  type Clock,
+} from '@wallet/domain';
+import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
+import type { Config } from './config.ts';
+
+export interface ServiceOptions {
+  /** An already open database (tests); otherwise one is opened from the configuration. */
+  database?: Database;
+  clock?: Clock;
+}
+
+/** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
+export async function createServices(config: Config, options: ServiceOptions = {}) {
+  const database =
+    options.database ??
+    (await openDatabase(
+      config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: path.join(config.dataDir, 'db') },
+    ));
+  const clock = options.clock ?? systemClock;
+  const stores = createStores(database.prisma);
+  const keks = config.kekSource === 'env' ? envKekProvider(process.env) : fileKekProvider(config.dataDir);
+  const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
+
+  return {
+    database,
+    stores,
+    apiKeys: createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock }),
+    wallets: createWalletService({ wallets: stores.wallets, keks }),
+    rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
+    runIdempotent: createIdempotency(stores.idempotency, clock),
+    async close() {
+      await redis?.close();
+      if (!options.database) await database.close();
+    },
+  };
+}
+
+export type Services = Awaited<ReturnType<typeof createServices>>;

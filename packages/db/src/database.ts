@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import pg from 'pg';
+import { PrismaClient } from './generated/prisma/client.ts';
+import { deploy, pgConfigFromUrl } from './migrate/deploy.ts';
+import { readMigrations } from './migrate/files.ts';
+import { driverHandles } from './migrate/handles.ts';
+import { emptyMemoryPGlite, memoryPGliteFrom, pgliteSnapshot } from './pglite-template.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL URL; when set, PostgreSQL through @prisma/adapter-pg. */
+  databaseUrl?: string;
+  /** PGlite data directory (file-backed); when neither is set: in-memory PGlite. */
+  dataDir?: string;
+  /** Default true: apply pending migrations before returning. */
+  migrate?: boolean;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+}
+
+/**
+ * Open the database: PostgreSQL when `databaseUrl` is set, else PGlite (file-backed in
+ * `dataDir`, or in memory). Applies pending migrations unless `migrate: false`.
+ * Always `close()` it: a file-backed PGlite or a pg pool keeps the process alive.
+ */
+export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Database> {
+  const migrate = opts.migrate ?? true;
+  if (opts.databaseUrl) {
+    const { schema, ...config } = pgConfigFromUrl(opts.databaseUrl);
+    const pool = new pg.Pool({ ...config, max: opts.poolSize ?? 10 });
+    pool.on('error', (err) => {
+      // An idle client lost its connection; the pool replaces it. Without a listener the
+      // process would crash.
+      console.error(`[db] idle PostgreSQL client error: ${err.message}`);
+    });
+    try {
+      if (migrate) await deploy(pool);
+    } catch (e) {
+      await pool.end();
+      throw e;
+    }
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
+    return track({ prisma, kind: 'postgres', close: closer(prisma, () => pool.end()) }, pool);
+  }
+
+  // A new database starts from a snapshot of the migrated schema rather than running initdb
+  // (see pglite-template.ts); deploy below then only verifies the history.
+  const migratedSnapshot = async () => {
+    const migrations = await readMigrations();
+    const key = migrations.map((m) => `${m.name}:${m.checksum}`).join('\n');
+    return { key, setup: async (db: PGlite) => void (await deploy(db)) };
+  };
+  let client: PGlite;
+  if (opts.dataDir) {
+    const dir = path.resolve(opts.dataDir);
+    mkdirSync(dir, { recursive: true });
+    const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+    if (fresh && migrate) {
+      const { key, setup } = await migratedSnapshot();
+      client = new PGlite(dir, { loadDataDir: await pgliteSnapshot('migrated', key, setup) });
+    } else {
+      client = new PGlite(dir);
+    }
+  } else if (migrate) {
+    const { key, setup } = await migratedSnapshot();
+    client = await memoryPGliteFrom('migrated', key, setup);
+  } else {
+    client = await emptyMemoryPGlite();
+  }
+  try {
+    await client.waitReady;
+    if (migrate) await deploy(client);
+  } catch (e) {
+    await client.close().catch(() => {});
+    throw e;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  return track({ prisma, kind: 'pglite', close: closer(prisma, () => client.close()) }, client);
+}
+
+function track(db: Database, handle: PGlite | pg.Pool): Database {
+  driverHandles.set(db, handle);
+  const close = db.close;
+  db.close = async () => {
+    driverHandles.delete(db);
+    await close();
+  };
+  return db;
+}
+
+/** Idempotent close: disconnect Prisma, then end the driver. */
+function closer(prisma: PrismaClient, end: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= (async () => {
+      try {
+        await prisma.$disconnect();
+      } finally {
+        await end();
+      }
+    })();
+    return closing;
+  };
+}
+
+/** ['pglite'], plus 'postgres' when TEST_DATABASE_URL is set. For `describe.each(testDatabaseKinds)`. */
+export const testDatabaseKinds: DatabaseKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+/**
+ * A fresh migrated database for a test. 'pglite': in memory. 'postgres': a new database
+ * `t_<random>` on the server of TEST_DATABASE_URL, dropped again by `close()`.
+ */
+export async function createTestDatabase(kind: DatabaseKind): Promise<Database> {
+  if (kind === 'pglite') return openDatabase({});
+  const baseUrl = process.env.TEST_DATABASE_URL;
+  if (!baseUrl) throw new Error('createTestDatabase("postgres") needs TEST_DATABASE_URL');
+  const name = `t_${randomBytes(8).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client(pgConfigFromUrl(baseUrl));
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  let db: Database;
+  try {
+    db = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
+  } catch (e) {
+    await admin(`DROP DATABASE IF EXISTS "${name}"`).catch(() => {});
+    throw e;
+  }
+  const close = db.close;
+  let closing: Promise<void> | undefined;
+  db.close = () => {
+    closing ??= (async () => {
+      try {
+        await close();
+      } finally {
+        await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      }
+    })();
+    return closing;
+  };
+  return db;
+}

@@ -1,0 +1,11 @@
+export { openDatabase, createTestDatabase, testDatabaseKinds } from './database.ts';
+export type { Database, DatabaseKind, OpenDatabaseOptions } from './database.ts';
+export { deploy, appliedMigrations, pgConfigFromUrl, MigrationError } from './migrate/deploy.ts';
+export type { MigrationTarget, DeployOptions, DeployResult, AppliedMigration } from './migrate/deploy.ts';
+export { diff, check, create } from './migrate/diff.ts';
+export type { CheckResult, CreateResult } from './migrate/diff.ts';
+export { readMigrations, checksum, defaultMigrationsDir, defaultSchemaPath, repoRoot } from './migrate/files.ts';
+export type { MigrationFile, MigrationPaths } from './migrate/files.ts';
+export { PrismaClient, Prisma } from './generated/prisma/client.ts';
+export { createStores, createRedisRateLimitStore } from './repositories/index.ts';
+export type { Stores } from './repositories/index.ts';

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError, forbidden, notFound, unauthorized } from '../errors.ts';
+import type { ApiKeyRecord, ApiKeyStore, AuditStore } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import type { Clock } from '../shared/clock.ts';
+import { parseInput } from '../shared/zod.ts';
+import { isAllowed, validateAllowlist } from './allowlist.ts';
+import { environments, plans } from './plans.ts';
+import { SECRET_KEY_PATTERN, displayPrefix, generateSecretKey, hashSecretKey, sameHash } from './secrets.ts';
+
+const nameSchema = z.string().trim().min(1).max(100);
+
+export const createApiKeyInput = z.strictObject({
+  partner: nameSchema,
+  project: nameSchema.default('default'),
+  plan: z.enum(plans).default('growth'),
+  environment: z.enum(environments).default('development'),
+  rateLimitPerMinute: z.number().int().min(0).max(1_000_000).optional(),
+  ipAllowlist: z.array(z.string().max(64)).max(100).default([]),
+});
+
+export interface IssuedKey {
+  apiKey: string;
+  apiKeyId: string;
+  partnerId: string;
+  projectId: string;
+}
+
+export interface ApiKeyServiceDeps {
+  apiKeys: ApiKeyStore;
+  audit: AuditStore;
+  clock: Clock;
+}
+
+export function createApiKeyService({ apiKeys, audit, clock }: ApiKeyServiceDeps) {
+  const issued = (record: ApiKeyRecord, apiKey: string): IssuedKey => ({
+    apiKey,
+    apiKeyId: record.id,
+    partnerId: record.partnerId,
+    projectId: record.projectId,
+  });
+
+  return {
+    /** Creates partner and project on first use. The secret is returned here only. */
+    async create(input: z.input<typeof createApiKeyInput>): Promise<IssuedKey> {
+      const parsed = parseInput(createApiKeyInput, input);
+      if (parsed.rateLimitPerMinute !== undefined && parsed.plan !== 'scale') {
+        throw new ApiError(400, 'INVALID_REQUEST', 'Invalid request: rateLimitPerMinute applies to the scale plan only');
+      }
+      const secret = generateSecretKey(parsed.environment);
+      const record = await apiKeys.createForProject(parsed.partner, parsed.project, {
+        id: randomUUID(),
+        environment: parsed.environment,
+        plan: parsed.plan,
+        rateLimitPerMinute: parsed.rateLimitPerMinute ?? null,
+        ipAllowlist: validateAllowlist(parsed.ipAllowlist),
+        keyPrefix: displayPrefix(secret),
+        keyHash: hashSecretKey(secret),
+      });
+      await audit.append({
+        projectId: record.projectId,
+        apiKeyId: record.id,
+        walletId: null,
+        requestId: null,
+        action: 'api_key.create',
+        details: { plan: record.plan, environment: record.environment },
+      });
+      return issued(record, secret);
+    },
+
+    /** New secret for the same key record: the old secret stops working at once, wallets stay reachable. */
+    async rotate(apiKeyId: string): Promise<IssuedKey> {
+      const existing = await apiKeys.findById(apiKeyId);
+      if (!existing || existing.revokedAt) throw notFound('API key');
+      const secret = generateSecretKey(existing.environment);
+      const record = await apiKeys.replaceSecret(apiKeyId, displayPrefix(secret), hashSecretKey(secret));
+      if (!record) throw notFound('API key');
+      await audit.append({
+        projectId: record.projectId,
+        apiKeyId: record.id,
+        walletId: null,
+        requestId: null,
+        action: 'api_key.rotate',
+        details: {},
+      });
+      return issued(record, secret);
+    },
+
+    async revoke(apiKeyId: string): Promise<{ apiKeyId: string; revokedAt: string }> {
+      const record = await apiKeys.revoke(apiKeyId, clock.now());
+      if (!record || !record.revokedAt) throw notFound('API key');
+      await audit.append({
+        projectId: record.projectId,
+        apiKeyId: record.id,
+        walletId: null,
+        requestId: null,
+        action: 'api_key.revoke',
+        details: {},
+      });
+      return { apiKeyId: record.id, revokedAt: record.revokedAt.toISOString() };
+    },
+
+    /**
+     * Missing key: 401. Unknown, malformed or revoked key: 403. Address outside the allowlist: 401.
+     * The lookup is by hash, and the stored hash is compared in constant time.
+     */
+    async authenticate(secret: string | undefined, remoteAddress: string | undefined): Promise<ApiKeyRecord> {
+      if (!secret) throw unauthorized('Missing X-API-Key header');
+      if (!SECRET_KEY_PATTERN.test(secret)) throw forbidden('Invalid API key');
+      const hash = hashSecretKey(secret);
+      const record = await apiKeys.findByHash(hash);
+      if (!record || !sameHash(record.keyHash, hash) || record.revokedAt) throw forbidden('Invalid API key');
+      if (!isAllowed(record.ipAllowlist, remoteAddress)) {
+        throw unauthorized('Request address is not in the API key allowlist');
+      }
+      return record;
+    },
+  };
+}
+
+export function callerOf(record: ApiKeyRecord, requestId: string | null): Caller {
+  return {
+    partnerId: record.partnerId,
+    projectId: record.projectId,
+    apiKeyId: record.id,
+    environment: record.environment,
+    plan: record.plan,
+    requestId,
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

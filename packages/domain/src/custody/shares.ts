@@ -1,0 +1,192 @@
+/**
+ * Key shares and their envelope encryption.
+ *
+ * A wallet secret (32 bytes) is split 2-of-2 into a user share and a service share:
+ * `user` is a fresh random pad and `service = secret XOR user`. Either share alone is uniformly
+ * random and says nothing about the secret; both are needed to rebuild it.
+ *
+ * Each share is encrypted at rest with AES-256-GCM under the current key-encryption key (KEK) of
+ * its role, with a random 12-byte IV and the associated data `${walletId}:${role}`, so a share
+ * copied to another wallet row or swapped with the other role no longer decrypts.
+ *
+ * Shares are joined only in memory inside `withWalletSecret*`, which wipes every intermediate
+ * buffer afterwards, also when the callback throws. (JavaScript cannot guarantee that no copy
+ * exists elsewhere, e.g. inside OpenSSL or a library the callback hands the secret to; this
+ * narrows the window, it does not make memory disclosure impossible.)
+ */
+import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+
+export type ShareRole = 'user' | 'service';
+
+export interface Kek {
+  id: string;
+  /** 32-byte AES-256 key. */
+  key: Buffer;
+}
+
+export interface KekProvider {
+  /** The KEK new shares of this role are encrypted under. */
+  current(role: ShareRole): Kek;
+  /** Any KEK still readable (current or retired), for decryption. */
+  byId(id: string): Kek | undefined;
+}
+
+export interface EncryptedShare {
+  role: ShareRole;
+  kekId: string;
+  iv: Uint8Array;
+  /** AES-256-GCM ciphertext followed by the 16-byte tag. */
+  ciphertext: Uint8Array;
+}
+
+const SHARE_LENGTH = 32;
+const IV_LENGTH = 12;
+const TAG_LENGTH = 16;
+const ALGORITHM = 'aes-256-gcm';
+const DECRYPT_FAILED = 'key share cannot be decrypted';
+
+/** Overwrites the buffers with zeros; ignores undefined entries. */
+export function wipe(...buffers: Array<Uint8Array | undefined | null>): void {
+  for (const buffer of buffers) buffer?.fill(0);
+}
+
+export function splitSecret(secret: Uint8Array): { user: Uint8Array; service: Uint8Array } {
+  if (secret.length !== SHARE_LENGTH) throw new Error(`a wallet secret must be ${SHARE_LENGTH} bytes`);
+  const user = randomFillSync(new Uint8Array(SHARE_LENGTH));
+  const service = new Uint8Array(SHARE_LENGTH);
+  for (let i = 0; i < SHARE_LENGTH; i++) service[i] = secret[i]! ^ user[i]!;
+  return { user, service };
+}
+
+/** Rebuilds the secret from the two shares (order does not matter). The caller wipes the result. */
+export function joinShares(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length !== SHARE_LENGTH || b.length !== SHARE_LENGTH) throw new Error(`key shares must be ${SHARE_LENGTH} bytes`);
+  const secret = new Uint8Array(SHARE_LENGTH);
+  for (let i = 0; i < SHARE_LENGTH; i++) secret[i] = a[i]! ^ b[i]!;
+  return secret;
+}
+
+function associatedData(walletId: string, role: ShareRole): Buffer {
+  return Buffer.from(`${walletId}:${role}`, 'utf8');
+}
+
+function assertKek(kek: Kek | undefined): asserts kek is Kek {
+  if (!kek || kek.key.length !== 32) throw new Error('key-encryption key must be 32 bytes');
+}
+
+export function encryptShare(keks: KekProvider, walletId: string, role: ShareRole, share: Uint8Array): EncryptedShare {
+  if (role !== 'user' && role !== 'service') throw new Error('share role must be user or service');
+  const kek = keks.current(role);
+  assertKek(kek);
+  const iv = randomFillSync(new Uint8Array(IV_LENGTH));
+  const cipher = createCipheriv(ALGORITHM, kek.key, iv, { authTagLength: TAG_LENGTH });
+  cipher.setAAD(associatedData(walletId, role));
+  const body = cipher.update(share);
+  const tail = cipher.final();
+  const tag = cipher.getAuthTag();
+  const ciphertext = new Uint8Array(body.length + tail.length + TAG_LENGTH);
+  ciphertext.set(body, 0);
+  ciphertext.set(tail, body.length);
+  ciphertext.set(tag, body.length + tail.length);
+  return { role, kekId: kek.id, iv, ciphertext };
+}
+
+/**
+ * Decrypts one share. Any failure (unknown KEK, wrong wallet id or role, tampered data) throws the
+ * same plain Error without details, so nothing about the key material leaks through messages.
+ */
+export function decryptShare(keks: KekProvider, walletId: string, share: EncryptedShare): Uint8Array {
+  let body: Buffer | undefined;
+  let tail: Buffer | undefined;
+  try {
+    if (share.role !== 'user' && share.role !== 'service') throw new Error('bad role');
+    if (share.iv.length !== IV_LENGTH || share.ciphertext.length < TAG_LENGTH) throw new Error('bad shape');
+    const kek = keks.byId(share.kekId);
+    assertKek(kek);
+    const split = share.ciphertext.length - TAG_LENGTH;
+    const decipher = createDecipheriv(ALGORITHM, kek.key, share.iv, { authTagLength: TAG_LENGTH });
+    decipher.setAAD(associatedData(walletId, share.role));
+    decipher.setAuthTag(share.ciphertext.subarray(split));
+    body = decipher.update(share.ciphertext.subarray(0, split));
+    tail = decipher.final();
+    const plain = new Uint8Array(body.length + tail.length);
+    plain.set(body, 0);
+    plain.set(tail, body.length);
+    return plain;
+  } catch {
+    throw new Error(DECRYPT_FAILED);
+  } finally {
+    wipe(body, tail);
+  }
+}
+
+function pickShares(shares: EncryptedShare[]): { user: EncryptedShare; service: EncryptedShare } {
+  const user = shares.filter((s) => s.role === 'user');
+  const service = shares.filter((s) => s.role === 'service');
+  if (user.length !== 1 || service.length !== 1) {
+    throw new Error('wallet must have exactly one user share and one service share');
+  }
+  return { user: user[0]!, service: service[0]! };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * Decrypts both shares, joins them in memory, calls `use` with the secret and wipes the shares and
+ * the secret afterwards (also when `use` throws). The secret must not be kept beyond the call.
+ * `use` must be synchronous; use `withWalletSecretAsync` for async callbacks.
+ */
+export function withWalletSecret<T>(
+  keks: KekProvider,
+  walletId: string,
+  shares: EncryptedShare[],
+  use: (secret: Uint8Array) => T,
+): T {
+  const picked = pickShares(shares);
+  let user: Uint8Array | undefined;
+  let service: Uint8Array | undefined;
+  let secret: Uint8Array | undefined;
+  try {
+    user = decryptShare(keks, walletId, picked.user);
+    service = decryptShare(keks, walletId, picked.service);
+    secret = joinShares(user, service);
+    wipe(user, service);
+    const result = use(secret);
+    if (isThenable(result)) {
+      // The secret is wiped when this returns, before the promise would run on; refuse.
+      Promise.resolve(result).catch(() => undefined);
+      throw new Error('withWalletSecret callback returned a promise; use withWalletSecretAsync');
+    }
+    return result;
+  } finally {
+    wipe(user, service, secret);
+  }
+}
+
+/** Async variant of `withWalletSecret`: wipes after the returned promise settles. */
+export async function withWalletSecretAsync<T>(
+  keks: KekProvider,
+  walletId: string,
+  shares: EncryptedShare[],
+  use: (secret: Uint8Array) => Promise<T> | T,
+): Promise<T> {
+  const picked = pickShares(shares);
+  let user: Uint8Array | undefined;
+  let service: Uint8Array | undefined;
+  let secret: Uint8Array | undefined;
+  try {
+    user = decryptShare(keks, walletId, picked.user);
+    service = decryptShare(keks, walletId, picked.service);
+    secret = joinShares(user, service);
+    wipe(user, service);
+    return await use(secret);
+  } finally {
+    wipe(user, service, secret);
+  }
+}

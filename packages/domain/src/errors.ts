@@ -1,0 +1,35 @@
+/**
+ * The one error type of the service. Every transport maps it once to the spec's
+ * error body `{ code, message, ...extra }` with `status` as the HTTP status.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): Record<string, unknown> {
+    return { code: this.code, message: this.message, ...this.extra };
+  }
+}
+
+export const invalidRequest = (message: string, extra?: Record<string, unknown>) =>
+  new ApiError(400, 'INVALID_REQUEST', message, extra);
+
+/** One body for missing, malformed and foreign ids, so existence never leaks across projects. */
+export const notFound = (what = 'Resource') => new ApiError(404, 'NOT_FOUND', `${what} not found`);
+
+export const conflict = (message: string, extra?: Record<string, unknown>) =>
+  new ApiError(409, 'CONFLICT', message, extra);
+
+export const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
+
+export const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message);
+
+export const internalError = () =>
+  new ApiError(500, 'INTERNAL_ERROR', 'Internal server error; retry with backoff');

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { ApiError, conflict, invalidRequest } from '../errors.ts';
+import type { IdempotencyStore, StoredResponse } from '../ports.ts';
+import type { Clock } from '../shared/clock.ts';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
+
+export function checkIdempotencyKey(key: string): string {
+  if (!KEY_PATTERN.test(key)) {
+    throw invalidRequest('Invalid request: Idempotency-Key must be 1 to 256 printable ASCII characters without spaces');
+  }
+  return key;
+}
+
+/** Stable hash of a request: method, path and body with object keys sorted. */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export interface IdempotencyOptions {
+  /** How long a repeat waits for a first request that is still running before answering 409. */
+  waitForRunningMs?: number;
+  pollMs?: number;
+}
+
+/**
+ * Runs `execute` once per (project, key). A repeat with the same fingerprint gets the stored
+ * response; a different fingerprint gets 409 CONFLICT; a repeat that arrives while the first is
+ * still running waits for it (bounded), then answers 409. Client errors are stored like successes
+ * (the request did run); server errors release the key so a retry runs again.
+ */
+export function createIdempotency(store: IdempotencyStore, clock: Clock, options: IdempotencyOptions = {}) {
+  const waitForRunningMs = options.waitForRunningMs ?? 10_000;
+  const pollMs = options.pollMs ?? 20;
+
+  return async function runIdempotent(
+    projectId: string,
+    key: string,
+    fingerprint: string,
+    execute: () => Promise<StoredResponse>,
+  ): Promise<StoredResponse & { replayed: boolean }> {
+    const deadline = Date.now() + waitForRunningMs;
+    for (;;) {
+      const now = clock.now();
+      const claim = await store.begin(projectId, key, fingerprint, now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS));
+      if (claim.kind === 'started') break;
+      if (claim.requestHash !== fingerprint) {
+        throw conflict('Idempotency-Key was already used with a different request');
+      }
+      if (claim.response) return { ...claim.response, replayed: true };
+      if (Date.now() >= deadline) {
+        throw conflict('A request with this Idempotency-Key is still in progress; retry later');
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+
+    let response: StoredResponse;
+    try {
+      response = await execute();
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500) {
+        response = { status: error.status, body: error.toBody(), headers: {} };
+        await store.complete(projectId, key, response);
+        throw error;
+      }
+      await store.abandon(projectId, key);
+      throw error;
+    }
+    if (response.status >= 500) await store.abandon(projectId, key);
+    else await store.complete(projectId, key, response);
+    return { ...response, replayed: false };
+  };
+}
+
+export type RunIdempotent = ReturnType<typeof createIdempotency>;

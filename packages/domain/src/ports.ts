@@ -1,0 +1,132 @@
+import type { EncryptedShare } from './custody/shares.ts';
+import type { KeysetPosition } from './shared/cursor.ts';
+import type { WalletType } from './wallets/addresses.ts';
+
+/** What the domain needs from storage. packages/db implements these over Prisma. */
+
+export type Environment = 'development' | 'production';
+export type Plan = 'free' | 'starter' | 'growth' | 'scale';
+
+export interface ApiKeyRecord {
+  id: string;
+  projectId: string;
+  partnerId: string;
+  environment: Environment;
+  plan: Plan;
+  rateLimitPerMinute: number | null;
+  ipAllowlist: string[];
+  keyPrefix: string;
+  keyHash: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface NewApiKey {
+  id: string;
+  environment: Environment;
+  plan: Plan;
+  rateLimitPerMinute: number | null;
+  ipAllowlist: string[];
+  keyPrefix: string;
+  keyHash: string;
+}
+
+export interface ApiKeyStore {
+  /** Finds or creates the partner and project by name, then inserts the key, in one transaction. */
+  createForProject(partnerName: string, projectName: string, key: NewApiKey): Promise<ApiKeyRecord>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  findById(id: string): Promise<ApiKeyRecord | null>;
+  replaceSecret(id: string, keyPrefix: string, keyHash: string): Promise<ApiKeyRecord | null>;
+  revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+}
+
+export type WalletStatus = 'creating' | 'ready';
+
+export interface WalletRecord {
+  id: string;
+  projectId: string;
+  type: WalletType;
+  scheme: 'DKLS' | 'ED25519';
+  address: string;
+  publicKey: string;
+  status: WalletStatus;
+  userIdentifier: string;
+  userIdentifierType: string;
+  cosmosPrefix: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewWallet = Omit<WalletRecord, 'createdAt' | 'updatedAt'>;
+
+export interface AuditEntry {
+  projectId: string | null;
+  apiKeyId: string | null;
+  walletId: string | null;
+  requestId: string | null;
+  action: string;
+  details: Record<string, unknown>;
+}
+
+export interface WalletListFilter {
+  projectId: string;
+  type?: WalletType;
+  status?: WalletStatus;
+  userIdentifier?: string;
+  userIdentifierType?: string;
+  address?: string;
+  after?: KeysetPosition;
+  limit: number;
+}
+
+/** Raised by stores when a unique wallet identity already exists; carries the existing wallet id. */
+export class DuplicateWalletError extends Error {
+  constructor(readonly existingWalletId: string) {
+    super('duplicate wallet');
+  }
+}
+
+export interface WalletStore {
+  /** Inserts the wallet, its encrypted shares and the audit row in one transaction. Throws DuplicateWalletError. */
+  create(wallet: NewWallet, shares: EncryptedShare[], audit: AuditEntry): Promise<WalletRecord>;
+  findInProject(projectId: string, walletId: string): Promise<WalletRecord | null>;
+  /** Newest first; returns up to `limit` rows after the keyset position. */
+  list(filter: WalletListFilter): Promise<WalletRecord[]>;
+  /** Throws DuplicateWalletError when the new identity collides. */
+  updateIdentifier(
+    projectId: string,
+    walletId: string,
+    change: { userIdentifier: string; userIdentifierType: string },
+    audit: AuditEntry,
+  ): Promise<WalletRecord | null>;
+  findShares(walletId: string): Promise<EncryptedShare[]>;
+}
+
+export interface AuditStore {
+  append(entry: AuditEntry): Promise<void>;
+}
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type IdempotencyBegin =
+  | { kind: 'started' }
+  | { kind: 'existing'; requestHash: string; response: StoredResponse | null };
+
+export interface IdempotencyStore {
+  /** Claims (projectId, key) for this request, or reports the existing claim. Expired claims are replaced. */
+  begin(projectId: string, key: string, requestHash: string, now: Date, expiresAt: Date): Promise<IdempotencyBegin>;
+  complete(projectId: string, key: string, response: StoredResponse): Promise<void>;
+  /** Releases a claim whose execution failed with a server error, so a retry runs again. */
+  abandon(projectId: string, key: string): Promise<void>;
+}
+
+export interface RateLimitStore {
+  /** Adds one hit to the counter of (apiKeyId, windowStart) and returns the new count. */
+  hit(apiKeyId: string, windowStart: Date): Promise<number>;
+  /** Deletes counters of windows that ended before `before`. */
+  prune(before: Date): Promise<void>;
+}

@@ -1,0 +1,26 @@
+import { invalidRequest } from '../errors.ts';
+
+/** Opaque keyset cursor over (createdAt desc, id desc). */
+export interface KeysetPosition {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(`${position.createdAt.toISOString()}|${position.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): KeysetPosition {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const [iso, id, ...rest] = text.split('|');
+  const createdAt = new Date(iso ?? '');
+  if (rest.length > 0 || !id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) {
+    throw invalidRequest('Invalid request: cursor: not a cursor returned by this list');
+  }
+  return { createdAt, id };
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: { cursor: string | null; hasMore: boolean; limit: number };
+}

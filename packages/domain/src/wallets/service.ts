@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { generateKey } from '../custody/keys.ts';
+import { encryptShare, splitSecret, type KekProvider } from '../custody/shares.ts';
+import { ApiError, notFound } from '../errors.ts';
+import {
+  DuplicateWalletError,
+  type AuditEntry,
+  type WalletRecord,
+  type WalletStore,
+} from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import { decodeCursor, encodeCursor, type Page } from '../shared/cursor.ts';
+import { parseInput, uuidSchema } from '../shared/zod.ts';
+import { deriveAddress, formatPublicKey } from './addresses.ts';
+import {
+  createWalletBody,
+  listWalletsQuery,
+  normalizeIdentifier,
+  schemeOfType,
+  updateWalletBody,
+  type UserIdentifierType,
+  type WalletView,
+} from './schemas.ts';
+
+export interface WalletServiceDeps {
+  wallets: WalletStore;
+  keks: KekProvider;
+}
+
+export function toWalletView(wallet: WalletRecord): WalletView {
+  return {
+    id: wallet.id,
+    type: wallet.type,
+    scheme: wallet.scheme,
+    status: wallet.status,
+    createdAt: wallet.createdAt.toISOString(),
+    address: wallet.address,
+    publicKey: wallet.publicKey,
+    userIdentifier: wallet.userIdentifier,
+    userIdentifierType: wallet.userIdentifierType as UserIdentifierType,
+    ...(wallet.cosmosPrefix !== null ? { cosmosPrefix: wallet.cosmosPrefix } : {}),
+  };
+}
+
+const walletExists = (walletId: string) =>
+  new ApiError(409, 'WALLET_ALREADY_EXISTS', 'A wallet already exists for this user identifier, type and scheme', {
+    walletId,
+  });
+
+function audit(caller: Caller, walletId: string, action: string, details: Record<string, unknown> = {}): AuditEntry {
+  return {
+    projectId: caller.projectId,
+    apiKeyId: caller.apiKeyId,
+    walletId,
+    requestId: caller.requestId,
+    action,
+    details,
+  };
+}
+
+export function createWalletService({ wallets, keks }: WalletServiceDeps) {
+  async function loadWallet(caller: Caller, walletId: string): Promise<WalletRecord> {
+    if (!uuidSchema.safeParse(walletId).success) throw notFound('Wallet');
+    const wallet = await wallets.findInProject(caller.projectId, walletId);
+    if (!wallet) throw notFound('Wallet');
+    return wallet;
+  }
+
+  return {
+    loadWallet,
+
+    /**
+     * Generates the key, splits it into the user and service shares, encrypts each under its own
+     * key-encryption key and stores wallet + shares + audit row in one transaction, so a wallet is
+     * never visible without its shares. Key generation is fast enough to finish inside the request,
+     * so wallets are returned `ready`.
+     */
+    async create(caller: Caller, body: unknown): Promise<WalletView> {
+      const input = parseInput(createWalletBody, body);
+      const scheme = input.scheme ?? schemeOfType[input.type];
+      const cosmosPrefix = input.type === 'COSMOS' ? (input.cosmosPrefix ?? 'cosmos') : null;
+      const id = randomUUID();
+      const key = generateKey(scheme);
+      const { user, service } = splitSecret(key.secret);
+      key.secret.fill(0);
+      const shares = [encryptShare(keks, id, 'user', user), encryptShare(keks, id, 'service', service)];
+      user.fill(0);
+      service.fill(0);
+      try {
+        const wallet = await wallets.create(
+          {
+            id,
+            projectId: caller.projectId,
+            type: input.type,
+            scheme,
+            address: deriveAddress(input.type, key.publicKey, cosmosPrefix ?? undefined),
+            publicKey: formatPublicKey(input.type, key.publicKey),
+            status: 'ready',
+            userIdentifier: normalizeIdentifier(input.userIdentifierType, input.userIdentifier),
+            userIdentifierType: input.userIdentifierType,
+            cosmosPrefix,
+          },
+          shares,
+          audit(caller, id, 'wallet.create', { type: input.type, scheme }),
+        );
+        return toWalletView(wallet);
+      } catch (error) {
+        if (error instanceof DuplicateWalletError) throw walletExists(error.existingWalletId);
+        throw error;
+      }
+    },
+
+    async get(caller: Caller, walletId: string): Promise<WalletView> {
+      return toWalletView(await loadWallet(caller, walletId));
+    },
+
+    async list(caller: Caller, query: unknown): Promise<Page<WalletView>> {
+      const input = parseInput(listWalletsQuery, query);
+      const rows = await wallets.list({
+        projectId: caller.projectId,
+        type: input.type,
+        status: input.status,
+        userIdentifierType: input.userIdentifierType,
+        userIdentifier:
+          input.userIdentifier !== undefined && input.userIdentifierType !== undefined
+            ? normalizeIdentifier(input.userIdentifierType, input.userIdentifier)
+            : input.userIdentifier,
+        address: input.address,
+        after: input.cursor ? decodeCursor(input.cursor) : undefined,
+        limit: input.limit + 1,
+      });
+      const hasMore = rows.length > input.limit;
+      const page = rows.slice(0, input.limit);
+      const last = page.at(-1);
+      return {
+        data: page.map(toWalletView),
+        pagination: { cursor: hasMore && last ? encodeCursor(last) : null, hasMore, limit: input.limit },
+      };
+    },
+
+    /** Changes the user identifier; the duplicate rule applies to the new identity. */
+    async update(caller: Caller, walletId: string, body: unknown): Promise<WalletView> {
+      const current = await loadWallet(caller, walletId);
+      const input = parseInput(updateWalletBody, body);
+      const userIdentifierType = input.userIdentifierType ?? (current.userIdentifierType as UserIdentifierType);
+      const userIdentifier = input.userIdentifier ?? current.userIdentifier;
+      const checked = parseInput(createWalletBody, { type: current.type, userIdentifier, userIdentifierType });
+      const change = {
+        userIdentifierType: checked.userIdentifierType,
+        userIdentifier: normalizeIdentifier(checked.userIdentifierType, checked.userIdentifier),
+      };
+      try {
+        const updated = await wallets.updateIdentifier(
+          caller.projectId,
+          current.id,
+          change,
+          audit(caller, current.id, 'wallet.update', {
+            from: { userIdentifierType: current.userIdentifierType },
+            to: { userIdentifierType: change.userIdentifierType },
+          }),
+        );
+        if (!updated) throw notFound('Wallet');
+        return toWalletView(updated);
+      } catch (error) {
+        if (error instanceof DuplicateWalletError) throw walletExists(error.existingWalletId);
+        throw error;
+      }
+    },
+  };
+}
+
+export type WalletService = ReturnType<typeof createWalletService>;
