@@ -26,6 +26,12 @@ describe('generateKey', () => {
     }
   });
 
+  it('survives many ed25519 generations (guards against the Node JWK-export deadlock, see keys.ts)', () => {
+    let last: Uint8Array = new Uint8Array(32);
+    for (let i = 0; i < 5000; i++) last = generateKey('ED25519').publicKey;
+    expect(last.length).toBe(32);
+  });
+
   it('generates distinct keys', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 50; i++) {

@@ -9,14 +9,15 @@
  * checks against @noble/curves):
  * - secp256k1 uses Node's OpenSSL ECDH object; it is faster than @noble/curves 2.x here, and
  *   `getPrivateKey()` is left-padded because OpenSSL drops leading zero bytes (~1 key in 256).
- * - ed25519 generation uses `generateKeyPairSync('ed25519')`; the seed is read from the PKCS#8
- *   DER export and the public key from the public JWK. The private key is deliberately NOT
- *   exported as JWK: on Node 20.20 / OpenSSL 3.0 repeated private-JWK exports were seen to
- *   deadlock the process after a few thousand calls.
+ * - ed25519 generation uses `generateKeyPairSync('ed25519')` with DER output (PKCS#8 / SPKI) and
+ *   slices the raw 32 bytes out of the fixed-size encodings. Never export these keys as JWK: on
+ *   Node 20.20 `KeyObject.export({ format: 'jwk' })` of a key made by `generateKeyPairSync` can
+ *   self-deadlock (ExportJWKEdKey holds the key mutex while allocating a V8 string; the GC it
+ *   triggers runs ~KeyGenJob, which takes the same mutex). Seen after a few thousand calls.
  * - ed25519 seed -> public key uses @noble/curves: importing a raw seed into Node's crypto needs a
  *   PKCS#8 parse, which is slower than computing the point.
  */
-import { createECDH, generateKeyPairSync } from 'node:crypto';
+import { createECDH, generateKeyPairSync, type ED25519KeyPairOptions } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 
 export type Scheme = 'DKLS' | 'ED25519'; // DKLS = secp256k1
@@ -30,8 +31,13 @@ export interface GeneratedKey {
 
 export const SECRET_LENGTH = 32;
 
-/** PKCS#8 v1 header of an Ed25519 private key; the 32-byte seed follows it. */
+/** DER headers of an Ed25519 PKCS#8 v1 private key and SPKI public key; 32 raw bytes follow. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const ED25519_DER_ENCODING: ED25519KeyPairOptions<'der', 'der'> = {
+  privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+  publicKeyEncoding: { type: 'spki', format: 'der' },
+};
 
 export function generateKey(scheme: Scheme): GeneratedKey {
   switch (scheme) {
@@ -76,19 +82,20 @@ function generateSecp256k1(): GeneratedKey {
 }
 
 function generateEd25519(): GeneratedKey {
-  const pair = generateKeyPairSync('ed25519');
-  const der = pair.privateKey.export({ format: 'der', type: 'pkcs8' });
+  const { privateKey: pkcs8, publicKey: spki } = generateKeyPairSync('ed25519', ED25519_DER_ENCODING);
   try {
-    if (der.length !== ED25519_PKCS8_PREFIX.length + SECRET_LENGTH || !der.subarray(0, ED25519_PKCS8_PREFIX.length).equals(ED25519_PKCS8_PREFIX)) {
-      throw new Error('unexpected Ed25519 PKCS#8 encoding');
+    if (!hasPrefix(pkcs8, ED25519_PKCS8_PREFIX) || !hasPrefix(spki, ED25519_SPKI_PREFIX)) {
+      throw new Error('unexpected Ed25519 DER encoding');
     }
-    const secret = new Uint8Array(der.subarray(ED25519_PKCS8_PREFIX.length));
-    const x = pair.publicKey.export({ format: 'jwk' }).x;
-    if (typeof x !== 'string') throw new Error('Ed25519 public key export failed');
-    const publicKey = new Uint8Array(Buffer.from(x, 'base64url'));
-    if (publicKey.length !== 32) throw new Error('Ed25519 public key export failed');
-    return { secret, publicKey };
+    return {
+      secret: new Uint8Array(pkcs8.subarray(ED25519_PKCS8_PREFIX.length)),
+      publicKey: new Uint8Array(spki.subarray(ED25519_SPKI_PREFIX.length)),
+    };
   } finally {
-    der.fill(0);
+    pkcs8.fill(0);
   }
+}
+
+function hasPrefix(der: Buffer, prefix: Buffer): boolean {
+  return der.length === prefix.length + 32 && der.subarray(0, prefix.length).equals(prefix);
 }
