@@ -6,10 +6,11 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import { promisify } from 'node:util';
 import { repoRoot } from '../src/config.ts';
-import { readControlFile } from '../src/local/control.ts';
 import { closedLoop, type LoadResult } from './load.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
@@ -17,8 +18,37 @@ const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 20000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
-const env = { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '' };
 const children: ChildProcess[] = [];
+let finished = false;
+
+/** BENCH_DATABASE_URL: run on a fresh database of that PostgreSQL server instead of embedded PGlite. */
+async function benchDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const base = process.env.BENCH_DATABASE_URL;
+  if (!base) return null;
+  const name = `bench_${Date.now()}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const database = await benchDatabaseUrl();
+const port = await freePort();
+const env = { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '' };
 
 function startProcess(script: string, readyLine: (line: string) => string | undefined): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -32,8 +62,19 @@ function startProcess(script: string, readyLine: (line: string) => string | unde
         if (url) resolve(url);
       }
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('exit', (code) => {
+      if (!finished) reject(new Error(`${script} exited with ${code}`));
+    });
   });
+}
+
+async function waitForHealth(url: string): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    if (ok) return url;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('service did not start');
 }
 
 const parse = (line: string) => {
@@ -48,15 +89,6 @@ function row(name: string, result: LoadResult) {
   return `${name.padEnd(34)} ${result.perSecond.toFixed(0).padStart(8)}/s   p50 ${result.p50.toFixed(2).padStart(6)} ms   p99 ${result.p99.toFixed(2).padStart(6)} ms   ${JSON.stringify(result.statuses)}`;
 }
 
-async function waitForControlFile(): Promise<string> {
-  for (let i = 0; i < 600; i++) {
-    const control = readControlFile(dataDir);
-    if (control) return control.url;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('service did not start');
-}
-
 const run = promisify(execFile);
 
 try {
@@ -65,7 +97,7 @@ try {
     console.error(error);
     process.exit(1);
   });
-  const serviceUrl = await waitForControlFile();
+  const serviceUrl = await waitForHealth(`http://127.0.0.1:${port}`);
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'bench', '--rate-limit', '0'], { cwd: repoRoot, env });
   const apiKey = (JSON.parse(stdout) as { apiKey: string }).apiKey;
   const headers = { 'x-api-key': apiKey };
@@ -87,14 +119,16 @@ try {
   const lookup = await closedLoop(serviceUrl, LOOKUPS, CONCURRENCY, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
 
   const ratio = lookup.perSecond / bare.perSecond;
-  console.log(`\nwallet service bench — ${new Date().toISOString()}, node ${process.version}, concurrency ${CONCURRENCY}, database ${env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}`);
+  console.log(`\nwallet service bench — ${new Date().toISOString()}, node ${process.version}, concurrency ${CONCURRENCY}, database ${database ? 'PostgreSQL' : 'embedded PGlite'}`);
   console.log(row(`POST /v1/wallets (${CREATIONS})`, created));
   console.log(row(`GET /v1/wallets/{id} (${LOOKUPS})`, lookup));
   console.log(row(`bare express GET (${LOOKUPS})`, bare));
   console.log(`lookup throughput vs bare route: ${(ratio * 100).toFixed(0)}%`);
   console.log(`targets: creation >= 200/s: ${created.perSecond >= 200 ? 'met' : 'NOT met'}; lookup p99 <= 10 ms: ${lookup.p99 <= 10 ? 'met' : 'NOT met'}; lookup >= 40% of bare: ${ratio >= 0.4 ? 'met' : 'NOT met'}`);
 } finally {
+  finished = true;
   for (const child of children) child.kill('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -12,6 +12,8 @@ export interface Config {
   redisUrl: string | undefined;
   logLevel: string;
   trustProxy: boolean;
+  /** How long an authenticated API key is reused before the database is read again (other processes' revocations). */
+  authCacheMs: number;
   /** Share key-encryption keys from the environment; the local default keeps a generated key file instead. */
   kekSource: 'file' | 'env';
 }
@@ -28,6 +30,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be a TCP port number');
+  if (!/^\d+$/.test(env.AUTH_CACHE_MS ?? '0')) throw new ConfigError('AUTH_CACHE_MS must be a whole number of milliseconds');
   if (appEnv !== 'local') {
     const missing = ['DATABASE_URL', 'USER_SHARE_KEKS', 'SERVICE_SHARE_KEKS'].filter((name) => !env[name]);
     if (missing.length > 0) {
@@ -43,6 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: env.TRUST_PROXY === 'true',
+    authCacheMs: Number(env.AUTH_CACHE_MS ?? 2000),
     kekSource: env.USER_SHARE_KEKS || env.SERVICE_SHARE_KEKS || appEnv !== 'local' ? 'env' : 'file',
   };
 }

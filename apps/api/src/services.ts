@@ -26,14 +26,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
       config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: path.join(config.dataDir, 'db') },
     ));
   const clock = options.clock ?? systemClock;
-  const stores = createStores(database.prisma);
+  const stores = createStores(database);
   const keks = config.kekSource === 'env' ? envKekProvider(process.env) : fileKekProvider(config.dataDir);
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
 
   return {
     database,
     stores,
-    apiKeys: createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock }),
+    apiKeys: createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock, authCacheMs: config.authCacheMs }),
     wallets: createWalletService({ wallets: stores.wallets, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock),

@@ -16,6 +16,12 @@ export type DatabaseKind = 'pglite' | 'postgres';
 export interface Database {
   prisma: PrismaClient;
   kind: DatabaseKind;
+  /**
+   * Runs one parameterized statement on the driver directly. Only for the few statements on every
+   * request's path (API key and wallet lookups, wallet insert), where Prisma's per-query runtime
+   * costs more than the database itself; everything else goes through `prisma`.
+   */
+  query<T>(text: string, values?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -52,7 +58,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
       throw e;
     }
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
-    return track({ prisma, kind: 'postgres', close: closer(prisma, () => pool.end()) }, pool);
+    const query = async <T,>(text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as T[];
+    return track({ prisma, kind: 'postgres', query, close: closer(prisma, () => pool.end()) }, pool);
   }
 
   // A new database starts from a snapshot of the migrated schema rather than running initdb
@@ -87,7 +94,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     throw e;
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
-  return track({ prisma, kind: 'pglite', close: closer(prisma, () => client.close()) }, client);
+  const query = async <T,>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows;
+  return track({ prisma, kind: 'pglite', query, close: closer(prisma, () => client.close()) }, client);
 }
 
 function track(db: Database, handle: PGlite | pg.Pool): Database {

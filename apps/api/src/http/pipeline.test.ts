@@ -50,6 +50,18 @@ describe.each(testDatabaseKinds)('authentication, rate limits and the HTTP envel
     expect(revoked.body.code).toBe('FORBIDDEN');
   });
 
+  it('sees a revocation made by another process once the auth cache time has passed', async () => {
+    const issued = await app.createKey();
+    expect((await app.request('GET', '/v1/wallets', { key: issued.apiKey })).status).toBe(200);
+    // Another API process revokes the key: straight in the shared database, not through this process.
+    await app.services.stores.apiKeys.revoke(issued.apiKeyId, clock.now());
+    expect((await app.request('GET', '/v1/wallets', { key: issued.apiKey })).status).toBe(200);
+    now += 2_001;
+    const refused = await app.request('GET', '/v1/wallets', { key: issued.apiKey });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('FORBIDDEN');
+  });
+
   it('a second key of the same project sees the same wallets', async () => {
     const first = await app.createKey({ partner: 'shared-partner', project: 'p1' });
     const second = await app.createKey({ partner: 'shared-partner', project: 'p1' });

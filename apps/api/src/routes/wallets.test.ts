@@ -269,6 +269,21 @@ describe.each(testDatabaseKinds)('wallets over HTTP on %s', (kind) => {
     expect(await countRows()).toEqual(before);
   });
 
+  it('appends an audit row per creation that holds no secret', async () => {
+    const response = await create({ type: 'EVM', userIdentifier: email(), userIdentifierType: 'EMAIL' });
+    const rows = await app.database.prisma.auditLog.findMany({ where: { walletId: response.body.id } });
+    expect(rows.map((r) => r.action)).toEqual(['wallet.create']);
+    const row = rows[0]!;
+    expect(row.requestId).toBe(response.headers.get('x-request-id'));
+    expect(row.apiKeyId).toMatch(/^[0-9a-f-]{36}$/);
+    const text = JSON.stringify({ ...row, id: String(row.id) });
+    for (const secret of app.secrets()) expect(text).not.toContain(secret);
+    const shares = await app.database.prisma.keyShare.findMany({ where: { walletId: response.body.id } });
+    expect(shares.map((s) => s.role).sort()).toEqual(['service', 'user']);
+    expect(new Set(shares.map((s) => s.kekId)).size).toBe(2);
+    for (const share of shares) expect(text).not.toContain(Buffer.from(share.ciphertext).toString('hex'));
+  });
+
   it('normalizes emails and validates phone numbers', async () => {
     const mixed = await create({ type: 'EVM', userIdentifier: 'Mixed.Case@Example.COM', userIdentifierType: 'EMAIL' });
     expect(mixed.body.userIdentifier).toBe('mixed.case@example.com');

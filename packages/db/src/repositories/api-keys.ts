@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeyStore, Environment, NewApiKey, Plan } from '@wallet/domain';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Database } from '../database.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 
 type Row = {
@@ -35,7 +35,7 @@ function toRecord(row: Row): ApiKeyRecord {
   };
 }
 
-export function createApiKeyStore(prisma: PrismaClient): ApiKeyStore {
+export function createApiKeyStore({ prisma, query }: Database): ApiKeyStore {
   async function findOrCreateProject(partnerName: string, projectName: string) {
     // Two CLIs creating the same partner at once: the loser of the unique race reads the winner's row.
     for (let attempt = 0; ; attempt++) {
@@ -62,9 +62,17 @@ export function createApiKeyStore(prisma: PrismaClient): ApiKeyStore {
       const row = await prisma.apiKey.create({ data: { ...key, projectId: project.id }, include: withPartner });
       return toRecord(row);
     },
+    // On every request's path: one statement on the driver.
     async findByHash(keyHash) {
-      const row = await prisma.apiKey.findUnique({ where: { keyHash }, include: withPartner });
-      return row ? toRecord(row) : null;
+      const [row] = await query<Omit<Row, 'project'> & { partnerId: string }>(
+        `SELECT k.id, k.project_id AS "projectId", p.partner_id AS "partnerId", k.environment, k.plan,
+                k.rate_limit_per_minute AS "rateLimitPerMinute", k.ip_allowlist AS "ipAllowlist",
+                k.key_prefix AS "keyPrefix", k.key_hash AS "keyHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt"
+           FROM api_keys k JOIN projects p ON p.id = k.project_id
+          WHERE k.key_hash = $1`,
+        [keyHash],
+      );
+      return row ? toRecord({ ...row, ipAllowlist: row.ipAllowlist ?? [], project: { partnerId: row.partnerId } }) : null;
     },
     async findById(id) {
       const row = await prisma.apiKey.findUnique({ where: { id }, include: withPartner });

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Database } from '../database.ts';
 import { createApiKeyStore } from './api-keys.ts';
 import { createAuditStore } from './audit.ts';
 import { createIdempotencyStore } from './idempotency.ts';
@@ -7,11 +7,12 @@ import { createWalletStore } from './wallets.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
-/** Every store port of the domain, implemented over one Prisma client. */
-export function createStores(prisma: PrismaClient) {
+/** Every store port of the domain, implemented over one database (Prisma, plus the driver for hot statements). */
+export function createStores(database: Database) {
+  const { prisma } = database;
   return {
-    apiKeys: createApiKeyStore(prisma),
-    wallets: createWalletStore(prisma),
+    apiKeys: createApiKeyStore(database),
+    wallets: createWalletStore(database),
     audit: createAuditStore(prisma),
     idempotency: createIdempotencyStore(prisma),
     rateLimits: createDatabaseRateLimitStore(prisma),

@@ -8,7 +8,8 @@ import type {
   WalletStatus,
 } from '@wallet/domain';
 import { DuplicateWalletError } from '@wallet/domain';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import type { Database } from '../database.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 
@@ -23,7 +24,11 @@ function toRecord(row: Row): WalletRecord {
   };
 }
 
-export function createWalletStore(prisma: PrismaClient): WalletStore {
+const walletColumns = `id, project_id AS "projectId", type, scheme, address, public_key AS "publicKey", status,
+  user_identifier AS "userIdentifier", user_identifier_type AS "userIdentifierType", cosmos_prefix AS "cosmosPrefix",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+export function createWalletStore({ prisma, query }: Database): WalletStore {
   async function existingId(
     projectId: string,
     identity: { userIdentifierType: string; userIdentifier: string; type: string; scheme: string },
@@ -45,31 +50,43 @@ export function createWalletStore(prisma: PrismaClient): WalletStore {
 
   return {
     async create(wallet, shares, audit) {
+      const [user, service] = shares;
+      if (!user || !service || shares.length !== 2) throw new Error('a wallet is stored with exactly two shares');
       try {
-        const [row] = await prisma.$transaction([
-          prisma.wallet.create({ data: wallet }),
-          prisma.keyShare.createMany({
-            data: shares.map((share) => ({
-              walletId: wallet.id,
-              role: share.role,
-              kekId: share.kekId,
-              iv: Buffer.from(share.iv),
-              ciphertext: Buffer.from(share.ciphertext),
-            })),
-          }),
-          prisma.auditLog.create({ data: auditData(audit) }),
-        ]);
-        return toRecord(row);
+        // One statement (so one implicit transaction, one round trip): wallet, both shares, audit row.
+        const [row] = await query<Row>(
+          `WITH wallet AS (
+             INSERT INTO wallets (id, project_id, type, scheme, address, public_key, status, user_identifier,
+                                  user_identifier_type, cosmos_prefix, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now())
+             RETURNING ${walletColumns}),
+           shares AS (
+             INSERT INTO key_shares (wallet_id, role, kek_id, iv, ciphertext)
+             VALUES ($1, $11, $12, $13, $14), ($1, $15, $16, $17, $18)),
+           audit AS (
+             INSERT INTO audit_log (project_id, api_key_id, wallet_id, request_id, action, details)
+             VALUES ($19, $20, $1, $21, $22, $23))
+           SELECT * FROM wallet`,
+          [
+            wallet.id, wallet.projectId, wallet.type, wallet.scheme, wallet.address, wallet.publicKey, wallet.status,
+            wallet.userIdentifier, wallet.userIdentifierType, wallet.cosmosPrefix,
+            user.role, user.kekId, Buffer.from(user.iv), Buffer.from(user.ciphertext),
+            service.role, service.kekId, Buffer.from(service.iv), Buffer.from(service.ciphertext),
+            audit.projectId, audit.apiKeyId, audit.requestId, audit.action, JSON.stringify(audit.details),
+          ],
+        );
+        return toRecord(row!);
       } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
+        if (!isUniqueViolation(error) && (error as { code?: string }).code !== '23505') throw error;
         const id = await existingId(wallet.projectId, wallet);
         if (!id) throw error;
         throw new DuplicateWalletError(id);
       }
     },
 
+    // On every wallet route's path: one statement on the driver.
     async findInProject(projectId, walletId) {
-      const row = await prisma.wallet.findFirst({ where: { id: walletId, projectId } });
+      const [row] = await query<Row>(`SELECT ${walletColumns} FROM wallets WHERE id = $1 AND project_id = $2`, [walletId, projectId]);
       return row ? toRecord(row) : null;
     },
 

@@ -31,9 +31,33 @@ export interface ApiKeyServiceDeps {
   apiKeys: ApiKeyStore;
   audit: AuditStore;
   clock: Clock;
+  /**
+   * How long an authenticated key record is reused without reading the database again. Rotation
+   * and revocation take effect at once in the process that performs them, and within this time in
+   * every other process. 0 disables the cache.
+   */
+  authCacheMs?: number;
 }
 
-export function createApiKeyService({ apiKeys, audit, clock }: ApiKeyServiceDeps) {
+const AUTH_CACHE_MAX_ENTRIES = 10_000;
+
+export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000 }: ApiKeyServiceDeps) {
+  const cache = new Map<string, { record: ApiKeyRecord; until: number }>();
+  const forget = (apiKeyId: string) => {
+    for (const [hash, entry] of cache) if (entry.record.id === apiKeyId) cache.delete(hash);
+  };
+  async function findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const now = clock.now().getTime();
+    const cached = cache.get(hash);
+    if (cached && cached.until > now) return cached.record;
+    const record = await apiKeys.findByHash(hash);
+    if (record && authCacheMs > 0) {
+      if (cache.size >= AUTH_CACHE_MAX_ENTRIES) cache.clear();
+      cache.set(hash, { record, until: now + authCacheMs });
+    }
+    return record;
+  }
+
   const issued = (record: ApiKeyRecord, apiKey: string): IssuedKey => ({
     apiKey,
     apiKeyId: record.id,
@@ -74,6 +98,7 @@ export function createApiKeyService({ apiKeys, audit, clock }: ApiKeyServiceDeps
       const existing = await apiKeys.findById(apiKeyId);
       if (!existing || existing.revokedAt) throw notFound('API key');
       const secret = generateSecretKey(existing.environment);
+      forget(apiKeyId);
       const record = await apiKeys.replaceSecret(apiKeyId, displayPrefix(secret), hashSecretKey(secret));
       if (!record) throw notFound('API key');
       await audit.append({
@@ -88,6 +113,7 @@ export function createApiKeyService({ apiKeys, audit, clock }: ApiKeyServiceDeps
     },
 
     async revoke(apiKeyId: string): Promise<{ apiKeyId: string; revokedAt: string }> {
+      forget(apiKeyId);
       const record = await apiKeys.revoke(apiKeyId, clock.now());
       if (!record || !record.revokedAt) throw notFound('API key');
       await audit.append({
@@ -109,7 +135,7 @@ export function createApiKeyService({ apiKeys, audit, clock }: ApiKeyServiceDeps
       if (!secret) throw unauthorized('Missing X-API-Key header');
       if (!SECRET_KEY_PATTERN.test(secret)) throw forbidden('Invalid API key');
       const hash = hashSecretKey(secret);
-      const record = await apiKeys.findByHash(hash);
+      const record = await findByHash(hash);
       if (!record || !sameHash(record.keyHash, hash) || record.revokedAt) throw forbidden('Invalid API key');
       if (!isAllowed(record.ipAllowlist, remoteAddress)) {
         throw unauthorized('Request address is not in the API key allowlist');
