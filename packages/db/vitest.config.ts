@@ -1,10 +1,1 @@
-import { defineConfig } from 'vitest/config';
-
-export default defineConfig({
-  test: {
-    include: ['src/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    fileParallelism: false,
-  },
-});
+export { default } from '../../vitest.shared.ts';

@@ -148,15 +148,8 @@ export function withWalletSecret<T>(
   shares: EncryptedShare[],
   use: (secret: Uint8Array) => T,
 ): T {
-  const picked = pickShares(shares);
-  let user: Uint8Array | undefined;
-  let service: Uint8Array | undefined;
-  let secret: Uint8Array | undefined;
+  const secret = joinWalletSecret(keks, walletId, shares);
   try {
-    user = decryptShare(keks, walletId, picked.user);
-    service = decryptShare(keks, walletId, picked.service);
-    secret = joinShares(user, service);
-    wipe(user, service);
     const result = use(secret);
     if (isThenable(result)) {
       // The secret is wiped when this returns, before the promise would run on; refuse.
@@ -165,7 +158,7 @@ export function withWalletSecret<T>(
     }
     return result;
   } finally {
-    wipe(user, service, secret);
+    wipe(secret);
   }
 }
 
@@ -176,17 +169,24 @@ export async function withWalletSecretAsync<T>(
   shares: EncryptedShare[],
   use: (secret: Uint8Array) => Promise<T> | T,
 ): Promise<T> {
+  const secret = joinWalletSecret(keks, walletId, shares);
+  try {
+    return await use(secret);
+  } finally {
+    wipe(secret);
+  }
+}
+
+/** Decrypts both shares and joins them; the decrypted shares are wiped, the caller wipes the secret. */
+function joinWalletSecret(keks: KekProvider, walletId: string, shares: EncryptedShare[]): Uint8Array {
   const picked = pickShares(shares);
   let user: Uint8Array | undefined;
   let service: Uint8Array | undefined;
-  let secret: Uint8Array | undefined;
   try {
     user = decryptShare(keks, walletId, picked.user);
     service = decryptShare(keks, walletId, picked.service);
-    secret = joinShares(user, service);
-    wipe(user, service);
-    return await use(secret);
+    return joinShares(user, service);
   } finally {
-    wipe(user, service, secret);
+    wipe(user, service);
   }
 }
