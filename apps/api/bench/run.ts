@@ -15,7 +15,7 @@ import { closedLoop, type LoadResult } from './load.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 20000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 const children: ChildProcess[] = [];
