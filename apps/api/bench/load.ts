@@ -66,3 +66,41 @@ function send(agent: http.Agent, url: URL, request: LoadRequest): Promise<number
     req.end(request.body);
   });
 }
+
+/**
+ * Open-loop load: requests leave on a fixed schedule (`perSecond`), whether or not earlier ones
+ * were answered, so a slow server shows up as latency instead of a lower send rate.
+ */
+export async function openLoop(
+  baseUrl: string,
+  perSecond: number,
+  seconds: number,
+  next: (i: number) => LoadRequest,
+): Promise<LoadResult> {
+  const url = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const total = Math.round(perSecond * seconds);
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  const started = process.hrtime.bigint();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = Number(started) + (i * 1e9) / perSecond;
+    const wait = (due - Number(process.hrtime.bigint())) / 1e6;
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const scheduled = due;
+    pending.push(
+      send(agent, url, next(i)).then((status) => {
+        // Latency counts from the scheduled send time, so client-side lateness is not hidden.
+        latencies.push((Number(process.hrtime.bigint()) - scheduled) / 1e6);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }),
+    );
+  }
+  await Promise.all(pending);
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { requests: total, seconds: elapsed, perSecond: total / elapsed, p50: pick(0.5), p99: pick(0.99), statuses };
+}

@@ -11,11 +11,31 @@ import path from 'node:path';
 import pg from 'pg';
 import { promisify } from 'node:util';
 import { repoRoot } from '../src/config.ts';
-import { closedLoop, type LoadResult } from './load.ts';
+import { deriveAddress, generateKey, schemeOfType, signers, type WalletType } from '@wallet/domain';
+import { closedLoop, openLoop, type LoadResult } from './load.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 20000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const SIGNS = Number(process.env.BENCH_SIGNS ?? 3000);
+const OPEN_LOOP_RATE = Number(process.env.BENCH_OPEN_LOOP_RATE ?? 200);
+const OPEN_LOOP_SECONDS = Number(process.env.BENCH_OPEN_LOOP_SECONDS ?? 10);
+
+/** Signatures per second of the signer alone, on this process's one core, for one second. */
+async function rawSigningLimit(type: WalletType): Promise<number> {
+  const key = generateKey(schemeOfType[type]);
+  const material = { secret: key.secret, publicKey: key.publicKey, address: deriveAddress(type, key.publicKey) };
+  const op = signers[type].message;
+  const input = { message: 'benchmark message: sign me' };
+  for (let i = 0; i < 200; i++) await op.sign(material, input);
+  let count = 0;
+  const started = performance.now();
+  while (performance.now() - started < 1000) {
+    await op.sign(material, input);
+    count++;
+  }
+  return count / ((performance.now() - started) / 1000);
+}
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 const children: ChildProcess[] = [];
@@ -125,6 +145,29 @@ try {
   console.log(row(`bare express GET (${LOOKUPS})`, bare));
   console.log(`lookup throughput vs bare route: ${(ratio * 100).toFixed(0)}%`);
   console.log(`targets: creation >= 200/s: ${created.perSecond >= 200 ? 'met' : 'NOT met'}; lookup p99 <= 10 ms: ${lookup.p99 <= 10 ? 'met' : 'NOT met'}; lookup >= 40% of bare: ${ratio >= 0.4 ? 'met' : 'NOT met'}`);
+
+  // Signing: sign-message per wallet type over HTTP (closed loop, then open loop at a fixed rate),
+  // next to the same signer called in a loop on one core with no HTTP or database.
+  console.log(`\nsign-message — closed loop at concurrency ${CONCURRENCY}; open loop at ${OPEN_LOOP_RATE}/s for ${OPEN_LOOP_SECONDS} s`);
+  const message = JSON.stringify({ message: 'benchmark message: sign me' });
+  for (const type of types as WalletType[]) {
+    const wallet = (await fetch(`${serviceUrl}/v1/wallets`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ type, userIdentifier: `signer-${type}`, userIdentifierType: 'CUSTOM_ID' }),
+    }).then((r) => r.json())) as { id: string };
+    const path = `/v1/wallets/${wallet.id}/sign-message`;
+    const request = () => ({ method: 'POST', path, headers, body: message });
+    const raw = await rawSigningLimit(type);
+    await closedLoop(serviceUrl, 300, CONCURRENCY, request);
+    const closed = await closedLoop(serviceUrl, SIGNS, CONCURRENCY, request);
+    const open = await openLoop(serviceUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, request);
+    const share = closed.perSecond / raw;
+    console.log(
+      `${type.padEnd(8)} raw ${raw.toFixed(0).padStart(6)}/s | HTTP ${closed.perSecond.toFixed(0).padStart(5)}/s (${(share * 100).toFixed(0)}% of raw) p50 ${closed.p50.toFixed(2)} ms p99 ${closed.p99.toFixed(2)} ms | open loop p50 ${open.p50.toFixed(2)} ms p99 ${open.p99.toFixed(2)} ms ${JSON.stringify(open.statuses)}` +
+        (type === 'EVM' ? ` | targets: p99 <= 15 ms ${open.p99 <= 15 ? 'met' : 'NOT met'}, >= 30% of raw ${share >= 0.3 ? 'met' : 'NOT met'}` : ''),
+    );
+  }
 } finally {
   finished = true;
   for (const child of children) child.kill('SIGTERM');

@@ -5,6 +5,8 @@ import { buildOpenApi } from './http/openapi.ts';
 import { authenticate, errorHandler, notFoundHandler, requestContext, routeHandler } from './http/pipeline.ts';
 import { toExpressPath, type RouteDef } from './http/route.ts';
 import { docsRouter } from './routes/docs.ts';
+import { migrationRoutes } from './routes/migration.ts';
+import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
 import type { Services } from './services.ts';
 
@@ -17,7 +19,7 @@ export interface AppOptions {
 }
 
 export function allRoutes(services: Services): RouteDef[] {
-  return [...walletRoutes(services.wallets)];
+  return [...walletRoutes(services.wallets), ...signingRoutes(services.signing), ...migrationRoutes(services.migration)];
 }
 
 export function createApp({ services, logger, trustProxy = false, extraRouters = [] }: AppOptions): Express {

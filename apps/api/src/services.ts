@@ -3,6 +3,9 @@ import {
   createApiKeyService,
   createIdempotency,
   createRateLimiter,
+  createMigrationService,
+  createSigningService,
+  createUserService,
   createWalletService,
   envKekProvider,
   fileKekProvider,
@@ -28,13 +31,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const clock = options.clock ?? systemClock;
   const stores = createStores(database);
   const keks = config.kekSource === 'env' ? envKekProvider(process.env) : fileKekProvider(config.dataDir);
+  const wallets = createWalletService({ wallets: stores.wallets, keks });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
 
   return {
     database,
     stores,
     apiKeys: createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock, authCacheMs: config.authCacheMs }),
-    wallets: createWalletService({ wallets: stores.wallets, keks }),
+    wallets,
+    signing: createSigningService({ wallets: stores.wallets, audit: stores.audit, keks, loadWallet: wallets.loadWallet }),
+    migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
+    users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock),
     async close() {

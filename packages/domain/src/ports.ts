@@ -53,11 +53,18 @@ export interface WalletRecord {
   userIdentifier: string;
   userIdentifierType: string;
   cosmosPrefix: string | null;
+  /** `api_key`: both shares are held here; `client`: the user share is with the client until migrated. */
+  custody: WalletCustody;
+  claimedAt: Date | null;
+  claimedByUserId: string | null;
+  migratedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewWallet = Omit<WalletRecord, 'createdAt' | 'updatedAt'>;
+export type WalletCustody = 'api_key' | 'client';
+
+export type NewWallet = Omit<WalletRecord, 'createdAt' | 'updatedAt' | 'claimedAt' | 'claimedByUserId' | 'migratedAt'>;
 
 export interface AuditEntry {
   projectId: string | null;
@@ -129,4 +136,62 @@ export interface RateLimitStore {
   hit(apiKeyId: string, windowStart: Date): Promise<number>;
   /** Deletes counters of windows that ended before `before`. */
   prune(before: Date): Promise<void>;
+}
+
+export interface UserRecord {
+  id: string;
+  projectId: string;
+  identifier: string;
+  identifierType: string;
+  createdAt: Date;
+}
+
+export interface NewEvent {
+  id: string;
+  projectId: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface SignUpResult {
+  user: UserRecord;
+  created: boolean;
+  claimed: WalletRecord[];
+}
+
+export interface UserStore {
+  /**
+   * In one transaction: finds or creates the user, claims every unclaimed wallet of the identifier
+   * in the project, and writes the events `makeEvents` returns for that outcome.
+   */
+  signUp(
+    user: Omit<UserRecord, 'createdAt'>,
+    makeEvents: (outcome: SignUpResult) => NewEvent[],
+  ): Promise<SignUpResult>;
+}
+
+export interface EventStore {
+  listForProject(projectId: string, limit: number): Promise<(NewEvent & { createdAt: Date })[]>;
+}
+
+export interface CustodyStore {
+  /** A client-side pregenerated wallet: only the service share is held here. */
+  createClientWallet(wallet: NewWallet, serviceShare: EncryptedShare, audit: AuditEntry): Promise<WalletRecord>;
+  /**
+   * Stores the migrated user share and makes the wallet signable, only while it is an unclaimed
+   * client wallet; returns null (and writes nothing) otherwise.
+   */
+  attachUserShare(walletId: string, userShare: EncryptedShare, at: Date, audit: AuditEntry): Promise<WalletRecord | null>;
+  getEnclaveKey(): Promise<EnclaveKeyRow | null>;
+  /** Inserts the key unless one exists; returns the key that won. */
+  saveEnclaveKey(key: EnclaveKeyRow): Promise<EnclaveKeyRow>;
+}
+
+export interface EnclaveKeyRow {
+  id: string;
+  publicKeyPem: string;
+  kekId: string;
+  iv: Uint8Array;
+  encryptedPrivateKey: Uint8Array;
+  createdAt: Date;
 }

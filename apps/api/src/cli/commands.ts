@@ -17,6 +17,19 @@ const commands = {
     }),
   'keys.rotate': (services: Services, args: Record<string, unknown>) => services.apiKeys.rotate(String(args.apiKeyId)),
   'keys.revoke': (services: Services, args: Record<string, unknown>) => services.apiKeys.revoke(String(args.apiKeyId)),
+  'users.signup': (services: Services, args: Record<string, unknown>) =>
+    services.users.signUp({
+      projectId: args.projectId as string,
+      identifier: args.identifier as string,
+      identifierType: args.identifierType as never,
+    }),
+  'users.pregen': (services: Services, args: Record<string, unknown>) =>
+    services.users.pregenerateClientWallet({
+      projectId: args.projectId as string,
+      type: args.type as never,
+      userIdentifier: args.userIdentifier as string,
+      userIdentifierType: args.userIdentifierType as never,
+    }),
 } as const;
 
 export type CommandName = keyof typeof commands;

@@ -4,6 +4,8 @@ import { createAuditStore } from './audit.ts';
 import { createIdempotencyStore } from './idempotency.ts';
 import { createDatabaseRateLimitStore } from './rate-limits.ts';
 import { createWalletStore } from './wallets.ts';
+import { createUserStore } from './users.ts';
+import { createCustodyStore } from './custody.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -16,6 +18,8 @@ export function createStores(database: Database) {
     audit: createAuditStore(prisma),
     idempotency: createIdempotencyStore(prisma),
     rateLimits: createDatabaseRateLimitStore(prisma),
+    users: createUserStore(prisma),
+    custody: createCustodyStore(prisma),
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   WalletRecord,
   WalletStore,
   WalletType,
+  WalletCustody,
   WalletStatus,
 } from '@wallet/domain';
 import { DuplicateWalletError } from '@wallet/domain';
@@ -15,17 +16,20 @@ import { isUniqueViolation } from './prisma-errors.ts';
 
 type Row = Prisma.WalletGetPayload<object>;
 
-function toRecord(row: Row): WalletRecord {
+/** Prisma row or driver row (same column aliases) to the domain record. */
+export function toWalletRecord(row: Row): WalletRecord {
   return {
     ...row,
     type: row.type as WalletType,
     scheme: row.scheme as WalletRecord['scheme'],
     status: row.status as WalletStatus,
+    custody: row.custody as WalletCustody,
   };
 }
 
 const walletColumns = `id, project_id AS "projectId", type, scheme, address, public_key AS "publicKey", status,
   user_identifier AS "userIdentifier", user_identifier_type AS "userIdentifierType", cosmos_prefix AS "cosmosPrefix",
+  custody, claimed_at AS "claimedAt", claimed_by_user_id AS "claimedByUserId", migrated_at AS "migratedAt",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export function createWalletStore({ prisma, query }: Database): WalletStore {
@@ -57,8 +61,8 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
         const [row] = await query<Row>(
           `WITH wallet AS (
              INSERT INTO wallets (id, project_id, type, scheme, address, public_key, status, user_identifier,
-                                  user_identifier_type, cosmos_prefix, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now())
+                                  user_identifier_type, cosmos_prefix, custody, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $24, now(), now())
              RETURNING ${walletColumns}),
            shares AS (
              INSERT INTO key_shares (wallet_id, role, kek_id, iv, ciphertext)
@@ -73,9 +77,10 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
             user.role, user.kekId, Buffer.from(user.iv), Buffer.from(user.ciphertext),
             service.role, service.kekId, Buffer.from(service.iv), Buffer.from(service.ciphertext),
             audit.projectId, audit.apiKeyId, audit.requestId, audit.action, JSON.stringify(audit.details),
+            wallet.custody,
           ],
         );
-        return toRecord(row!);
+        return toWalletRecord(row!);
       } catch (error) {
         if (!isUniqueViolation(error) && (error as { code?: string }).code !== '23505') throw error;
         const id = await existingId(wallet.projectId, wallet);
@@ -87,7 +92,7 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
     // On every wallet route's path: one statement on the driver.
     async findInProject(projectId, walletId) {
       const [row] = await query<Row>(`SELECT ${walletColumns} FROM wallets WHERE id = $1 AND project_id = $2`, [walletId, projectId]);
-      return row ? toRecord(row) : null;
+      return row ? toWalletRecord(row) : null;
     },
 
     async list(filter) {
@@ -96,6 +101,8 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
           projectId: filter.projectId,
           type: filter.type,
           status: filter.status,
+          // The list's `ready` also needs every share persisted here (spec: key generation and share persistence).
+          ...(filter.status === 'ready' ? { custody: 'api_key' } : {}),
           userIdentifier: filter.userIdentifier,
           userIdentifierType: filter.userIdentifierType,
           address: filter.address,
@@ -111,7 +118,7 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: filter.limit,
       });
-      return rows.map(toRecord);
+      return rows.map(toWalletRecord);
     },
 
     async updateIdentifier(projectId, walletId, change, audit: AuditEntry) {
@@ -120,7 +127,7 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
           prisma.wallet.updateManyAndReturn({ where: { id: walletId, projectId }, data: change }),
           prisma.auditLog.create({ data: auditData(audit) }),
         ]);
-        return updated[0] ? toRecord(updated[0]) : null;
+        return updated[0] ? toWalletRecord(updated[0]) : null;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         const current = await prisma.wallet.findFirst({ where: { id: walletId, projectId } });

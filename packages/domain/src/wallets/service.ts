@@ -99,6 +99,7 @@ export function createWalletService({ wallets, keks }: WalletServiceDeps) {
             userIdentifier: normalizeIdentifier(input.userIdentifierType, input.userIdentifier),
             userIdentifierType: input.userIdentifierType,
             cosmosPrefix,
+            custody: 'api_key',
           },
           shares,
           audit(caller, id, 'wallet.create', { type: input.type, scheme }),

@@ -1,0 +1,30 @@
+import { enclavePublicKeySchema, migrateShareBody, walletSchema, type MigrationService } from '@wallet/domain';
+import { defineRoutes } from '../http/route.ts';
+
+export function migrationRoutes(migration: MigrationService) {
+  return defineRoutes([
+    {
+      method: 'get',
+      path: '/v1/enclave/public-key',
+      operationId: 'getEnclavePublicKey',
+      summary: 'The P-256 public key that migrated shares are encrypted to',
+      tag: 'Migration',
+      responses: { 200: { description: 'PEM public key, its fingerprint (hex SHA-256 of the SPKI DER) and creation time', schema: enclavePublicKeySchema } },
+      handler: async () => ({ status: 200, body: await migration.publicKey() }),
+    },
+    {
+      method: 'post',
+      path: '/v1/wallets/{walletId}/migrate-share',
+      operationId: 'migrateShare',
+      summary: 'Migrate an unclaimed client-side pregenerated wallet so it signs through REST',
+      tag: 'Migration',
+      body: migrateShareBody,
+      responses: {
+        200: { description: 'The migrated wallet', schema: walletSchema },
+        403: { description: 'WALLET_ALREADY_CLAIMED' },
+        409: { description: 'WALLET_ALREADY_MIGRATED' },
+      },
+      handler: async ({ caller, params, body }) => ({ status: 200, body: await migration.migrate(caller, params.walletId ?? '', body) }),
+    },
+  ]);
+}

@@ -1,0 +1,58 @@
+import type { CustodyStore, EnclaveKeyRow, EncryptedShare } from '@wallet/domain';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { auditData } from './audit.ts';
+import { toWalletRecord } from './wallets.ts';
+
+const shareData = (walletId: string, share: EncryptedShare) => ({
+  walletId,
+  role: share.role,
+  kekId: share.kekId,
+  iv: Buffer.from(share.iv),
+  ciphertext: Buffer.from(share.ciphertext),
+});
+
+const toKey = (row: EnclaveKeyRow): EnclaveKeyRow => ({
+  ...row,
+  iv: new Uint8Array(row.iv),
+  encryptedPrivateKey: new Uint8Array(row.encryptedPrivateKey),
+});
+
+export function createCustodyStore(prisma: PrismaClient): CustodyStore {
+  return {
+    async createClientWallet(wallet, serviceShare, audit) {
+      const [row] = await prisma.$transaction([
+        prisma.wallet.create({ data: wallet }),
+        prisma.keyShare.create({ data: shareData(wallet.id, serviceShare) }),
+        prisma.auditLog.create({ data: auditData(audit) }),
+      ]);
+      return toWalletRecord(row);
+    },
+
+    async attachUserShare(walletId, userShare, at, audit) {
+      return prisma.$transaction(async (tx) => {
+        const updated = await tx.wallet.updateManyAndReturn({
+          where: { id: walletId, custody: 'client', claimedAt: null },
+          data: { custody: 'api_key', migratedAt: at },
+        });
+        if (updated.length === 0) return null;
+        await tx.keyShare.create({ data: shareData(walletId, userShare) });
+        await tx.auditLog.create({ data: auditData(audit) });
+        return toWalletRecord(updated[0]!);
+      });
+    },
+
+    async getEnclaveKey() {
+      const row = await prisma.enclaveKey.findFirst({ orderBy: { createdAt: 'asc' } });
+      return row ? toKey(row) : null;
+    },
+
+    async saveEnclaveKey(key) {
+      await prisma.enclaveKey.createMany({
+        data: [{ ...key, iv: Buffer.from(key.iv), encryptedPrivateKey: Buffer.from(key.encryptedPrivateKey) }],
+        skipDuplicates: true,
+      });
+      const first = await prisma.enclaveKey.findFirst({ orderBy: { createdAt: 'asc' } });
+      return toKey(first!);
+    },
+  };
+}

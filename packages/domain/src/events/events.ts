@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import type { NewEvent, UserRecord, WalletRecord } from '../ports.ts';
+
+/** Event ids are `evt_` and 24 random bytes, base64url; stable across delivery retries. */
+export const newEventId = () => `evt_${randomBytes(24).toString('base64url')}`;
+
+const event = (projectId: string, type: string, data: Record<string, unknown>): NewEvent => ({
+  id: newEventId(),
+  projectId,
+  type,
+  data,
+});
+
+export const userCreatedEvent = (user: UserRecord) =>
+  event(user.projectId, 'user.created', { userId: user.id, userCreatedAt: user.createdAt.toISOString() });
+
+export const walletClaimedEvent = (user: UserRecord, wallet: WalletRecord) =>
+  event(user.projectId, 'wallet.pregen_claimed', {
+    userId: user.id,
+    walletId: wallet.id,
+    walletAddress: wallet.address,
+    walletType: wallet.type,
+    claimedAt: (wallet.claimedAt ?? new Date()).toISOString(),
+  });

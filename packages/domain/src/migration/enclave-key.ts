@@ -1,0 +1,123 @@
+/**
+ * The enclave key: the P-256 key pair clients encrypt wallet shares to when they migrate
+ * pregenerated wallets (see `envelope.ts`).
+ *
+ * - `id` is the key fingerprint: lowercase hex SHA-256 of the SPKI DER encoding of the public key.
+ * - The private key (PKCS#8 DER) is stored encrypted with AES-256-GCM under the current `service`
+ *   KEK, with a random 12-byte IV and the associated data `enclave-key:${id}`, so an encrypted
+ *   private key copied next to another public key no longer decrypts.
+ */
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomFillSync,
+  type KeyObject,
+} from 'node:crypto';
+import { wipe, type Kek, type KekProvider } from '../custody/shares.ts';
+
+export interface EnclaveKeyRecord {
+  /** Key fingerprint: hex SHA-256 of the SPKI DER of the public key. */
+  id: string;
+  /** SPKI PEM text of the public key. */
+  publicKeyPem: string;
+  kekId: string;
+  /** 12-byte AES-GCM IV. */
+  iv: Uint8Array;
+  /** AES-256-GCM ciphertext of the PKCS#8 DER private key, followed by the 16-byte tag. */
+  encryptedPrivateKey: Uint8Array;
+  createdAt: Date;
+}
+
+export interface EnclavePublicView {
+  publicKey: string;
+  keyFingerprint: string;
+  generatedAt: string;
+}
+
+const CURVE = 'prime256v1';
+const IV_LENGTH = 12;
+const TAG_LENGTH = 16;
+const CIPHER = 'aes-256-gcm';
+const OPEN_FAILED = 'enclave key cannot be decrypted';
+
+/** Lowercase hex SHA-256 of the SPKI DER encoding of `publicKey` (PEM text or a KeyObject). */
+export function keyFingerprint(publicKey: string | KeyObject): string {
+  const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
+  const der = key.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(der).digest('hex');
+}
+
+function associatedData(id: string): Buffer {
+  return Buffer.from(`enclave-key:${id}`, 'utf8');
+}
+
+function assertKek(kek: Kek | undefined): asserts kek is Kek {
+  if (!kek || kek.key.length !== 32) throw new Error('key-encryption key must be 32 bytes');
+}
+
+/** Generates a fresh P-256 enclave key and encrypts its private half under the current service KEK. */
+export function generateEnclaveKey(keks: KekProvider, now: Date): EnclaveKeyRecord {
+  const kek = keks.current('service');
+  assertKek(kek);
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: CURVE });
+  const id = keyFingerprint(publicKey);
+  const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'der' });
+  try {
+    const iv = randomFillSync(new Uint8Array(IV_LENGTH));
+    const cipher = createCipheriv(CIPHER, kek.key, iv, { authTagLength: TAG_LENGTH });
+    cipher.setAAD(associatedData(id));
+    const body = cipher.update(pkcs8);
+    const tail = cipher.final();
+    const tag = cipher.getAuthTag();
+    const encryptedPrivateKey = new Uint8Array(body.length + tail.length + TAG_LENGTH);
+    encryptedPrivateKey.set(body, 0);
+    encryptedPrivateKey.set(tail, body.length);
+    encryptedPrivateKey.set(tag, body.length + tail.length);
+    return { id, publicKeyPem, kekId: kek.id, iv, encryptedPrivateKey, createdAt: new Date(now.getTime()) };
+  } finally {
+    wipe(pkcs8);
+  }
+}
+
+/** What `GET /v1/enclave/public-key` answers. */
+export function enclavePublicView(record: EnclaveKeyRecord): EnclavePublicView {
+  return { publicKey: record.publicKeyPem, keyFingerprint: record.id, generatedAt: record.createdAt.toISOString() };
+}
+
+/**
+ * Decrypts the enclave private key. Also checks that it is a P-256 key whose public half has the
+ * record's fingerprint. Any failure throws the same plain Error without details.
+ */
+export function openEnclavePrivateKey(keks: KekProvider, record: EnclaveKeyRecord): KeyObject {
+  let body: Buffer | undefined;
+  let tail: Buffer | undefined;
+  let pkcs8: Buffer | undefined;
+  try {
+    const { iv, encryptedPrivateKey } = record;
+    if (iv.length !== IV_LENGTH || encryptedPrivateKey.length <= TAG_LENGTH) throw new Error('bad shape');
+    const kek = keks.byId(record.kekId);
+    assertKek(kek);
+    const split = encryptedPrivateKey.length - TAG_LENGTH;
+    const decipher = createDecipheriv(CIPHER, kek.key, iv, { authTagLength: TAG_LENGTH });
+    decipher.setAAD(associatedData(record.id));
+    decipher.setAuthTag(encryptedPrivateKey.subarray(split));
+    body = decipher.update(encryptedPrivateKey.subarray(0, split));
+    tail = decipher.final();
+    pkcs8 = Buffer.concat([body, tail]);
+    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== CURVE) {
+      throw new Error('not a P-256 key');
+    }
+    if (keyFingerprint(createPublicKey(privateKey)) !== record.id) throw new Error('fingerprint mismatch');
+    return privateKey;
+  } catch {
+    throw new Error(OPEN_FAILED);
+  } finally {
+    wipe(body, tail, pkcs8);
+  }
+}

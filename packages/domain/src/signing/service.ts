@@ -1,0 +1,98 @@
+import { ApiError, invalidRequest } from '../errors.ts';
+import { withWalletSecretAsync, type KekProvider } from '../custody/shares.ts';
+import { publicKeyFromSecret } from '../custody/keys.ts';
+import type { AuditStore, WalletRecord, WalletStore } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import { parseInput } from '../shared/zod.ts';
+import type { WalletType } from '../wallets/addresses.ts';
+import type { ChainSigner } from './types.ts';
+import { cosmosSigner } from './cosmos.ts';
+import { evmSigner } from './evm.ts';
+import { solanaSigner } from './solana.ts';
+import { stellarSigner } from './stellar.ts';
+import { suiSigner } from './sui.ts';
+
+export const signers: Record<WalletType, ChainSigner> = {
+  EVM: evmSigner,
+  COSMOS: cosmosSigner,
+  SOLANA: solanaSigner,
+  STELLAR: stellarSigner,
+  SUI: suiSigner,
+};
+
+export type SignOperationName = 'message' | 'raw' | 'transaction' | 'typedData' | 'authorization';
+
+const routeNames: Record<SignOperationName, string> = {
+  message: 'sign-message',
+  raw: 'sign-raw',
+  transaction: 'sign-transaction',
+  typedData: 'sign-typed-data',
+  authorization: 'sign-authorization',
+};
+
+function unsupported(type: WalletType, operation: SignOperationName): ApiError {
+  const hint = type === 'COSMOS' && operation === 'transaction' ? '; sign the exact sign bytes with sign-raw instead' : '';
+  return invalidRequest(`${routeNames[operation]} is not supported for ${type} wallets${hint}`);
+}
+
+/** REST signing is allowed only for API-key-managed wallets: not claimed, user share held here. */
+export function assertSignable(wallet: WalletRecord): void {
+  if (wallet.claimedAt) {
+    throw new ApiError(409, 'WALLET_ALREADY_CLAIMED', 'This wallet was claimed by its user; REST signing is no longer allowed');
+  }
+  if (wallet.custody !== 'api_key') {
+    throw new ApiError(409, 'WALLET_NOT_MIGRATED', "This wallet's user share is held by the client; migrate it with POST /v1/wallets/{walletId}/migrate-share");
+  }
+  if (wallet.status !== 'ready') throw new ApiError(409, 'WALLET_NOT_READY', 'Key generation of this wallet is not complete');
+}
+
+export interface SigningServiceDeps {
+  wallets: WalletStore;
+  audit: AuditStore;
+  keks: KekProvider;
+  loadWallet(caller: Caller, walletId: string): Promise<WalletRecord>;
+}
+
+/**
+ * The signing pipeline: load the wallet in the caller's project, check it may be signed over REST,
+ * parse the body for the wallet's type, (policy evaluation joins here), join the key in memory,
+ * sign, wipe, and append the audit row.
+ */
+export function createSigningService({ wallets, audit, keks, loadWallet }: SigningServiceDeps) {
+  return {
+    async sign(caller: Caller, walletId: string, operation: SignOperationName, body: unknown): Promise<Record<string, unknown>> {
+      const wallet = await loadWallet(caller, walletId);
+      assertSignable(wallet);
+      const op = signers[wallet.type][operation];
+      if (!op) throw unsupported(wallet.type, operation);
+      const input = parseInput(op.body, body) as Record<string, unknown>;
+      if (operation === 'raw' && input.walletType !== undefined && input.walletType !== wallet.type) {
+        throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
+      }
+      const shares = await wallets.findShares(wallet.id);
+      const result = await withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
+        let publicKey: Uint8Array | undefined;
+        // Derived only by the signers that need it (secp256k1 derivation costs as much as a signature).
+        const key = {
+          secret,
+          address: wallet.address,
+          get publicKey() {
+            return (publicKey ??= publicKeyFromSecret(wallet.scheme, secret));
+          },
+        };
+        return op.sign(key, input);
+      });
+      await audit.append({
+        projectId: caller.projectId,
+        apiKeyId: caller.apiKeyId,
+        walletId: wallet.id,
+        requestId: caller.requestId,
+        action: `wallet.sign.${routeNames[operation]}`,
+        details: { digest: result.digest, chainId: result.chainId ?? null, kekIds: shares.map((s) => s.kekId).sort() },
+      });
+      return result.response;
+    },
+  };
+}
+
+export type SigningService = ReturnType<typeof createSigningService>;
