@@ -33,7 +33,7 @@ import {
 import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { MAX_SIGN_PAYLOAD_BYTES, digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
-import { ed25519Sign } from './stellar.ts';
+import { ed25519Sign } from './ed25519.ts';
 import type { ChainSigner, SignOperation } from './types.ts';
 
 function hex(bytes: Uint8Array): string {

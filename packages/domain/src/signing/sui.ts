@@ -30,7 +30,8 @@ import { blake2b } from '@noble/hashes/blake2.js';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
-import { ed25519Sign, ed25519SignWithPublicKey, MAX_TRANSACTION_BASE64_LENGTH } from './stellar.ts';
+import { ed25519Sign, ed25519SignWithPublicKey } from './ed25519.ts';
+import { MAX_TRANSACTION_BASE64_LENGTH } from './stellar.ts';
 import type { ChainSigner, KeyMaterial, SignOperation } from './types.ts';
 
 const ED25519_FLAG = 0x00;
