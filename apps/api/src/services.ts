@@ -39,7 +39,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     stores,
     apiKeys: createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock, authCacheMs: config.authCacheMs }),
     wallets,
-    signing: createSigningService({ wallets: stores.wallets, audit: stores.audit, keks, loadWallet: wallets.loadWallet }),
+    signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares }),
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),

@@ -107,6 +107,8 @@ export interface WalletStore {
     audit: AuditEntry,
   ): Promise<WalletRecord | null>;
   findShares(walletId: string): Promise<EncryptedShare[]>;
+  /** The wallet and its encrypted shares in one read (the signing path). */
+  findWithShares(projectId: string, walletId: string): Promise<{ wallet: WalletRecord; shares: EncryptedShare[] } | null>;
 }
 
 export interface AuditStore {

@@ -15,7 +15,7 @@ export function createStores(database: Database) {
   return {
     apiKeys: createApiKeyStore(database),
     wallets: createWalletStore(database),
-    audit: createAuditStore(prisma),
+    audit: createAuditStore(database),
     idempotency: createIdempotencyStore(prisma),
     rateLimits: createDatabaseRateLimitStore(prisma),
     users: createUserStore(prisma),

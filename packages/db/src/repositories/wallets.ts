@@ -137,6 +137,25 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
       }
     },
 
+    // On every signing request's path: wallet and shares in one statement on the driver.
+    async findWithShares(projectId, walletId) {
+      const rows = await query<Row & { shareRole: string | null; shareKekId: string; shareIv: Uint8Array; shareCiphertext: Uint8Array }>(
+        `SELECT ${walletColumns.replace(/(^|,\s*)(\w+)/g, '$1w.$2')},
+                s.role AS "shareRole", s.kek_id AS "shareKekId", s.iv AS "shareIv", s.ciphertext AS "shareCiphertext"
+           FROM wallets w LEFT JOIN key_shares s ON s.wallet_id = w.id
+          WHERE w.id = $1 AND w.project_id = $2`,
+        [walletId, projectId],
+      );
+      const first = rows[0];
+      if (!first) return null;
+      const shares = rows.flatMap((row) =>
+        row.shareRole
+          ? [{ role: row.shareRole as ShareRole, kekId: row.shareKekId, iv: new Uint8Array(row.shareIv), ciphertext: new Uint8Array(row.shareCiphertext) }]
+          : [],
+      );
+      return { wallet: toWalletRecord(first), shares };
+    },
+
     async findShares(walletId): Promise<EncryptedShare[]> {
       const rows = await prisma.keyShare.findMany({ where: { walletId } });
       return rows.map((row) => ({

@@ -1,7 +1,8 @@
 import { ApiError, invalidRequest } from '../errors.ts';
 import { withWalletSecretAsync, type KekProvider } from '../custody/shares.ts';
 import { publicKeyFromSecret } from '../custody/keys.ts';
-import type { AuditStore, WalletRecord, WalletStore } from '../ports.ts';
+import type { AuditStore, WalletRecord } from '../ports.ts';
+import type { WalletService } from '../wallets/service.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
 import type { WalletType } from '../wallets/addresses.ts';
@@ -47,10 +48,9 @@ export function assertSignable(wallet: WalletRecord): void {
 }
 
 export interface SigningServiceDeps {
-  wallets: WalletStore;
   audit: AuditStore;
   keks: KekProvider;
-  loadWallet(caller: Caller, walletId: string): Promise<WalletRecord>;
+  loadWalletWithShares: WalletService['loadWalletWithShares'];
 }
 
 /**
@@ -58,10 +58,10 @@ export interface SigningServiceDeps {
  * parse the body for the wallet's type, (policy evaluation joins here), join the key in memory,
  * sign, wipe, and append the audit row.
  */
-export function createSigningService({ wallets, audit, keks, loadWallet }: SigningServiceDeps) {
+export function createSigningService({ audit, keks, loadWalletWithShares }: SigningServiceDeps) {
   return {
     async sign(caller: Caller, walletId: string, operation: SignOperationName, body: unknown): Promise<Record<string, unknown>> {
-      const wallet = await loadWallet(caller, walletId);
+      const { wallet, shares } = await loadWalletWithShares(caller, walletId);
       assertSignable(wallet);
       const op = signers[wallet.type][operation];
       if (!op) throw unsupported(wallet.type, operation);
@@ -69,7 +69,6 @@ export function createSigningService({ wallets, audit, keks, loadWallet }: Signi
       if (operation === 'raw' && input.walletType !== undefined && input.walletType !== wallet.type) {
         throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
       }
-      const shares = await wallets.findShares(wallet.id);
       const result = await withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
         let publicKey: Uint8Array | undefined;
         // Derived only by the signers that need it (secp256k1 derivation costs as much as a signature).

@@ -69,6 +69,13 @@ export function createWalletService({ wallets, keks }: WalletServiceDeps) {
   return {
     loadWallet,
 
+    async loadWalletWithShares(caller: Caller, walletId: string) {
+      if (!uuidSchema.safeParse(walletId).success) throw notFound('Wallet');
+      const found = await wallets.findWithShares(caller.projectId, walletId);
+      if (!found) throw notFound('Wallet');
+      return found;
+    },
+
     /**
      * Generates the key, splits it into the user and service shares, encrypts each under its own
      * key-encryption key and stores wallet + shares + audit row in one transaction, so a wallet is
