@@ -43,8 +43,8 @@ async function stopService(child: ChildProcess) {
   await exited;
 }
 
-async function cli(args: string[]) {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', ...args], {
+async function cli(args: string[], script = 'keys') {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', `apps/api/src/cli/${script}.ts`, ...args], {
     cwd: repoRoot,
     env: baseEnv,
   });
@@ -70,6 +70,18 @@ describe('the service process', () => {
     });
     expect(created.status).toBe(201);
     const wallet = (await created.json()) as { id: string };
+    // The end-user side through the running service: a client wallet, then a sign-up that claims both.
+    const pregen = await cli(['pregen', '--project-id', issued.projectId, '--identifier', 'restart@example.com', '--type', 'EMAIL', '--wallet-type', 'EVM'], 'users');
+    expect(pregen.userShare).toMatch(/^[0-9a-f]{64}$/);
+    const signup = await cli(['signup', '--project-id', issued.projectId, '--identifier', 'restart@example.com', '--type', 'EMAIL'], 'users');
+    expect(signup.created).toBe(true);
+    expect([...signup.claimedWalletIds].sort()).toEqual([wallet.id, pregen.wallet.id].sort());
+    const refused = await fetch(`${first.url}/v1/wallets/${wallet.id}/sign-message`, {
+      method: 'POST',
+      headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hi' }),
+    });
+    expect(refused.status).toBe(409);
     const kekFile = path.join(dataDir, 'keks.json');
     expect(statSync(kekFile).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dataDir, 'control.json')).mode & 0o777).toBe(0o600);
