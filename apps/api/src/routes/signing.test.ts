@@ -147,6 +147,7 @@ describe.each(testDatabaseKinds)('signing over HTTP on %s', (kind) => {
       ['SOLANA', 'sign-transaction', { transaction: '%%%not-base64', network: 'SOLANA_DEVNET' }],
       ['STELLAR', 'sign-transaction', { transaction: 'AAAA', networkPassphrase: 'Test SDF Network ; September 2015' }],
       ['SUI', 'sign-transaction', { transaction: 'AAAA' }],
+      ['EVM', 'sign-transaction', { broadcast: true, transaction: { to: '0x000000000000000000000000000000000000dEaD', value: '1', chainId: 84532, type: 2, nonce: 0, gasLimit: '21000', maxFeePerGas: '2', maxPriorityFeePerGas: '1' } }],
       ['EVM', 'sign-transaction', { transaction: { to: '0x000000000000000000000000000000000000dEaD', chainId: 1, type: 2, nonce: 0, gasLimit: '21000' } }],
       ['EVM', 'sign-typed-data', { typedData: { domain: {}, types: { EIP712Domain: [] }, primaryType: 'EIP712Domain', message: {} } }],
     ];

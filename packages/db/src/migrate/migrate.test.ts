@@ -245,14 +245,16 @@ describe('cli', () => {
       path.join(repoRoot, 'packages/db/src/cli/migrate.ts'),
       'deploy',
     ];
+    const names = (await readMigrations()).map((m) => m.name);
     const first = await run(process.execPath, cli, { cwd: repoRoot, env });
-    expect(first.stdout).toMatch(/applied 1: \d+_init/);
+    expect(first.stdout).toContain(`applied ${names.length}: ${names.join(', ')}`);
     expect(existsSync(path.join(dataDir, 'db', 'PG_VERSION'))).toBe(true);
     const second = await run(process.execPath, cli, { cwd: repoRoot, env });
     expect(second.stdout).toMatch(/up to date/);
     const db = new PGlite(path.join(dataDir, 'db'));
     try {
-      expect((await db.query('SELECT migration_name FROM _prisma_migrations')).rows.length).toBe(1);
+      const rows = await db.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations ORDER BY migration_name');
+      expect(rows.rows.map((r) => r.migration_name)).toEqual(names);
     } finally {
       await db.close();
     }

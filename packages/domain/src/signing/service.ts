@@ -69,6 +69,10 @@ export function createSigningService({ audit, keks, loadWalletWithShares }: Sign
       if (operation === 'raw' && input.walletType !== undefined && input.walletType !== wallet.type) {
         throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
       }
+      if (operation === 'transaction' && input.broadcast === true) {
+        // Until broadcasting lands, refuse rather than return a transaction nobody sent.
+        throw invalidRequest('broadcast: true is not available yet; omit it to sign only');
+      }
       const result = await withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
         let publicKey: Uint8Array | undefined;
         // Derived only by the signers that need it (secp256k1 derivation costs as much as a signature).
