@@ -18,19 +18,10 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { wipe, type Kek, type KekProvider } from '../custody/shares.ts';
+import type { EnclaveKeyRow } from '../ports.ts';
 
-export interface EnclaveKeyRecord {
-  /** Key fingerprint: hex SHA-256 of the SPKI DER of the public key. */
-  id: string;
-  /** SPKI PEM text of the public key. */
-  publicKeyPem: string;
-  kekId: string;
-  /** 12-byte AES-GCM IV. */
-  iv: Uint8Array;
-  /** AES-256-GCM ciphertext of the PKCS#8 DER private key, followed by the 16-byte tag. */
-  encryptedPrivateKey: Uint8Array;
-  createdAt: Date;
-}
+/** Stored form of the enclave key (the `enclave_keys` row). */
+export type EnclaveKeyRecord = EnclaveKeyRow;
 
 export interface EnclavePublicView {
   publicKey: string;

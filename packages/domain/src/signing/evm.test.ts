@@ -16,11 +16,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { describe, expect, it } from 'vitest';
 import { generateKey } from '../custody/keys.ts';
-import { ApiError } from '../errors.ts';
-import { parseInput } from '../shared/zod.ts';
 import { deriveAddress } from '../wallets/addresses.ts';
 import { evmSigner } from './evm.ts';
-import type { KeyMaterial, SignOperation } from './types.ts';
+import { expectInvalidRequest as expectInvalid, signWith as run } from './testing.ts';
+import type { KeyMaterial } from './types.ts';
 
 function evmKey(): KeyMaterial {
   const { secret, publicKey } = generateKey('DKLS');
@@ -28,24 +27,6 @@ function evmKey(): KeyMaterial {
 }
 
 /** What the route does: parse the body with the operation's schema, then sign. */
-async function run(op: SignOperation | undefined, key: KeyMaterial, body: unknown) {
-  if (!op) throw new Error('operation not supported');
-  return op.sign(key, parseInput(op.body, body));
-}
-
-async function expectInvalid(call: () => Promise<unknown>, pattern?: RegExp): Promise<ApiError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  const apiError = error as ApiError;
-  expect(apiError.status).toBe(400);
-  expect(apiError.code).toBe('INVALID_REQUEST');
-  if (pattern) expect(`${apiError.message} ${JSON.stringify(apiError.extra)}`).toMatch(pattern);
-  return apiError;
-}
-
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 const bytesOf = (hex: Hex) => Buffer.from(hex.slice(2), 'hex');
 

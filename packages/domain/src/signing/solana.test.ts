@@ -24,11 +24,10 @@ import {
 } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { generateKey } from '../custody/keys.ts';
-import { ApiError } from '../errors.ts';
-import { parseInput } from '../shared/zod.ts';
 import { deriveAddress } from '../wallets/addresses.ts';
 import { solanaSigner } from './solana.ts';
-import type { KeyMaterial, SignOperation } from './types.ts';
+import { expectInvalidRequest as expectInvalid, signWith as run } from './testing.ts';
+import type { KeyMaterial } from './types.ts';
 
 function solanaKey(): KeyMaterial {
   const { secret, publicKey } = generateKey('ED25519');
@@ -36,24 +35,6 @@ function solanaKey(): KeyMaterial {
 }
 
 /** What the route does: parse the body with the operation's schema, then sign. */
-async function run(op: SignOperation | undefined, key: KeyMaterial, body: unknown) {
-  if (!op) throw new Error('operation not supported');
-  return op.sign(key, parseInput(op.body, body));
-}
-
-async function expectInvalid(call: () => Promise<unknown>, pattern?: RegExp): Promise<ApiError> {
-  const error = await call().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  const apiError = error as ApiError;
-  expect(apiError.status).toBe(400);
-  expect(apiError.code).toBe('INVALID_REQUEST');
-  if (pattern) expect(`${apiError.message} ${JSON.stringify(apiError.extra)}`).toMatch(pattern);
-  return apiError;
-}
-
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
 /** kit's own verifier, with the public key taken from the wallet address. */

@@ -11,10 +11,10 @@ import {
 } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
 import { generateKey, publicKeyFromSecret } from '../custody/keys.ts';
-import { ApiError } from '../errors.ts';
 import { parseInput } from '../shared/zod.ts';
 import { deriveAddress } from '../wallets/addresses.ts';
 import { stellarSigner } from './stellar.ts';
+import { expectInvalidRequest as expect400, signWith as sign } from './testing.ts';
 import type { KeyMaterial, SignOperation } from './types.ts';
 
 function stellarKey(secret?: Uint8Array): KeyMaterial {
@@ -23,23 +23,6 @@ function stellarKey(secret?: Uint8Array): KeyMaterial {
 }
 
 const transactionOp = stellarSigner.transaction as SignOperation;
-
-async function sign(op: SignOperation, key: KeyMaterial, body: unknown) {
-  return op.sign(key, parseInput(op.body, body));
-}
-
-async function expect400(run: () => unknown, message?: string | RegExp) {
-  try {
-    await run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(400);
-    expect((error as ApiError).code).toBe('INVALID_REQUEST');
-    if (message) expect((error as ApiError).message).toMatch(message);
-    return;
-  }
-  throw new Error('expected a 400 ApiError');
-}
 
 const DESTINATION = Keypair.random().publicKey();
 

@@ -5,10 +5,10 @@ import { verifyPersonalMessageSignature, verifyTransactionSignature } from '@mys
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generateKey, publicKeyFromSecret } from '../custody/keys.ts';
-import { ApiError } from '../errors.ts';
 import { parseInput } from '../shared/zod.ts';
 import { deriveAddress } from '../wallets/addresses.ts';
 import { suiSigner } from './sui.ts';
+import { expectInvalidRequest as expect400, signWith as sign } from './testing.ts';
 import type { KeyMaterial, SignOperation } from './types.ts';
 
 function suiKey(secret?: Uint8Array): KeyMaterial {
@@ -17,23 +17,6 @@ function suiKey(secret?: Uint8Array): KeyMaterial {
 }
 
 const transactionOp = suiSigner.transaction as SignOperation;
-
-async function sign(op: SignOperation, key: KeyMaterial, body: unknown) {
-  return op.sign(key, parseInput(op.body, body));
-}
-
-async function expect400(run: () => unknown, message?: string | RegExp) {
-  try {
-    await run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(400);
-    expect((error as ApiError).code).toBe('INVALID_REQUEST');
-    if (message) expect((error as ApiError).message).toMatch(message);
-    return;
-  }
-  throw new Error('expected a 400 ApiError');
-}
 
 const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

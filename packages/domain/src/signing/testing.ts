@@ -1,0 +1,37 @@
+import { expect } from 'vitest';
+import { generateKey, publicKeyFromSecret } from '../custody/keys.ts';
+import { ApiError } from '../errors.ts';
+import { parseInput } from '../shared/zod.ts';
+import { schemeOfType } from '../wallets/schemas.ts';
+import { deriveAddress, type WalletType } from '../wallets/addresses.ts';
+import type { KeyMaterial, SignOperation } from './types.ts';
+
+/** Test helpers shared by the signer tests. */
+
+export function keyMaterial(type: WalletType, secret?: Uint8Array, cosmosPrefix?: string): KeyMaterial {
+  const scheme = schemeOfType[type];
+  const key = secret ? { secret, publicKey: publicKeyFromSecret(scheme, secret) } : generateKey(scheme);
+  return { ...key, address: deriveAddress(type, key.publicKey, cosmosPrefix) };
+}
+
+/** What the route does: parse the body with the operation's schema, then sign. */
+export async function signWith(op: SignOperation | undefined, key: KeyMaterial, body: unknown) {
+  if (!op) throw new Error('operation not supported');
+  return op.sign(key, parseInput(op.body, body));
+}
+
+/** Expects a 400 INVALID_REQUEST ApiError, optionally with a message (or details) matching `pattern`. */
+export async function expectInvalidRequest(call: () => unknown, pattern?: string | RegExp): Promise<ApiError> {
+  const error = await Promise.resolve()
+    .then(call)
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  expect(error).toBeInstanceOf(ApiError);
+  const apiError = error as ApiError;
+  expect(apiError.status).toBe(400);
+  expect(apiError.code).toBe('INVALID_REQUEST');
+  if (pattern) expect(`${apiError.message} ${JSON.stringify(apiError.extra)}`).toMatch(pattern);
+  return apiError;
+}
