@@ -68,7 +68,7 @@ function freePort(): Promise<number> {
 
 const database = await benchDatabaseUrl();
 const port = await freePort();
-const env = { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '' };
+const env = { ...process.env, LOCAL_DEVNETS: 'off', APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '' };
 
 function startProcess(script: string, readyLine: (line: string) => string | undefined): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });

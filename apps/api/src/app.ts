@@ -5,6 +5,7 @@ import { buildOpenApi } from './http/openapi.ts';
 import { authenticate, errorHandler, notFoundHandler, requestContext, routeHandler } from './http/pipeline.ts';
 import { toExpressPath, type RouteDef } from './http/route.ts';
 import { docsRouter } from './routes/docs.ts';
+import { chainRoutes } from './routes/chains.ts';
 import { migrationRoutes } from './routes/migration.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
@@ -19,7 +20,12 @@ export interface AppOptions {
 }
 
 export function allRoutes(services: Services): RouteDef[] {
-  return [...walletRoutes(services.wallets), ...signingRoutes(services.signing), ...migrationRoutes(services.migration)];
+  return [
+    ...walletRoutes(services.wallets),
+    ...signingRoutes(services.signing),
+    ...migrationRoutes(services.migration),
+    ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),
+  ];
 }
 
 export function createApp({ services, logger, trustProxy = false, extraRouters = [] }: AppOptions): Express {

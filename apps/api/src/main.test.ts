@@ -70,6 +70,16 @@ describe('the service process', () => {
     });
     expect(created.status).toBe(201);
     const wallet = (await created.json()) as { id: string };
+    // The faucet CLI funds a wallet on the service's own devnet.
+    const evmWallet = (await (await fetch(`${first.url}/v1/wallets`, {
+      method: 'POST',
+      headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'EVM', userIdentifier: 'faucet-cli', userIdentifierType: 'CUSTOM_ID' }),
+    })).json()) as { id: string };
+    const funded = await cli(['--wallet', evmWallet.id, '--amount', '10', '--token', 'usdc'], 'faucet');
+    expect(funded).toMatchObject({ walletId: evmWallet.id, token: 'usdc', baseUnits: '10000000' });
+    expect(funded.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+
     // The end-user side through the running service: a client wallet, then a sign-up that claims both.
     const pregen = await cli(['pregen', '--project-id', issued.projectId, '--identifier', 'restart@example.com', '--type', 'EMAIL', '--wallet-type', 'EVM'], 'users');
     expect(pregen.userShare).toMatch(/^[0-9a-f]{64}$/);

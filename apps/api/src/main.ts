@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { startLocalDevnets } from './local/devnets.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
 import { createServices } from './services.ts';
@@ -19,7 +20,9 @@ try {
 
 const logger = createLogger(config.logLevel);
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-const services = await createServices(config);
+// Local mode brings its own chains unless LOCAL_DEVNETS=off (e.g. for benchmarks of the API alone).
+const devnets = config.appEnv === 'local' && process.env.LOCAL_DEVNETS !== 'off' ? await startLocalDevnets() : undefined;
+const services = await createServices(config, devnets ? { chains: devnets } : {});
 const embedded = !config.databaseUrl;
 const controlToken = newControlToken();
 const app = createApp({
@@ -33,7 +36,10 @@ const server = app.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   removeControlFile = embedded ? writeControlFile(config.dataDir, url, controlToken) : () => undefined;
-  logger.info({ url, appEnv: config.appEnv, database: services.database.kind }, 'wallet service listening');
+  logger.info(
+    { url, appEnv: config.appEnv, database: services.database.kind, evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl },
+    'wallet service listening',
+  );
 });
 server.keepAliveTimeout = 65_000;
 let removeControlFile = () => undefined as void;
@@ -47,6 +53,7 @@ async function stop(signal: string) {
   server.close();
   server.closeIdleConnections();
   await services.close();
+  await devnets?.stop();
   process.exit(0);
 }
 process.on('SIGINT', () => void stop('SIGINT'));

@@ -3,6 +3,7 @@ import {
   createApiKeyService,
   createIdempotency,
   createRateLimiter,
+  createChainService,
   createMigrationService,
   createSigningService,
   createUserService,
@@ -10,12 +11,16 @@ import {
   envKekProvider,
   fileKekProvider,
   systemClock,
+  type ChainDirectory,
   type Clock,
+  type LocalFaucet,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
 
 export interface ServiceOptions {
+  /** The chains this deployment talks to, and in local mode the devnet faucet. */
+  chains?: { directory: ChainDirectory; faucet?: LocalFaucet };
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   clock?: Clock;
@@ -41,6 +46,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     wallets,
     signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares }),
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
+    chains: createChainService({ directory: options.chains?.directory ?? { list: () => [] }, faucet: options.chains?.faucet, loadWallet: wallets.loadWallet, findWallet: (id) => stores.wallets.findById(id) }),
+    localFaucet: options.chains?.faucet,
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock),

@@ -24,3 +24,4 @@ export * from './signing/service.ts';
 export * from './migration/service.ts';
 export * from './migration/envelope.ts';
 export * from './migration/enclave-key.ts';
+export * from './chains/service.ts';

@@ -97,6 +97,8 @@ export interface WalletStore {
   /** Inserts the wallet, its encrypted shares and the audit row in one transaction. Throws DuplicateWalletError. */
   create(wallet: NewWallet, shares: EncryptedShare[], audit: AuditEntry): Promise<WalletRecord>;
   findInProject(projectId: string, walletId: string): Promise<WalletRecord | null>;
+  /** Unscoped: only for operator tools (CLI), never for a partner request. */
+  findById(walletId: string): Promise<WalletRecord | null>;
   /** Newest first; returns up to `limit` rows after the keyset position. */
   list(filter: WalletListFilter): Promise<WalletRecord[]>;
   /** Throws DuplicateWalletError when the new identity collides. */

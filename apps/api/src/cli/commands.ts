@@ -30,6 +30,7 @@ const commands = {
       userIdentifier: args.userIdentifier as string,
       userIdentifierType: args.userIdentifierType as never,
     }),
+  'faucet.fund': (services: Services, args: Record<string, unknown>) => services.chains.fundById(args),
 } as const;
 
 export type CommandName = keyof typeof commands;

@@ -7,7 +7,7 @@ import { createTestDatabase, type DatabaseKind } from '@wallet/db';
 import { createApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { createServices, type Services } from '../services.ts';
+import { createServices, type ServiceOptions, type Services } from '../services.ts';
 
 export interface TestResponse {
   status: number;
@@ -26,13 +26,13 @@ export interface RequestOptions {
  * The real app on a real port over a real database (in-memory PGlite or a fresh PostgreSQL
  * database). Logs are captured so tests can check that no secret was ever written.
  */
-export async function startTestApp(kind: DatabaseKind, options: { clock?: Clock; host?: string } = {}) {
+export async function startTestApp(kind: DatabaseKind, options: { clock?: Clock; host?: string; chains?: ServiceOptions['chains'] } = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
   const database = await createTestDatabase(kind);
   const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug' });
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
-  const services: Services = await createServices(config, { database, clock: options.clock });
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains });
   const app = createApp({ services, logger });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(0, host);

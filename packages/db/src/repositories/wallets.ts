@@ -89,6 +89,11 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
       }
     },
 
+    async findById(walletId) {
+      const row = await prisma.wallet.findUnique({ where: { id: walletId } });
+      return row ? toWalletRecord(row) : null;
+    },
+
     // On every wallet route's path: one statement on the driver.
     async findInProject(projectId, walletId) {
       const [row] = await query<Row>(`SELECT ${walletColumns} FROM wallets WHERE id = $1 AND project_id = $2`, [walletId, projectId]);

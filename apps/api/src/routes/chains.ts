@@ -1,0 +1,29 @@
+import { chainListSchema, faucetBody, faucetResponse, type ChainService } from '@wallet/domain';
+import { defineRoutes, type RouteDef } from '../http/route.ts';
+
+export function chainRoutes(chains: ChainService, { localFaucet }: { localFaucet: boolean }): RouteDef[] {
+  const routes: RouteDef[] = [
+    {
+      method: 'get',
+      path: '/v1/chains',
+      operationId: 'listChains',
+      summary: 'Configured chains with their native currency and USDC address or mint',
+      tag: 'Chains',
+      responses: { 200: { description: 'The chains', schema: chainListSchema } },
+      handler: async () => ({ status: 200, body: chains.list() }),
+    },
+  ];
+  if (localFaucet) {
+    routes.push({
+      method: 'post',
+      path: '/v1/local/faucet',
+      operationId: 'localFaucet',
+      summary: 'Local mode only: fund a wallet on the local devnet with native coin or test USDC',
+      tag: 'Local',
+      body: faucetBody,
+      responses: { 200: { description: 'The funding transaction', schema: faucetResponse } },
+      handler: async ({ caller, body }) => ({ status: 200, body: await chains.fund(caller, body) }),
+    });
+  }
+  return defineRoutes(routes);
+}

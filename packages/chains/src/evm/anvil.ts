@@ -1,0 +1,219 @@
+/**
+ * Local EVM devnet: spawns the anvil binary from @foundry-rs/anvil-linux-amd64 directly (never
+ * through npx — killing the wrapper leaves anvil running) and stops it by pid.
+ *
+ * Always runs with `--slots-in-an-epoch 1` (with the default 32, `finalized` stays at block 0 for
+ * 64 blocks) and interval mining (`--block-time`), so confirmations and the finalized head move
+ * even without traffic.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+
+export interface StartAnvilOptions {
+  /** 0 or omitted: a free port. */
+  port?: number;
+  /** Default 84532 (Base Sepolia's id). */
+  chainId?: number;
+  /** Interval mining period; default 1; fractional values (e.g. 0.25) are accepted by anvil. */
+  blockTimeSeconds?: number;
+  /** Extra anvil CLI arguments appended verbatim (e.g. `['--fork-url', url]`). */
+  extraArgs?: readonly string[];
+}
+
+export interface AnvilInstance {
+  rpcUrl: string;
+  chainId: number;
+  pid: number;
+  /** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+const STOP_GRACE_MS = 3_000;
+
+/** Absolute path of the anvil binary shipped by the optional dependency. */
+export function anvilBinaryPath(): string {
+  const require = createRequire(import.meta.url);
+  let pkgJson: string;
+  try {
+    pkgJson = require.resolve('@foundry-rs/anvil-linux-amd64/package.json');
+  } catch (err) {
+    throw new Error(
+      `anvil binary not found: @foundry-rs/anvil-linux-amd64 is not installed (platform ${process.platform}-${process.arch})`,
+      { cause: err },
+    );
+  }
+  return join(dirname(pkgJson), 'bin', 'anvil');
+}
+
+// One process-wide 'exit' hook kills every anvil we still own (sync SIGKILL: nothing async runs in 'exit').
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const c of live) {
+        try {
+          c.kill('SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    });
+  }
+}
+
+/** Rejects with EADDRINUSE-style error if something already listens on 127.0.0.1:port. */
+async function assertPortFree(port: number): Promise<void> {
+  await new Promise<void>((ok, fail) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', (e: NodeJS.ErrnoException) =>
+      fail(new AnvilStartError(`port ${port} on 127.0.0.1 is not available (${e.code ?? e.message})`, true)),
+    );
+    srv.listen(port, '127.0.0.1', () => srv.close(() => ok()));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function rpcChainId(rpcUrl: string): Promise<number | undefined> {
+  try {
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(1_000),
+    });
+    const body = (await res.json()) as { result?: string };
+    return body.result ? Number(BigInt(body.result)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function waitExit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => child.once('exit', () => r()));
+}
+
+class AnvilStartError extends Error {
+  constructor(
+    message: string,
+    readonly addressInUse: boolean,
+  ) {
+    super(message);
+    this.name = 'AnvilStartError';
+  }
+}
+
+async function startOnce(
+  port: number,
+  chainId: number,
+  blockTime: number,
+  extraArgs: readonly string[],
+): Promise<AnvilInstance> {
+  const args = [
+    '--host', '127.0.0.1',
+    '--port', String(port),
+    '--chain-id', String(chainId),
+    '--slots-in-an-epoch', '1',
+    '--block-time', String(blockTime),
+    '--silent',
+    ...extraArgs,
+  ];
+  const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (d: string) => {
+    if (stderr.length < 16_384) stderr += d;
+  });
+  let spawnError: Error | undefined;
+  child.once('error', (e) => (spawnError = e));
+  // Do not keep the parent alive just because anvil runs; the 'exit' hook reaps it.
+  child.unref();
+  (child.stderr as { unref?: () => void } | null)?.unref?.();
+  track(child);
+
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = waitExit(child);
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    try {
+      await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (spawnError) throw new AnvilStartError(`anvil failed to spawn: ${spawnError.message}`, false);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new AnvilStartError(
+        `anvil exited before becoming ready (code ${child.exitCode}, signal ${child.signalCode}): ${stderr.trim()}`,
+        /address already in use|os error 98/i.test(stderr),
+      );
+    }
+    const id = await rpcChainId(rpcUrl);
+    if (id !== undefined) {
+      if (id !== chainId) {
+        await stop();
+        throw new AnvilStartError(`port ${port} answers chain id ${id}, expected ${chainId} (another node?)`, true);
+      }
+      break;
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new AnvilStartError(`anvil not ready after ${READY_TIMEOUT_MS} ms on ${rpcUrl}: ${stderr.trim()}`, false);
+    }
+    await sleep(25);
+  }
+  if (child.pid === undefined) throw new AnvilStartError('anvil has no pid', false);
+  return { rpcUrl, chainId, pid: child.pid, stop };
+}
+
+/** Starts anvil and resolves once `eth_chainId` answers. */
+export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilInstance> {
+  const chainId = opts.chainId ?? 84532;
+  const blockTime = opts.blockTimeSeconds ?? 1;
+  const extra = opts.extraArgs ?? [];
+  if (!(blockTime > 0 && Number.isFinite(blockTime))) throw new Error(`blockTimeSeconds must be > 0, got ${blockTime}`);
+  if (!(Number.isSafeInteger(chainId) && chainId > 0)) throw new Error(`chainId must be a positive integer, got ${chainId}`);
+  if (opts.port !== undefined && !(Number.isInteger(opts.port) && opts.port >= 0 && opts.port < 65536)) {
+    throw new Error(`invalid port ${opts.port}`);
+  }
+  if (opts.port) {
+    // Otherwise an existing node on that port could answer eth_chainId in place of ours.
+    await assertPortFree(opts.port);
+    return startOnce(opts.port, chainId, blockTime, extra);
+  }
+  // Free port chosen here, so another process can grab it before anvil binds: retry a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(await freePort(), chainId, blockTime, extra);
+    } catch (err) {
+      if (!(err instanceof AnvilStartError && err.addressInUse) || attempt >= 3) throw err;
+    }
+  }
+}

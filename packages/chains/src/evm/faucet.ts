@@ -1,0 +1,55 @@
+/** Funds a wallet on a local devnet from dev account #0: native coin and/or TestUSDC (minted). */
+import { encodeFunctionData, type Address, type Hash } from 'viem';
+import { devClients, pendingNonce, withSendLock } from './dev-account.ts';
+import { TEST_USDC_ABI } from './test-usdc.ts';
+
+export interface FundEvmWalletParams {
+  rpcUrl: string;
+  chainId: number;
+  usdcAddress: Address;
+  to: Address;
+  /** Native amount in wei; 0/omitted sends nothing. */
+  nativeWei?: bigint;
+  /** TestUSDC base units (6 decimals), minted to `to`; 0/omitted mints nothing. */
+  usdcBaseUnits?: bigint;
+}
+
+export interface FundEvmWalletResult {
+  nativeTxHash?: Hash;
+  usdcTxHash?: Hash;
+}
+
+/**
+ * Submits both transactions under the per-rpcUrl send lock (explicit, consecutive nonces), then
+ * waits for both receipts outside the lock; throws if either reverts.
+ */
+export async function fundEvmWallet(p: FundEvmWalletParams): Promise<FundEvmWalletResult> {
+  const nativeWei = p.nativeWei ?? 0n;
+  const usdc = p.usdcBaseUnits ?? 0n;
+  if (nativeWei < 0n || usdc < 0n) throw new Error('fundEvmWallet: amounts must be >= 0');
+  if (nativeWei === 0n && usdc === 0n) return {};
+  const c = devClients(p.rpcUrl, p.chainId);
+
+  const result = await withSendLock(p.rpcUrl, async () => {
+    let nonce = await pendingNonce(c);
+    const out: FundEvmWalletResult = {};
+    if (nativeWei > 0n) {
+      out.nativeTxHash = await c.wallet.sendTransaction({ to: p.to, value: nativeWei, nonce: nonce++ });
+    }
+    if (usdc > 0n) {
+      out.usdcTxHash = await c.wallet.sendTransaction({
+        to: p.usdcAddress,
+        data: encodeFunctionData({ abi: TEST_USDC_ABI, functionName: 'mint', args: [p.to, usdc] }),
+        nonce: nonce++,
+      });
+    }
+    return out;
+  });
+
+  const hashes = [result.nativeTxHash, result.usdcTxHash].filter((h): h is Hash => h !== undefined);
+  const receipts = await Promise.all(hashes.map((hash) => c.public.waitForTransactionReceipt({ hash, timeout: 30_000 })));
+  for (const r of receipts) {
+    if (r.status !== 'success') throw new Error(`funding transaction ${r.transactionHash} reverted`);
+  }
+  return result;
+}

@@ -1,0 +1,2 @@
+export * from './evm/index.ts';
+export * from './solana/index.ts';

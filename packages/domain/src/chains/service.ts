@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { invalidRequest, notFound } from '../errors.ts';
+import type { WalletRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import { parseInput, uuidSchema } from '../shared/zod.ts';
+import type { WalletService } from '../wallets/service.ts';
+
+/** One configured chain as partners see it in GET /v1/chains. */
+export interface ChainInfo {
+  /** `EVM` chains are named by `chainId` (decimal string), Solana by `network`. */
+  type: 'EVM' | 'SOLANA';
+  chainId?: string;
+  network?: string;
+  name: string;
+  nativeCurrency: { symbol: string; decimals: number };
+  usdc: { address: string; decimals: number } | null;
+  isDevnet: boolean;
+}
+
+export interface ChainDirectory {
+  list(): ChainInfo[];
+}
+
+export type FaucetAsset = 'native' | 'usdc';
+
+/** Local mode only: funds addresses on the local devnets. */
+export interface LocalFaucet {
+  fund(target: { type: 'EVM' | 'SOLANA'; address: string }, asset: FaucetAsset, baseUnits: bigint): Promise<{ txHash: string }>;
+}
+
+export const chainListSchema = z
+  .object({
+    chains: z.array(
+      z.object({
+        type: z.enum(['EVM', 'SOLANA']),
+        chainId: z.string().optional(),
+        network: z.string().optional(),
+        name: z.string(),
+        nativeCurrency: z.object({ symbol: z.string(), decimals: z.number().int() }),
+        usdc: z.object({ address: z.string(), decimals: z.number().int() }).nullable(),
+        isDevnet: z.boolean(),
+      }),
+    ),
+  })
+  .meta({ id: 'ChainList' });
+
+export const faucetBody = z
+  .strictObject({
+    walletId: z.string().max(64),
+    amount: z.string().regex(/^(0|[1-9]\d{0,17})(\.\d{1,18})?$/, 'a positive decimal amount in standard units, e.g. "10" or "0.5"'),
+    token: z.enum(['native', 'usdc']).default('native'),
+  })
+  .meta({ id: 'LocalFaucetRequest' });
+
+export const faucetResponse = z
+  .object({ walletId: z.string(), address: z.string(), token: z.enum(['native', 'usdc']), amount: z.string(), baseUnits: z.string(), txHash: z.string() })
+  .meta({ id: 'LocalFaucetResponse' });
+
+/** Decimal string in standard units to integer base units; more decimals than the asset has is a 400. */
+export function toBaseUnits(amount: string, decimals: number): bigint {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  if (fraction.length > decimals) throw invalidRequest(`Invalid request: amount: at most ${decimals} decimals for this asset`);
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
+}
+
+export interface ChainServiceDeps {
+  directory: ChainDirectory;
+  faucet?: LocalFaucet;
+  loadWallet: WalletService['loadWallet'];
+  /** Unscoped lookup for the operator's faucet CLI. */
+  findWallet(walletId: string): Promise<WalletRecord | null>;
+}
+
+export function createChainService({ directory, faucet, loadWallet, findWallet }: ChainServiceDeps) {
+  async function fundWallet(wallet: WalletRecord, input: z.output<typeof faucetBody>) {
+    if (!faucet) throw invalidRequest('The faucet exists only in local mode');
+    if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') throw invalidRequest('The local faucet funds EVM and SOLANA wallets');
+    const chain = directory.list().find((c) => c.type === wallet.type && c.isDevnet);
+    if (!chain) throw invalidRequest(`No local ${wallet.type} devnet is running`);
+    const decimals = input.token === 'usdc' ? (chain.usdc?.decimals ?? 6) : chain.nativeCurrency.decimals;
+    const baseUnits = toBaseUnits(input.amount, decimals);
+    if (baseUnits === 0n) throw invalidRequest('Invalid request: amount: must be greater than zero');
+    const { txHash } = await faucet.fund({ type: wallet.type, address: wallet.address }, input.token, baseUnits);
+    return { walletId: wallet.id, address: wallet.address, token: input.token, amount: input.amount, baseUnits: baseUnits.toString(), txHash };
+  }
+
+  return {
+    list(): z.output<typeof chainListSchema> {
+      return { chains: directory.list() };
+    },
+
+    /** Absent outside local mode (the route is not mounted). */
+    async fund(caller: Caller, body: unknown): Promise<z.output<typeof faucetResponse>> {
+      const input = parseInput(faucetBody, body);
+      return fundWallet(await loadWallet(caller, input.walletId), input);
+    },
+
+    /** The operator's `npm run faucet`: any wallet of this deployment, by id. */
+    async fundById(body: unknown): Promise<z.output<typeof faucetResponse>> {
+      const input = parseInput(faucetBody, body);
+      const wallet = uuidSchema.safeParse(input.walletId).success ? await findWallet(input.walletId) : null;
+      if (!wallet) throw notFound('Wallet');
+      return fundWallet(wallet, input);
+    },
+  };
+}
+
+export type ChainService = ReturnType<typeof createChainService>;
