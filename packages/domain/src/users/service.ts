@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { generateKey } from '../custody/keys.ts';
-import { encryptShare, splitSecret, wipe, type KekProvider } from '../custody/shares.ts';
+import { encryptShare, wipe, type KekProvider } from '../custody/shares.ts';
 import { userCreatedEvent, walletClaimedEvent } from '../events/events.ts';
 import type { CustodyStore, UserStore } from '../ports.ts';
 import { parseInput } from '../shared/zod.ts';
-import { deriveAddress, formatPublicKey } from '../wallets/addresses.ts';
-import { createWalletBody, normalizeIdentifier, schemeOfType, userIdentifierTypes, type WalletView } from '../wallets/schemas.ts';
+import { createWalletBody, normalizeIdentifier, userIdentifierTypes, type WalletView } from '../wallets/schemas.ts';
 import { toWalletView } from '../wallets/service.ts';
+import { newWallet } from '../wallets/new-wallet.ts';
 
 export const signUpInput = z.strictObject({
   projectId: z.uuid(),
@@ -56,32 +55,14 @@ export function createUserService({ users, custody, keks }: UserServiceDeps) {
     async pregenerateClientWallet(input: z.input<typeof clientWalletInput>): Promise<{ wallet: WalletView; userShare: string }> {
       const parsed = parseInput(clientWalletInput, input);
       parseInput(createWalletBody, { type: parsed.type, userIdentifier: parsed.userIdentifier, userIdentifierType: parsed.userIdentifierType });
-      const scheme = schemeOfType[parsed.type];
-      const id = randomUUID();
-      const key = generateKey(scheme);
-      const { user, service } = splitSecret(key.secret);
-      wipe(key.secret);
-      const serviceShare = encryptShare(keks, id, 'service', service);
-      wipe(service);
+      const { wallet: row, user, service } = newWallet({ ...parsed }, 'client');
+      const serviceShare = encryptShare(keks, row.id, 'service', service);
       const userShare = Buffer.from(user).toString('hex');
-      wipe(user);
-      const cosmosPrefix = parsed.type === 'COSMOS' ? 'cosmos' : null;
+      wipe(user, service);
       const wallet = await custody.createClientWallet(
-        {
-          id,
-          projectId: parsed.projectId,
-          type: parsed.type,
-          scheme,
-          address: deriveAddress(parsed.type, key.publicKey, cosmosPrefix ?? undefined),
-          publicKey: formatPublicKey(parsed.type, key.publicKey),
-          status: 'ready',
-          userIdentifier: normalizeIdentifier(parsed.userIdentifierType, parsed.userIdentifier),
-          userIdentifierType: parsed.userIdentifierType,
-          cosmosPrefix,
-          custody: 'client',
-        },
+        row,
         serviceShare,
-        { projectId: parsed.projectId, apiKeyId: null, walletId: id, requestId: null, action: 'wallet.pregenerate', details: { type: parsed.type } },
+        { projectId: parsed.projectId, apiKeyId: null, walletId: row.id, requestId: null, action: 'wallet.pregenerate', details: { type: parsed.type } },
       );
       return { wallet: toWalletView(wallet), userShare };
     },

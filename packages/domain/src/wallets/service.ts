@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { generateKey } from '../custody/keys.ts';
-import { encryptShare, splitSecret, type KekProvider } from '../custody/shares.ts';
+import { encryptShare, wipe, type KekProvider } from '../custody/shares.ts';
 import { ApiError, notFound } from '../errors.ts';
 import {
   DuplicateWalletError,
@@ -11,16 +9,15 @@ import {
 import type { Caller } from '../shared/caller.ts';
 import { decodeCursor, encodeCursor, type Page } from '../shared/cursor.ts';
 import { parseInput, uuidSchema } from '../shared/zod.ts';
-import { deriveAddress, formatPublicKey } from './addresses.ts';
 import {
   createWalletBody,
   listWalletsQuery,
   normalizeIdentifier,
-  schemeOfType,
   updateWalletBody,
   type UserIdentifierType,
   type WalletView,
 } from './schemas.ts';
+import { newWallet } from './new-wallet.ts';
 
 export interface WalletServiceDeps {
   wallets: WalletStore;
@@ -84,32 +81,14 @@ export function createWalletService({ wallets, keks }: WalletServiceDeps) {
      */
     async create(caller: Caller, body: unknown): Promise<WalletView> {
       const input = parseInput(createWalletBody, body);
-      const scheme = input.scheme ?? schemeOfType[input.type];
-      const cosmosPrefix = input.type === 'COSMOS' ? (input.cosmosPrefix ?? 'cosmos') : null;
-      const id = randomUUID();
-      const key = generateKey(scheme);
-      const { user, service } = splitSecret(key.secret);
-      key.secret.fill(0);
-      const shares = [encryptShare(keks, id, 'user', user), encryptShare(keks, id, 'service', service)];
-      user.fill(0);
-      service.fill(0);
+      const { wallet: row, user, service } = newWallet({ ...input, projectId: caller.projectId }, 'api_key');
+      const shares = [encryptShare(keks, row.id, 'user', user), encryptShare(keks, row.id, 'service', service)];
+      wipe(user, service);
       try {
         const wallet = await wallets.create(
-          {
-            id,
-            projectId: caller.projectId,
-            type: input.type,
-            scheme,
-            address: deriveAddress(input.type, key.publicKey, cosmosPrefix ?? undefined),
-            publicKey: formatPublicKey(input.type, key.publicKey),
-            status: 'ready',
-            userIdentifier: normalizeIdentifier(input.userIdentifierType, input.userIdentifier),
-            userIdentifierType: input.userIdentifierType,
-            cosmosPrefix,
-            custody: 'api_key',
-          },
+          row,
           shares,
-          audit(caller, id, 'wallet.create', { type: input.type, scheme }),
+          audit(caller, row.id, 'wallet.create', { type: row.type, scheme: row.scheme }),
         );
         return toWalletView(wallet);
       } catch (error) {
