@@ -66,3 +66,35 @@ describe('openDatabase', () => {
     await expect(deploy(db)).rejects.toThrow(/closed/);
   });
 });
+
+describe('file-backed PGlite in a worker thread', () => {
+  it('keeps concurrent transactions of different connections apart', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'wallet-worker-'));
+    const db = await openDatabase({ dataDir: dir });
+    try {
+      const { randomUUID } = await import('node:crypto');
+      // Transactions share PGlite's one session: a connection's open transaction holds it, and
+      // other connections' statements (issued concurrently, never awaited inside a transaction)
+      // wait their turn instead of landing inside it.
+      const [results] = await Promise.all([
+        Promise.allSettled(
+          Array.from({ length: 24 }, (_, i) =>
+            db.prisma.$transaction(async (tx) => {
+              await tx.partner.create({ data: { id: randomUUID(), name: `p-${i}` } });
+              await tx.partner.count();
+              if (i % 3 === 0) throw new Error('roll back');
+            }),
+          ),
+        ),
+        Promise.all(Array.from({ length: 24 }, () => db.query('SELECT count(*) FROM partners'))),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(16);
+      const names = (await db.query<{ name: string }>('SELECT name FROM partners ORDER BY name')).map((r) => r.name);
+      expect(names).toHaveLength(16);
+      expect(names.some((n) => Number(n.slice(2)) % 3 === 0)).toBe(false);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { deploy, pgConfigFromUrl } from './migrate/deploy.ts';
 import { readMigrations } from './migrate/files.ts';
 import { driverHandles } from './migrate/handles.ts';
+import { startPGliteServer } from './pglite-server.ts';
 import { emptyMemoryPGlite, memoryPGliteFrom, pgliteSnapshot } from './pglite-template.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -34,6 +35,12 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /**
+   * With `dataDir` (default true): run PGlite in a worker thread behind the PostgreSQL wire
+   * protocol and use the PostgreSQL driver path (a small pool) from this thread, so
+   * query execution does not compete with request handling. false: PGlite in this thread.
+   */
+  worker?: boolean;
 }
 
 /**
@@ -69,6 +76,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     const key = migrations.map((m) => `${m.name}:${m.checksum}`).join('\n');
     return { key, setup: async (db: PGlite) => void (await deploy(db)) };
   };
+  if (opts.dataDir && (opts.worker ?? true)) return openWorkerDatabase(path.resolve(opts.dataDir), migrate, migratedSnapshot);
   let client: PGlite;
   if (opts.dataDir) {
     const dir = path.resolve(opts.dataDir);
@@ -96,6 +104,42 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
   const query = async <T,>(text: string, values: unknown[] = []) => (await client.query<T>(text, values)).rows;
   return track({ prisma, kind: 'pglite', query, close: closer(prisma, () => client.close()) }, client);
+}
+
+/** File-backed PGlite in a worker thread (pglite-server.ts), reached through pg like PostgreSQL. */
+async function openWorkerDatabase(
+  dir: string,
+  migrate: boolean,
+  migratedSnapshot: () => Promise<{ key: string; setup: (db: PGlite) => Promise<void> }>,
+): Promise<Database> {
+  mkdirSync(dir, { recursive: true });
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  let loadDataDir: Blob | undefined;
+  if (fresh && migrate) {
+    const { key, setup } = await migratedSnapshot();
+    loadDataDir = await pgliteSnapshot('migrated', key, setup);
+  }
+  const server = await startPGliteServer(dir, loadDataDir);
+  // The worker multiplexes these connections onto PGlite's one session (see pglite-worker.ts).
+  const pool = new pg.Pool({ ...server.connection, max: 4 });
+  pool.on('error', (err) => console.error(`[db] idle PGlite worker client error: ${err.message}`));
+  try {
+    if (migrate) await deploy(pool);
+  } catch (e) {
+    await pool.end().catch(() => {});
+    await server.close().catch(() => {});
+    throw e;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const query = async <T,>(text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as T[];
+  const end = async () => {
+    try {
+      await pool.end();
+    } finally {
+      await server.close();
+    }
+  };
+  return track({ prisma, kind: 'pglite', query, close: closer(prisma, end) }, pool);
 }
 
 function track(db: Database, handle: PGlite | pg.Pool): Database {
