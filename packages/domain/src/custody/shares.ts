@@ -14,7 +14,8 @@
  * exists elsewhere, e.g. inside OpenSSL or a library the callback hands the secret to; this
  * narrows the window, it does not make memory disclosure impossible.)
  */
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { openUnderKek, sealUnderKek } from './kek-seal.ts';
 
 export type ShareRole = 'user' | 'service';
 
@@ -40,9 +41,6 @@ export interface EncryptedShare {
 }
 
 const SHARE_LENGTH = 32;
-const IV_LENGTH = 12;
-const TAG_LENGTH = 16;
-const ALGORITHM = 'aes-256-gcm';
 const DECRYPT_FAILED = 'key share cannot be decrypted';
 
 /** Overwrites the buffers with zeros; ignores undefined entries. */
@@ -66,29 +64,12 @@ export function joinShares(a: Uint8Array, b: Uint8Array): Uint8Array {
   return secret;
 }
 
-function associatedData(walletId: string, role: ShareRole): Buffer {
-  return Buffer.from(`${walletId}:${role}`, 'utf8');
-}
-
-function assertKek(kek: Kek | undefined): asserts kek is Kek {
-  if (!kek || kek.key.length !== 32) throw new Error('key-encryption key must be 32 bytes');
-}
+const associatedData = (walletId: string, role: ShareRole) => `${walletId}:${role}`;
 
 export function encryptShare(keks: KekProvider, walletId: string, role: ShareRole, share: Uint8Array): EncryptedShare {
   if (role !== 'user' && role !== 'service') throw new Error('share role must be user or service');
   const kek = keks.current(role);
-  assertKek(kek);
-  const iv = randomFillSync(new Uint8Array(IV_LENGTH));
-  const cipher = createCipheriv(ALGORITHM, kek.key, iv, { authTagLength: TAG_LENGTH });
-  cipher.setAAD(associatedData(walletId, role));
-  const body = cipher.update(share);
-  const tail = cipher.final();
-  const tag = cipher.getAuthTag();
-  const ciphertext = new Uint8Array(body.length + tail.length + TAG_LENGTH);
-  ciphertext.set(body, 0);
-  ciphertext.set(tail, body.length);
-  ciphertext.set(tag, body.length + tail.length);
-  return { role, kekId: kek.id, iv, ciphertext };
+  return { role, kekId: kek.id, ...sealUnderKek(kek, associatedData(walletId, role), share) };
 }
 
 /**
@@ -96,27 +77,11 @@ export function encryptShare(keks: KekProvider, walletId: string, role: ShareRol
  * same plain Error without details, so nothing about the key material leaks through messages.
  */
 export function decryptShare(keks: KekProvider, walletId: string, share: EncryptedShare): Uint8Array {
-  let body: Buffer | undefined;
-  let tail: Buffer | undefined;
   try {
     if (share.role !== 'user' && share.role !== 'service') throw new Error('bad role');
-    if (share.iv.length !== IV_LENGTH || share.ciphertext.length < TAG_LENGTH) throw new Error('bad shape');
-    const kek = keks.byId(share.kekId);
-    assertKek(kek);
-    const split = share.ciphertext.length - TAG_LENGTH;
-    const decipher = createDecipheriv(ALGORITHM, kek.key, share.iv, { authTagLength: TAG_LENGTH });
-    decipher.setAAD(associatedData(walletId, share.role));
-    decipher.setAuthTag(share.ciphertext.subarray(split));
-    body = decipher.update(share.ciphertext.subarray(0, split));
-    tail = decipher.final();
-    const plain = new Uint8Array(body.length + tail.length);
-    plain.set(body, 0);
-    plain.set(tail, body.length);
-    return plain;
+    return openUnderKek(keks.byId(share.kekId), associatedData(walletId, share.role), share.iv, share.ciphertext);
   } catch {
     throw new Error(DECRYPT_FAILED);
-  } finally {
-    wipe(body, tail);
   }
 }
 

@@ -8,16 +8,14 @@
  *   private key copied next to another public key no longer decrypts.
  */
 import {
-  createCipheriv,
-  createDecipheriv,
   createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
-  randomFillSync,
   type KeyObject,
 } from 'node:crypto';
-import { wipe, type Kek, type KekProvider } from '../custody/shares.ts';
+import { openUnderKek, sealUnderKek } from '../custody/kek-seal.ts';
+import { wipe, type KekProvider } from '../custody/shares.ts';
 import type { EnclaveKeyRow } from '../ports.ts';
 
 /** Stored form of the enclave key (the `enclave_keys` row). */
@@ -30,9 +28,6 @@ export interface EnclavePublicView {
 }
 
 const CURVE = 'prime256v1';
-const IV_LENGTH = 12;
-const TAG_LENGTH = 16;
-const CIPHER = 'aes-256-gcm';
 const OPEN_FAILED = 'enclave key cannot be decrypted';
 
 /** Lowercase hex SHA-256 of the SPKI DER encoding of `publicKey` (PEM text or a KeyObject). */
@@ -42,33 +37,17 @@ export function keyFingerprint(publicKey: string | KeyObject): string {
   return createHash('sha256').update(der).digest('hex');
 }
 
-function associatedData(id: string): Buffer {
-  return Buffer.from(`enclave-key:${id}`, 'utf8');
-}
-
-function assertKek(kek: Kek | undefined): asserts kek is Kek {
-  if (!kek || kek.key.length !== 32) throw new Error('key-encryption key must be 32 bytes');
-}
+const associatedData = (id: string) => `enclave-key:${id}`;
 
 /** Generates a fresh P-256 enclave key and encrypts its private half under the current service KEK. */
 export function generateEnclaveKey(keks: KekProvider, now: Date): EnclaveKeyRecord {
   const kek = keks.current('service');
-  assertKek(kek);
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: CURVE });
   const id = keyFingerprint(publicKey);
   const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'der' });
   try {
-    const iv = randomFillSync(new Uint8Array(IV_LENGTH));
-    const cipher = createCipheriv(CIPHER, kek.key, iv, { authTagLength: TAG_LENGTH });
-    cipher.setAAD(associatedData(id));
-    const body = cipher.update(pkcs8);
-    const tail = cipher.final();
-    const tag = cipher.getAuthTag();
-    const encryptedPrivateKey = new Uint8Array(body.length + tail.length + TAG_LENGTH);
-    encryptedPrivateKey.set(body, 0);
-    encryptedPrivateKey.set(tail, body.length);
-    encryptedPrivateKey.set(tag, body.length + tail.length);
+    const { iv, ciphertext: encryptedPrivateKey } = sealUnderKek(kek, associatedData(id), pkcs8);
     return { id, publicKeyPem, kekId: kek.id, iv, encryptedPrivateKey, createdAt: new Date(now.getTime()) };
   } finally {
     wipe(pkcs8);
@@ -85,22 +64,10 @@ export function enclavePublicView(record: EnclaveKeyRecord): EnclavePublicView {
  * record's fingerprint. Any failure throws the same plain Error without details.
  */
 export function openEnclavePrivateKey(keks: KekProvider, record: EnclaveKeyRecord): KeyObject {
-  let body: Buffer | undefined;
-  let tail: Buffer | undefined;
-  let pkcs8: Buffer | undefined;
+  let pkcs8: Uint8Array | undefined;
   try {
-    const { iv, encryptedPrivateKey } = record;
-    if (iv.length !== IV_LENGTH || encryptedPrivateKey.length <= TAG_LENGTH) throw new Error('bad shape');
-    const kek = keks.byId(record.kekId);
-    assertKek(kek);
-    const split = encryptedPrivateKey.length - TAG_LENGTH;
-    const decipher = createDecipheriv(CIPHER, kek.key, iv, { authTagLength: TAG_LENGTH });
-    decipher.setAAD(associatedData(record.id));
-    decipher.setAuthTag(encryptedPrivateKey.subarray(split));
-    body = decipher.update(encryptedPrivateKey.subarray(0, split));
-    tail = decipher.final();
-    pkcs8 = Buffer.concat([body, tail]);
-    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    pkcs8 = openUnderKek(keks.byId(record.kekId), associatedData(record.id), record.iv, record.encryptedPrivateKey);
+    const privateKey = createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' });
     if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== CURVE) {
       throw new Error('not a P-256 key');
     }
@@ -109,6 +76,6 @@ export function openEnclavePrivateKey(keks: KekProvider, record: EnclaveKeyRecor
   } catch {
     throw new Error(OPEN_FAILED);
   } finally {
-    wipe(body, tail, pkcs8);
+    wipe(pkcs8);
   }
 }
