@@ -25,3 +25,4 @@ export * from './migration/service.ts';
 export * from './migration/envelope.ts';
 export * from './migration/enclave-key.ts';
 export * from './chains/service.ts';
+export * from './transactions/gateways.ts';

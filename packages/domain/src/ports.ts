@@ -199,3 +199,127 @@ export interface EnclaveKeyRow {
   encryptedPrivateKey: Uint8Array;
   createdAt: Date;
 }
+
+export type TransactionStatus = 'pending' | 'submitted' | 'confirmed' | 'reverted' | 'failed';
+export type IntentKind = 'transfer' | 'sign_transaction' | 'yield';
+export type FailureStage = 'mpc_sign' | 'signature_apply' | 'signer_verify' | 'broadcast' | 'monitor_timeout';
+
+/** What the monitor reports beside the status: how the same-nonce race ended, its own state. */
+export interface MonitoringInfo {
+  chainOutcome?: string | null;
+  winningHash?: string | null;
+  winningStatus?: string | null;
+  /** e.g. `active`, `extended` (past the 30-minute window), `escalated` (past 24 h), `finality_unavailable`. */
+  state?: string;
+  lastError?: string | null;
+}
+
+export interface TransactionRecord {
+  id: string;
+  projectId: string;
+  partnerId: string;
+  walletId: string;
+  walletType: 'EVM' | 'SOLANA';
+  intentKind: IntentKind;
+  status: TransactionStatus;
+  chainId: string | null;
+  network: string | null;
+  fromAddress: string;
+  to: string | null;
+  value: string | null;
+  tokenAddress: string | null;
+  nonce: number | null;
+  hash: string | null;
+  recentBlockhash: string | null;
+  lastValidBlockHeight: bigint | null;
+  nonceAccount: string | null;
+  blockNumber: bigint | null;
+  blockHash: string | null;
+  failureStage: FailureStage | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  monitoring: MonitoringInfo | null;
+  cancellationOf: string | null;
+  requestId: string | null;
+  apiKeyId: string | null;
+  submittedAt: Date | null;
+  resolvedAt: Date | null;
+  evidenceAt: Date | null;
+  nextCheckAt: Date | null;
+  checkCount: number;
+  consecutiveErrors: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewTransactionRecord = Omit<
+  TransactionRecord,
+  'createdAt' | 'updatedAt' | 'checkCount' | 'consecutiveErrors' | 'evidenceAt' | 'resolvedAt' | 'blockNumber' | 'blockHash'
+> & { createdAt?: Date };
+
+/** Fields a broadcast step or a monitor check may change. */
+export type TransactionPatch = Partial<
+  Pick<
+    TransactionRecord,
+    | 'status'
+    | 'hash'
+    | 'blockNumber'
+    | 'blockHash'
+    | 'failureStage'
+    | 'failureCode'
+    | 'failureMessage'
+    | 'monitoring'
+    | 'submittedAt'
+    | 'resolvedAt'
+    | 'evidenceAt'
+    | 'nextCheckAt'
+    | 'checkCount'
+    | 'consecutiveErrors'
+  >
+>;
+
+export interface TransactionListFilter {
+  projectId: string;
+  walletId: string;
+  status?: TransactionStatus;
+  intentKind?: IntentKind;
+  after?: KeysetPosition;
+  limit: number;
+}
+
+/** A monitor check that changed nothing but the schedule. */
+export interface TransactionReschedule {
+  id: string;
+  nextCheckAt: Date;
+  consecutiveErrors: number;
+  evidenceAt: Date | null;
+  monitoring: MonitoringInfo | null;
+}
+
+export interface TransactionStore {
+  /**
+   * The EVM nonce for the next transaction of (wallet, chain): a released nonce not below
+   * `chainPendingNonce` if there is one, else the larger of the stored counter and
+   * `chainPendingNonce`; the counter moves past it. Atomic across processes.
+   */
+  allocateNonce(walletId: string, chainId: string, chainPendingNonce: number): Promise<number>;
+  /** A nonce whose transaction the node refused: handed out again before any new one. */
+  releaseNonce(walletId: string, chainId: string, nonce: number): Promise<void>;
+  create(record: NewTransactionRecord, events: NewEvent[]): Promise<TransactionRecord>;
+  /** Applies the patch and writes the events in one transaction. */
+  update(id: string, patch: TransactionPatch, events: NewEvent[]): Promise<TransactionRecord>;
+  findInWallet(projectId: string, walletId: string, transactionId: string): Promise<TransactionRecord | null>;
+  /** Newest first (createdAt desc, id desc) after the keyset position. */
+  list(filter: TransactionListFilter): Promise<TransactionRecord[]>;
+  /** Every record of the wallet on that chain broadcast with this nonce (same-nonce races). */
+  findByNonce(walletId: string, chainId: string, nonce: number): Promise<TransactionRecord[]>;
+  /**
+   * Leases up to `limit` records due at `now` (nextCheckAt ≤ now, no live lease) to `owner` until
+   * `leaseUntil`; two owners never hold the same record at once. Oldest due first.
+   */
+  leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<TransactionRecord[]>;
+  /** Saves unchanged-status checks in one statement, only for records `owner` still leases; releases them. */
+  reschedule(owner: string, checks: TransactionReschedule[]): Promise<number>;
+  /** Saves a resolving check (patch + events) if `owner` still leases the record; releases it. */
+  completeCheck(owner: string, id: string, patch: TransactionPatch, events: NewEvent[]): Promise<TransactionRecord | null>;
+}

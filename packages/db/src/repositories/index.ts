@@ -6,6 +6,7 @@ import { createDatabaseRateLimitStore } from './rate-limits.ts';
 import { createWalletStore } from './wallets.ts';
 import { createUserStore } from './users.ts';
 import { createCustodyStore } from './custody.ts';
+import { createTransactionStore } from './transactions.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -20,6 +21,7 @@ export function createStores(database: Database) {
     rateLimits: createDatabaseRateLimitStore(prisma),
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
+    transactions: createTransactionStore(database),
   };
 }
 
