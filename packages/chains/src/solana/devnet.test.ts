@@ -20,14 +20,26 @@ import {
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
+  setTransactionMessageLifetimeUsingDurableNonce,
   signTransactionMessageWithSigners,
   signature as toSignature,
   type Address,
   type Instruction,
   type KeyPairSigner,
+  type Nonce,
   type Signature,
+  type TransactionMessageBytesBase64,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import {
+  NonceState,
+  SYSTEM_PROGRAM_ADDRESS,
+  fetchNonce,
+  getCreateAccountInstruction,
+  getInitializeNonceAccountInstruction,
+  getNonceSize,
+  getTransferSolInstruction,
+} from '@solana-program/system';
+import { createSolanaGateway } from '../gateways/solana-gateway.ts';
 import { fundSolanaWallet, startSolanaDevnet, type SolanaDevnet } from './devnet.ts';
 import { TOKEN_PROGRAM_ADDRESS, USDC_DECIMALS, getAssociatedTokenAddress, getTransferTokenInstructions } from './spl.ts';
 
@@ -283,6 +295,75 @@ describe('solana devnet (LiteSVM behind JSON-RPC)', () => {
     expect(out[2].error.code).toBe(-32601);
     const parse = (await fetch(devnet.rpcUrl, { method: 'POST', body: '{nope' }).then((r) => r.json())) as { error: { code: number } };
     expect(parse.error.code).toBe(-32700);
+  });
+
+  it('serves what the chain gateways use: base64 accounts with owner, searchTransactionHistory, finalized block height', async () => {
+    const w = await generateKeyPairSigner();
+    const [airdrop] = (await fundSolanaWallet(devnet, { to: w.address, lamports: SOL, commitment: 'confirmed' })).signatures;
+    const acct = await rawCall({ jsonrpc: '2.0', id: 1, method: 'getAccountInfo', params: [devnet.usdcMint, { encoding: 'base64', commitment: 'confirmed' }] });
+    expect(acct.result.value.owner).toBe(TOKEN_PROGRAM_ADDRESS);
+    expect(acct.result.value.data[1]).toBe('base64');
+    expect(Buffer.from(acct.result.value.data[0], 'base64')[44]).toBe(USDC_DECIMALS);
+    expect((await rawCall({ jsonrpc: '2.0', id: 2, method: 'getAccountInfo', params: [randomBase58(32), { encoding: 'base64' }] })).result.value).toBeNull();
+    const st = await rawCall({ jsonrpc: '2.0', id: 3, method: 'getSignatureStatuses', params: [[airdrop, randomBase58(64)], { searchTransactionHistory: true }] });
+    expect(st.result.value[0].confirmationStatus).toMatch(/confirmed|finalized/);
+    expect(st.result.value[1]).toBeNull();
+    const [height, slot] = await rawCall([
+      { jsonrpc: '2.0', id: 4, method: 'getBlockHeight', params: [{ commitment: 'finalized' }] },
+      { jsonrpc: '2.0', id: 5, method: 'getSlot', params: [{ commitment: 'processed' }] },
+    ]);
+    expect(slot.result - height.result).toBe(2);
+  });
+
+  it('durable nonces: create + initialize a nonce account, read it back, use it as a transaction lifetime', async () => {
+    const payer = await generateKeyPairSigner();
+    const nonceAccount = await generateKeyPairSigner();
+    await fundSolanaWallet(devnet, { to: payer.address, lamports: SOL, commitment: 'processed' });
+    const rent = await rpc.getMinimumBalanceForRentExemption(BigInt(getNonceSize())).send();
+    const create = await signedTx(payer, [
+      getCreateAccountInstruction({ payer, newAccount: nonceAccount, lamports: rent, space: getNonceSize(), programAddress: SYSTEM_PROGRAM_ADDRESS }),
+      getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: payer.address }),
+    ]);
+    await rpc.sendTransaction(create.wire, { encoding: 'base64' }).send();
+    await waitForStatus(create.signature, 'confirmed');
+
+    const gateway = createSolanaGateway({ network: 'SOLANA_DEVNET', rpcUrl: devnet.rpcUrl });
+    const state = await gateway.getNonceAccount(nonceAccount.address);
+    expect(state?.authority).toBe(payer.address);
+    const decoded = (await fetchNonce(rpc, nonceAccount.address, { commitment: 'confirmed' })).data;
+    expect(decoded.state).toBe(NonceState.Initialized);
+    expect(decoded.blockhash).toBe(state!.nonce);
+
+    // A transfer with the nonce as its lifetime (AdvanceNonceAccount first): fee quoted, accepted, nonce advanced.
+    const other = await generateKeyPairSigner();
+    const durable = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingDurableNonce({ nonce: state!.nonce as Nonce, nonceAccountAddress: nonceAccount.address, nonceAuthorityAddress: payer.address }, m),
+      (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: payer, destination: other.address, amount: lamports(SOL / 10n) }), m),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+    const message = getBase64Decoder().decode(durable.messageBytes) as TransactionMessageBytesBase64;
+    expect((await rpc.getFeeForMessage(message, { commitment: 'processed' }).send()).value).toBe(5000n);
+    expect((await rpc.isBlockhashValid(blockhash(state!.nonce), { commitment: 'processed' }).send()).value).toBe(false);
+    const wire = getBase64EncodedWireTransaction(durable);
+    expect((await rpc.simulateTransaction(wire, { encoding: 'base64' }).send()).value.err).toBeNull();
+    const sig = await rpc.sendTransaction(wire, { encoding: 'base64' }).send();
+    await waitForStatus(sig, 'confirmed');
+    expect((await rpc.getBalance(other.address, { commitment: 'confirmed' }).send()).value).toBe(SOL / 10n);
+    const after = await gateway.getNonceAccount(nonceAccount.address);
+    expect(after?.nonce).not.toBe(state!.nonce);
+
+    // The consumed nonce no longer works: same answer as an unknown blockhash.
+    const replay = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingDurableNonce({ nonce: state!.nonce as Nonce, nonceAccountAddress: nonceAccount.address, nonceAuthorityAddress: payer.address }, m),
+      (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: payer, destination: other.address, amount: lamports(SOL / 20n) }), m),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+    const raw = await rawCall({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [getBase64EncodedWireTransaction(replay), { encoding: 'base64' }] });
+    expect(raw.error).toMatchObject({ code: -32002, message: 'Transaction simulation failed: Blockhash not found' });
   });
 
   it('stop() closes the server', async () => {

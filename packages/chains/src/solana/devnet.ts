@@ -15,7 +15,11 @@
  * - Transactions execute immediately on arrival (there is no leader/queue). Failed transactions that got past fee
  *   payment (e.g. an InstructionError) land with their `err` and pay the fee when sent with skipPreflight, like a node.
  * - Fees: 5000 lamports per signature (priority fees are not modelled in getFeeForMessage / meta.fee).
- * - Not supported: durable nonces, address lookup tables, websockets/subscriptions, getBlock, jsonParsed encoding.
+ * - Durable nonces: a message whose first instruction is System AdvanceNonceAccount and whose lifetime token equals
+ *   the nonce stored in that (initialized, current-version) nonce account is accepted in place of a recent blockhash
+ *   by sendTransaction, simulateTransaction and getFeeForMessage (isBlockhashValid stays blockhash-only, as on a
+ *   node). Limitation: a durable-nonce transaction that lands with an error (skipPreflight) does not advance the nonce.
+ * - Not supported: address lookup tables, websockets/subscriptions, getBlock, jsonParsed encoding.
  *
  * Non-standard methods: `devnet_advanceSlots [n]` (advance n slots now, returns the new slot) and
  * `devnet_fundWallet [{to, lamports?, usdcBaseUnits?}]` (amounts as strings/numbers; returns {signatures}).
@@ -62,6 +66,10 @@ const COMMITMENT_LAG: Record<Commitment, number> = { processed: 0, confirmed: 1,
 const SLOTS_PER_EPOCH = 432_000;
 const U64_MAX = 18_446_744_073_709_551_615n;
 const COMPUTE_BUDGET_PROGRAM = address('ComputeBudget111111111111111111111111111111');
+const SYSTEM_PROGRAM = address('11111111111111111111111111111111');
+/** System instruction index of AdvanceNonceAccount, and the size of a nonce account (nonce::state::Versions). */
+const ADVANCE_NONCE_ACCOUNT = 4;
+const NONCE_ACCOUNT_SIZE = 80;
 
 export interface FundSolanaWalletOptions {
   to: string;
@@ -211,6 +219,30 @@ class LocalChain {
     return issued !== undefined && issued <= at && at - issued <= BLOCKHASH_VALID_SLOTS;
   }
 
+  /**
+   * Whether a message's lifetime is still good: a recent blockhash, or (durable nonce) a first instruction
+   * System AdvanceNonceAccount on a nonce account whose stored nonce is the message's lifetime token.
+   */
+  isLifetimeValid(message: CompiledTransactionMessage & CompiledTransactionMessageWithLifetime, commitment: Commitment = 'finalized'): boolean {
+    if (this.isBlockhashValid(message.lifetimeToken, commitment)) return true;
+    const first = 'instructions' in message ? message.instructions[0] : undefined;
+    if (!first || message.staticAccounts[first.programAddressIndex] !== SYSTEM_PROGRAM) return false;
+    const data = first.data;
+    if (!data || data.length < 4 || new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(0, true) !== ADVANCE_NONCE_ACCOUNT) return false;
+    const nonceAccount = first.accountIndices?.[0] === undefined ? undefined : message.staticAccounts[first.accountIndices[0]];
+    return nonceAccount !== undefined && this.storedNonce(nonceAccount, commitment) === message.lifetimeToken;
+  }
+
+  /** The durable nonce (base58) held by an initialized, current-version System nonce account, else null. */
+  storedNonce(addr: Address, commitment?: Commitment): string | null {
+    const a = this.account(addr, commitment);
+    if (!a.exists || a.programAddress !== SYSTEM_PROGRAM || a.data.length !== NONCE_ACCOUNT_SIZE) return null;
+    const d = a.data as Uint8Array;
+    const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
+    if (view.getUint32(0, true) !== 1 || view.getUint32(4, true) !== 1) return null; // version Current, state Initialized
+    return b58dec.decode(d.subarray(40, 72));
+  }
+
   /** Account as seen by the bank at `commitment` (undoing journaled writes newer than that bank). */
   account(addr: Address, commitment?: Commitment): MaybeEncodedAccount {
     const at = this.commitmentSlot(commitment);
@@ -248,7 +280,7 @@ class LocalChain {
   ): Record<string, unknown> {
     const { tx, message } = this.decode(wire);
     const base = { accounts: null, returnData: null, innerInstructions: null, loadedAccountsDataSize: 0 };
-    if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(message.lifetimeToken, 'processed')) {
+    if (!opts.replaceRecentBlockhash && !this.isLifetimeValid(message, 'processed')) {
       return { ...base, err: 'BlockhashNotFound', logs: [], unitsConsumed: 0 };
     }
     let res: ReturnType<LocalChain['simulateRaw']>;
@@ -288,7 +320,7 @@ class LocalChain {
       if (preflight) throw preflightError('AlreadyProcessed');
       return signature;
     }
-    if (!this.isBlockhashValid(message.lifetimeToken, 'processed')) {
+    if (!this.isLifetimeValid(message, 'processed')) {
       if (preflight) throw preflightError('BlockhashNotFound');
       return signature; // accepted by the "node", never lands
     }
@@ -543,7 +575,7 @@ export async function startSolanaDevnet(opts: StartSolanaDevnetOptions = {}): Pr
       } catch {
         throw new RpcError(-32602, 'invalid message');
       }
-      const fee = chain.isBlockhashValid(message.lifetimeToken, c) ? LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) : null;
+      const fee = chain.isLifetimeValid(message, c) ? LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) : null;
       return { context: { slot: BigInt(chain.commitmentSlot(c)) }, value: fee };
     },
     getMinimumBalanceForRentExemption: (p) => chain.svm.minimumBalanceForRentExemption(BigInt(Number(p[0] ?? 0))),

@@ -1,0 +1,64 @@
+import type { ChainDirectory, ChainGateways, ChainInfo, EvmGateway, SolanaGateway } from '@wallet/domain';
+import { createEvmGateway } from './gateways/evm-gateway.ts';
+import { createSolanaGateway } from './gateways/solana-gateway.ts';
+
+/** One chain of the deployment's configuration (env CHAINS, or the local devnets). */
+export type ChainEntry =
+  | {
+      type: 'EVM';
+      chainId: number;
+      rpcUrl: string;
+      name?: string;
+      nativeSymbol?: string;
+      usdcAddress?: string;
+      isDevnet?: boolean;
+    }
+  | {
+      type: 'SOLANA';
+      network: string;
+      rpcUrl: string;
+      name?: string;
+      usdcMint?: string;
+      isDevnet?: boolean;
+    };
+
+export interface ChainRegistry {
+  directory: ChainDirectory;
+  gateways: ChainGateways;
+}
+
+/** The chain registry: how requests name a chain (EVM chain id, Solana network) to its RPC and assets. */
+export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?: number } = {}): ChainRegistry {
+  const evm = new Map<number, EvmGateway>();
+  const solana = new Map<string, SolanaGateway>();
+  const infos: ChainInfo[] = [];
+  for (const entry of entries) {
+    if (entry.type === 'EVM') {
+      if (evm.has(entry.chainId)) throw new Error(`chain ${entry.chainId} is configured twice`);
+      evm.set(entry.chainId, createEvmGateway({ chainId: entry.chainId, rpcUrl: entry.rpcUrl, timeoutMs: options.timeoutMs }));
+      infos.push({
+        type: 'EVM',
+        chainId: String(entry.chainId),
+        name: entry.name ?? `EVM chain ${entry.chainId}`,
+        nativeCurrency: { symbol: entry.nativeSymbol ?? 'ETH', decimals: 18 },
+        usdc: entry.usdcAddress ? { address: entry.usdcAddress, decimals: 6 } : null,
+        isDevnet: entry.isDevnet ?? false,
+      });
+    } else {
+      if (solana.has(entry.network)) throw new Error(`network ${entry.network} is configured twice`);
+      solana.set(entry.network, createSolanaGateway({ network: entry.network, rpcUrl: entry.rpcUrl, timeoutMs: options.timeoutMs }));
+      infos.push({
+        type: 'SOLANA',
+        network: entry.network,
+        name: entry.name ?? `Solana ${entry.network}`,
+        nativeCurrency: { symbol: 'SOL', decimals: 9 },
+        usdc: entry.usdcMint ? { address: entry.usdcMint, decimals: 6 } : null,
+        isDevnet: entry.isDevnet ?? entry.network !== 'SOLANA',
+      });
+    }
+  }
+  return {
+    directory: { list: () => infos },
+    gateways: { evm: (chainId) => evm.get(chainId), solana: (network) => solana.get(network) },
+  };
+}

@@ -1,0 +1,2 @@
+/** Test helpers (import from '@wallet/chains/testing'); never imported by production code. */
+export { startRpcFaultProxy, type RpcFaultMode, type RpcFaultProxy } from './rpc-proxy.ts';
