@@ -7,6 +7,7 @@ import { toExpressPath, type RouteDef } from './http/route.ts';
 import { docsRouter } from './routes/docs.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { migrationRoutes } from './routes/migration.ts';
+import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
 import type { Services } from './services.ts';
@@ -23,6 +24,7 @@ export function allRoutes(services: Services): RouteDef[] {
   return [
     ...walletRoutes(services.wallets),
     ...signingRoutes(services.signing),
+    ...transactionRoutes(services.transactions),
     ...migrationRoutes(services.migration),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),
   ];

@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { z } from 'zod';
+import type { ChainEntry } from '@wallet/chains';
 
 export type AppEnv = 'local' | 'beta' | 'production';
 
@@ -16,6 +18,47 @@ export interface Config {
   authCacheMs: number;
   /** Share key-encryption keys from the environment; the local default keeps a generated key file instead. */
   kekSource: 'file' | 'env';
+  /** Chains from CHAINS (JSON array); local mode adds its devnets. */
+  chains: ChainEntry[];
+}
+
+const rpcUrl = z.url({ protocol: /^https?$/ });
+const chainsSchema = z.array(
+  z.discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('EVM'),
+      chainId: z.number().int().positive(),
+      rpcUrl,
+      name: z.string().optional(),
+      nativeSymbol: z.string().optional(),
+      usdcAddress: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+      isDevnet: z.boolean().optional(),
+    }),
+    z.strictObject({
+      type: z.literal('SOLANA'),
+      network: z.enum(['SOLANA', 'SOLANA_DEVNET', 'SOLANA_TESTNET']),
+      rpcUrl,
+      name: z.string().optional(),
+      usdcMint: z.string().optional(),
+      isDevnet: z.boolean().optional(),
+    }),
+  ]),
+);
+
+function parseChains(text: string | undefined): ChainEntry[] {
+  if (!text) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError('CHAINS must be a JSON array of chains');
+  }
+  const parsed = chainsSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`CHAINS: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
 }
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -47,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: env.TRUST_PROXY === 'true',
     authCacheMs: Number(env.AUTH_CACHE_MS ?? 2000),
+    chains: parseChains(env.CHAINS),
     kekSource: env.USER_SHARE_KEKS || env.SERVICE_SHARE_KEKS || appEnv !== 'local' ? 'env' : 'file',
   };
 }

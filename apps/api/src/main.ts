@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { createChainRegistry } from '@wallet/chains';
 import { startLocalDevnets } from './local/devnets.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
@@ -21,8 +22,9 @@ try {
 const logger = createLogger(config.logLevel);
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 // Local mode brings its own chains unless LOCAL_DEVNETS=off (e.g. for benchmarks of the API alone).
-const devnets = config.appEnv === 'local' && process.env.LOCAL_DEVNETS !== 'off' ? await startLocalDevnets() : undefined;
-const services = await createServices(config, devnets ? { chains: devnets } : {});
+const devnets =
+  config.appEnv === 'local' && process.env.LOCAL_DEVNETS !== 'off' ? await startLocalDevnets({ otherChains: config.chains }) : undefined;
+const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains) });
 const embedded = !config.databaseUrl;
 const controlToken = newControlToken();
 const app = createApp({

@@ -12,6 +12,8 @@ import {
   fileKekProvider,
   systemClock,
   type ChainDirectory,
+  type ChainGateways,
+  createTransactionService,
   type Clock,
   type LocalFaucet,
 } from '@wallet/domain';
@@ -20,7 +22,7 @@ import type { Config } from './config.ts';
 
 export interface ServiceOptions {
   /** The chains this deployment talks to, and in local mode the devnet faucet. */
-  chains?: { directory: ChainDirectory; faucet?: LocalFaucet };
+  chains?: { directory: ChainDirectory; gateways: ChainGateways; faucet?: LocalFaucet };
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   clock?: Clock;
@@ -37,6 +39,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const stores = createStores(database);
   const keks = config.kekSource === 'env' ? envKekProvider(process.env) : fileKekProvider(config.dataDir);
   const wallets = createWalletService({ wallets: stores.wallets, keks });
+  const directory = options.chains?.directory ?? { list: () => [] };
+  const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
+  const transactions = createTransactionService({
+    store: stores.transactions,
+    audit: stores.audit,
+    keks,
+    gateways,
+    directory,
+    clock,
+    loadWallet: wallets.loadWallet,
+    loadWalletWithShares: wallets.loadWalletWithShares,
+  });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
 
   return {
@@ -44,9 +58,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
     stores,
     apiKeys: createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock, authCacheMs: config.authCacheMs }),
     wallets,
-    signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares }),
+    signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares, broadcastSigned: transactions.broadcastSigned }),
+    transactions,
+    gateways,
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
-    chains: createChainService({ directory: options.chains?.directory ?? { list: () => [] }, faucet: options.chains?.faucet, loadWallet: wallets.loadWallet, findWallet: (id) => stores.wallets.findById(id) }),
+    chains: createChainService({ directory, faucet: options.chains?.faucet, loadWallet: wallets.loadWallet, findWallet: (id) => stores.wallets.findById(id) }),
     localFaucet: options.chains?.faucet,
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),

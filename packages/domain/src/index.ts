@@ -26,3 +26,6 @@ export * from './migration/envelope.ts';
 export * from './migration/enclave-key.ts';
 export * from './chains/service.ts';
 export * from './transactions/gateways.ts';
+export * from './transactions/schemas.ts';
+export * from './transactions/events.ts';
+export * from './transactions/service.ts';

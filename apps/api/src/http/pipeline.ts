@@ -114,6 +114,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (apiError.status === 429 && typeof apiError.extra.retryAfter === 'number') {
       res.setHeader('Retry-After', String(apiError.extra.retryAfter));
     }
+    // A broadcast that failed after its record was created names the record (spec: Errors).
+    if (typeof apiError.extra.transactionId === 'string') res.setHeader('x-transaction-id', apiError.extra.transactionId);
     res.status(apiError.status).json(apiError.toBody());
   };
 }

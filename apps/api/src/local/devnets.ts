@@ -1,11 +1,12 @@
-import { deployTestUsdc, fundEvmWallet, startAnvil, startSolanaDevnet, TEST_USDC_DECIMALS, USDC_DECIMALS } from '@wallet/chains';
-import type { ChainDirectory, ChainInfo, LocalFaucet } from '@wallet/domain';
+import { createChainRegistry, deployTestUsdc, fundEvmWallet, startAnvil, startSolanaDevnet, type ChainEntry } from '@wallet/chains';
+import type { ChainDirectory, ChainGateways, LocalFaucet } from '@wallet/domain';
 
 /** The EVM devnet answers as Base Sepolia, where the spec's local-test yield markets live. */
 export const LOCAL_EVM_CHAIN_ID = 84532;
 
 export interface LocalDevnets {
   directory: ChainDirectory;
+  gateways: ChainGateways;
   faucet: LocalFaucet;
   evmRpcUrl: string;
   solanaRpcUrl: string;
@@ -16,30 +17,27 @@ export interface LocalDevnets {
  * Local mode: anvil (EVM, chain id 84532) and our LiteSVM JSON-RPC server (SOLANA_DEVNET), each
  * with a test USDC, started with the service and stopped with it.
  */
-export async function startLocalDevnets(options: { blockTimeSeconds?: number; slotMs?: number } = {}): Promise<LocalDevnets> {
+export async function startLocalDevnets(
+  options: { blockTimeSeconds?: number; slotMs?: number; otherChains?: ChainEntry[] } = {},
+): Promise<LocalDevnets> {
   const anvil = await startAnvil({ chainId: LOCAL_EVM_CHAIN_ID, blockTimeSeconds: options.blockTimeSeconds ?? 1 });
   let solana: Awaited<ReturnType<typeof startSolanaDevnet>> | undefined;
   try {
     const usdcAddress = await deployTestUsdc(anvil.rpcUrl, LOCAL_EVM_CHAIN_ID);
     solana = await startSolanaDevnet({ slotMs: options.slotMs ?? 400 });
-    const chains: ChainInfo[] = [
+    const registry = createChainRegistry([
       {
         type: 'EVM',
-        chainId: String(LOCAL_EVM_CHAIN_ID),
+        chainId: LOCAL_EVM_CHAIN_ID,
+        rpcUrl: anvil.rpcUrl,
         name: 'Local EVM devnet (Base Sepolia chain id)',
-        nativeCurrency: { symbol: 'ETH', decimals: 18 },
-        usdc: { address: usdcAddress, decimals: TEST_USDC_DECIMALS },
+        nativeSymbol: 'ETH',
+        usdcAddress,
         isDevnet: true,
       },
-      {
-        type: 'SOLANA',
-        network: 'SOLANA_DEVNET',
-        name: 'Local Solana devnet (LiteSVM)',
-        nativeCurrency: { symbol: 'SOL', decimals: 9 },
-        usdc: { address: solana.usdcMint, decimals: USDC_DECIMALS },
-        isDevnet: true,
-      },
-    ];
+      { type: 'SOLANA', network: 'SOLANA_DEVNET', rpcUrl: solana.rpcUrl, name: 'Local Solana devnet (LiteSVM)', usdcMint: solana.usdcMint, isDevnet: true },
+      ...(options.otherChains ?? []),
+    ]);
     const sol = solana;
     const faucet: LocalFaucet = {
       async fund(target, asset, baseUnits) {
@@ -61,7 +59,7 @@ export async function startLocalDevnets(options: { blockTimeSeconds?: number; sl
       },
     };
     return {
-      directory: { list: () => chains },
+      ...registry,
       faucet,
       evmRpcUrl: anvil.rpcUrl,
       solanaRpcUrl: sol.rpcUrl,

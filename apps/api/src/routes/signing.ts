@@ -31,7 +31,7 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
       },
       handler: async ({ caller, params, body }) => ({
         status: 200,
-        body: await signing.sign(caller, params.walletId ?? '', operation.name, body),
+        ...(await signing.sign(caller, params.walletId ?? '', operation.name, body)),
       }),
     })),
   );

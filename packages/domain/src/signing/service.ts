@@ -1,12 +1,13 @@
 import { ApiError, invalidRequest } from '../errors.ts';
 import { withWalletSecretAsync, type KekProvider } from '../custody/shares.ts';
 import { publicKeyFromSecret } from '../custody/keys.ts';
-import type { AuditStore, WalletRecord } from '../ports.ts';
+import type { AuditEntry, AuditStore, WalletRecord } from '../ports.ts';
+import type { EncryptedShare } from '../custody/shares.ts';
 import type { WalletService } from '../wallets/service.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
 import type { WalletType } from '../wallets/addresses.ts';
-import type { ChainSigner } from './types.ts';
+import type { ChainSigner, SignOperation } from './types.ts';
 import { cosmosSigner } from './cosmos.ts';
 import { evmSigner } from './evm.ts';
 import { solanaSigner } from './solana.ts';
@@ -47,10 +48,57 @@ export function assertSignable(wallet: WalletRecord): void {
   if (wallet.status !== 'ready') throw new ApiError(409, 'WALLET_NOT_READY', 'Key generation of this wallet is not complete');
 }
 
+/**
+ * Joins the wallet key in memory, runs one signing operation, wipes the key. The one place a
+ * wallet key exists in clear; REST signing, transfers and broadcasts all sign through here.
+ */
+export function signWithWallet(
+  keks: KekProvider,
+  wallet: WalletRecord,
+  shares: EncryptedShare[],
+  op: SignOperation,
+  input: unknown,
+): ReturnType<SignOperation['sign']> {
+  return withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
+    let publicKey: Uint8Array | undefined;
+    // Derived only by the signers that need it (secp256k1 derivation costs as much as a signature).
+    const key = {
+      secret,
+      address: wallet.address,
+      get publicKey() {
+        return (publicKey ??= publicKeyFromSecret(wallet.scheme, secret));
+      },
+    };
+    return op.sign(key, input);
+  });
+}
+
+/** The audit row of one signature: what was signed (digest), never key material. */
+export function signatureAudit(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], action: string, digest: string, chainId: string | null | undefined): AuditEntry {
+  return {
+    projectId: caller.projectId,
+    apiKeyId: caller.apiKeyId,
+    walletId: wallet.id,
+    requestId: caller.requestId,
+    action,
+    details: { digest, chainId: chainId ?? null, kekIds: shares.map((s) => s.kekId).sort() },
+  };
+}
+
+/** sign-transaction with `broadcast: true` (EVM and Solana), provided by the transactions module. */
+export type BroadcastSigned = (
+  caller: Caller,
+  wallet: WalletRecord,
+  shares: EncryptedShare[],
+  input: Record<string, unknown>,
+  rawBody: unknown,
+) => Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
+
 export interface SigningServiceDeps {
   audit: AuditStore;
   keks: KekProvider;
   loadWalletWithShares: WalletService['loadWalletWithShares'];
+  broadcastSigned?: BroadcastSigned;
 }
 
 /**
@@ -58,9 +106,14 @@ export interface SigningServiceDeps {
  * parse the body for the wallet's type, (policy evaluation joins here), join the key in memory,
  * sign, wipe, and append the audit row.
  */
-export function createSigningService({ audit, keks, loadWalletWithShares }: SigningServiceDeps) {
+export function createSigningService({ audit, keks, loadWalletWithShares, broadcastSigned }: SigningServiceDeps) {
   return {
-    async sign(caller: Caller, walletId: string, operation: SignOperationName, body: unknown): Promise<Record<string, unknown>> {
+    async sign(
+      caller: Caller,
+      walletId: string,
+      operation: SignOperationName,
+      body: unknown,
+    ): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }> {
       const { wallet, shares } = await loadWalletWithShares(caller, walletId);
       assertSignable(wallet);
       const op = signers[wallet.type][operation];
@@ -70,30 +123,15 @@ export function createSigningService({ audit, keks, loadWalletWithShares }: Sign
         throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
       }
       if (operation === 'transaction' && input.broadcast === true) {
-        // Until broadcasting lands, refuse rather than return a transaction nobody sent.
-        throw invalidRequest('broadcast: true is not available yet; omit it to sign only');
+        if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') {
+          throw invalidRequest(`broadcast: true is not supported for ${wallet.type} wallets; omit it to sign only`);
+        }
+        if (!broadcastSigned) throw invalidRequest('Broadcasting is not configured in this deployment');
+        return broadcastSigned(caller, wallet, shares, input, body);
       }
-      const result = await withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
-        let publicKey: Uint8Array | undefined;
-        // Derived only by the signers that need it (secp256k1 derivation costs as much as a signature).
-        const key = {
-          secret,
-          address: wallet.address,
-          get publicKey() {
-            return (publicKey ??= publicKeyFromSecret(wallet.scheme, secret));
-          },
-        };
-        return op.sign(key, input);
-      });
-      await audit.append({
-        projectId: caller.projectId,
-        apiKeyId: caller.apiKeyId,
-        walletId: wallet.id,
-        requestId: caller.requestId,
-        action: `wallet.sign.${routeNames[operation]}`,
-        details: { digest: result.digest, chainId: result.chainId ?? null, kekIds: shares.map((s) => s.kekId).sort() },
-      });
-      return result.response;
+      const result = await signWithWallet(keks, wallet, shares, op, input);
+      await audit.append(signatureAudit(caller, wallet, shares, `wallet.sign.${routeNames[operation]}`, result.digest, result.chainId));
+      return { body: result.response, headers: {} };
     },
   };
 }
