@@ -1,4 +1,23 @@
-import { address, createSolanaRpc } from '@solana/kit';
+import {
+  address,
+  appendTransactionMessageInstruction,
+  appendTransactionMessageInstructions,
+  createNoopSigner,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  lamports,
+  partiallySignTransactionMessageWithSigners,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  setTransactionMessageLifetimeUsingDurableNonce,
+  type Address as SolanaAddress,
+  type Blockhash,
+  type Nonce,
+} from '@solana/kit';
+import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getNonceSize, getTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { createChainRegistry, findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@wallet/chains';
 import { startRpcFaultProxy, type RpcFaultProxy } from '@wallet/chains/testing';
 import { testDatabaseKinds } from '@wallet/db';
@@ -213,6 +232,59 @@ describe.each(testDatabaseKinds)('transfers, broadcasts and history (%s)', (kind
     expect(detail.to).toBeUndefined();
     expect(detail.value).toBeUndefined();
     expect(detail.tokenAddress).toBeUndefined();
+  });
+
+  it('validates durable-nonce transactions before signing: a changed or missing nonce is 400 INVALID_NONCE', async () => {
+    const w = await wallet('SOLANA');
+    await fund(w.id, '1');
+    const rpc = createSolanaRpc(devnets.solanaRpcUrl);
+    const gateway = devnets.gateways.solana('SOLANA_DEVNET')!;
+    const payer = createNoopSigner(address(w.address));
+    const nonceAccount = await generateKeyPairSigner();
+    const rent = await rpc.getMinimumBalanceForRentExemption(BigInt(getNonceSize())).send();
+    // The wallet pays and is the nonce authority; the new account signs here, the wallet through the API.
+    const { blockhash: recent, lastValidBlockHeight } = await gateway.getLatestBlockhash();
+    const create = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: recent as Blockhash, lastValidBlockHeight }, m),
+      (m) =>
+        appendTransactionMessageInstructions(
+          [
+            getCreateAccountInstruction({ payer, newAccount: nonceAccount, lamports: rent, space: getNonceSize(), programAddress: SYSTEM_PROGRAM_ADDRESS }),
+            getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: payer.address }),
+          ],
+          m,
+        ),
+      (m) => partiallySignTransactionMessageWithSigners(m),
+    );
+    const created = await post(`/v1/wallets/${w.id}/sign-transaction`, { transaction: getBase64EncodedWireTransaction(create), network: 'SOLANA_DEVNET', broadcast: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    await expect.poll(async () => gateway.getNonceAccount(nonceAccount.address), { timeout: 10_000 }).not.toBeNull();
+    const { nonce } = (await gateway.getNonceAccount(nonceAccount.address))!;
+    const durable = async (nonceValue: string, nonceAddress: SolanaAddress) =>
+      getBase64EncodedWireTransaction(
+        await pipe(
+          createTransactionMessage({ version: 0 }),
+          (m) => setTransactionMessageFeePayerSigner(payer, m),
+          (m) => setTransactionMessageLifetimeUsingDurableNonce({ nonce: nonceValue as Nonce, nonceAccountAddress: nonceAddress, nonceAuthorityAddress: payer.address }, m),
+          (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: payer, destination: nonceAccount.address, amount: lamports(1_000n) }), m),
+          (m) => partiallySignTransactionMessageWithSigners(m),
+        ),
+      );
+    const first = await post(`/v1/wallets/${w.id}/sign-transaction`, { transaction: await durable(nonce, nonceAccount.address), network: 'SOLANA_DEVNET', broadcast: true });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(await record(w.id, first.body.transactionId)).toMatchObject({ intentKind: 'sign_transaction', hash: first.body.txHash });
+    await expect.poll(async () => (await gateway.getNonceAccount(nonceAccount.address))?.nonce, { timeout: 10_000 }).not.toBe(nonce);
+    const before = (await app.request('GET', `/v1/wallets/${w.id}/transactions`, { key })).body.data.length;
+    const reused = await post(`/v1/wallets/${w.id}/sign-transaction`, { transaction: await durable(nonce, nonceAccount.address), network: 'SOLANA_DEVNET', broadcast: true });
+    expect(reused.status).toBe(400);
+    expect(reused.body.code).toBe('INVALID_NONCE');
+    const notNonce = await post(`/v1/wallets/${w.id}/sign-transaction`, { transaction: await durable(nonce, address(w.address)), network: 'SOLANA_DEVNET', broadcast: true });
+    expect(notNonce.status).toBe(400);
+    expect(notNonce.body.code).toBe('INVALID_NONCE');
+    expect(reused.body.transactionId).toBeUndefined();
+    expect((await app.request('GET', `/v1/wallets/${w.id}/transactions`, { key })).body.data).toHaveLength(before);
   });
 
   it('estimates fees without signing or recording anything', async () => {
