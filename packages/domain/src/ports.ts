@@ -114,7 +114,8 @@ export interface WalletStore {
 }
 
 export interface AuditStore {
-  append(entry: AuditEntry): Promise<void>;
+  /** Appends the audit row and the events it causes, atomically. */
+  append(entry: AuditEntry, events?: NewEvent[]): Promise<void>;
 }
 
 export interface StoredResponse {

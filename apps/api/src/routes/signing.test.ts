@@ -160,6 +160,25 @@ describe.each(testDatabaseKinds)('signing over HTTP on %s', (kind) => {
     }
   });
 
+  it('records a transaction.signed event per signature, chainId null for messages', async () => {
+    const signedEvents = async (walletId: string) =>
+      (await app.database.prisma.event.findMany({ where: { type: 'transaction.signed' }, orderBy: { createdAt: 'asc' } })).filter(
+        (e) => (e.data as { walletId: string }).walletId === walletId,
+      );
+    const before = (await signedEvents(wallets.EVM.id)).length;
+    expect((await sign('EVM', 'sign-message', { message: 'hello' })).status).toBe(200);
+    const tx = { to: '0x000000000000000000000000000000000000dEaD', value: '1', chainId: 8453, type: 2, nonce: 0, gasLimit: '21000', maxFeePerGas: '2', maxPriorityFeePerGas: '1' };
+    expect((await sign('EVM', 'sign-transaction', { transaction: tx })).status).toBe(200);
+    expect((await sign('EVM', 'sign-message', {})).status).toBe(400);
+    const events = (await signedEvents(wallets.EVM.id)).slice(before);
+    expect(events.map((e) => (e.data as { chainId: string | null }).chainId)).toEqual([null, '8453']);
+    for (const e of events) {
+      expect(e.id).toMatch(/^evt_/);
+      expect(Object.keys(e.data as object).sort()).toEqual(['chainId', 'signedAt', 'userId', 'walletAddress', 'walletId']);
+      expect(e.data).toMatchObject({ userId: null, walletId: wallets.EVM.id, walletAddress: wallets.EVM.address });
+    }
+  });
+
   it('appends an audit row per signature with the digest and no secret', async () => {
     const before = await auditCount(wallets.SUI.id);
     const response = await sign('SUI', 'sign-raw', { data: '0102030405' });
@@ -190,12 +209,12 @@ describe.each(testDatabaseKinds)('signing over HTTP on %s', (kind) => {
       expect(response.body.code).toBe('WALLET_ALREADY_CLAIMED');
     }
     expect(await auditCount(claimedWallet.body.id)).toBe(0);
-    const events = await app.database.prisma.event.findMany({ where: { projectId }, orderBy: { createdAt: 'asc' } });
+    const events = await app.database.prisma.event.findMany({ where: { projectId, type: { in: ['user.created', 'wallet.pregen_claimed'] } }, orderBy: { createdAt: 'asc' } });
     expect(events.map((e) => e.type)).toEqual(['user.created', 'wallet.pregen_claimed']);
     expect(events[1]!.data).toMatchObject({ userId: signup.userId, walletId: claimedWallet.body.id, walletAddress: claimedWallet.body.address, walletType: 'EVM' });
     expect(events[0]!.id).toMatch(/^evt_/);
     const again = await app.services.users.signUp({ projectId, identifier: 'claim-me@example.com', identifierType: 'EMAIL' });
     expect(again).toMatchObject({ userId: signup.userId, created: false, claimedWalletIds: [] });
-    expect(await app.database.prisma.event.count({ where: { projectId } })).toBe(2);
+    expect(await app.database.prisma.event.count({ where: { projectId, type: { in: ['user.created', 'wallet.pregen_claimed'] } } })).toBe(2);
   });
 });

@@ -22,3 +22,13 @@ export const walletClaimedEvent = (user: UserRecord, wallet: WalletRecord) =>
     walletType: wallet.type,
     claimedAt: (wallet.claimedAt ?? new Date()).toISOString(),
   });
+
+/** Every REST signature (messages too, with chainId null) of a wallet. */
+export const transactionSignedEvent = (projectId: string, wallet: WalletRecord, chainId: string | null, signedAt: Date) =>
+  event(projectId, 'transaction.signed', {
+    userId: wallet.claimedByUserId,
+    walletId: wallet.id,
+    walletAddress: wallet.address,
+    chainId,
+    signedAt: signedAt.toISOString(),
+  });

@@ -4,6 +4,7 @@ import { publicKeyFromSecret } from '../custody/keys.ts';
 import type { AuditEntry, AuditStore, WalletRecord } from '../ports.ts';
 import type { EncryptedShare } from '../custody/shares.ts';
 import type { WalletService } from '../wallets/service.ts';
+import { transactionSignedEvent } from '../events/events.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
 import type { WalletType } from '../wallets/addresses.ts';
@@ -130,7 +131,9 @@ export function createSigningService({ audit, keks, loadWalletWithShares, broadc
         return broadcastSigned(caller, wallet, shares, input, body);
       }
       const result = await signWithWallet(keks, wallet, shares, op, input);
-      await audit.append(signatureAudit(caller, wallet, shares, `wallet.sign.${routeNames[operation]}`, result.digest, result.chainId));
+      await audit.append(signatureAudit(caller, wallet, shares, `wallet.sign.${routeNames[operation]}`, result.digest, result.chainId), [
+        transactionSignedEvent(caller.projectId, wallet, result.chainId ?? null, new Date()),
+      ]);
       return { body: result.response, headers: {} };
     },
   };

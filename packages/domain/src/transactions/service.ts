@@ -19,6 +19,7 @@ import { parseInput, uuidSchema } from '../shared/zod.ts';
 import { assertSignable, signatureAudit, signers, signWithWallet } from '../signing/service.ts';
 import type { WalletService } from '../wallets/service.ts';
 import { broadcastedEvents, resolvedEvents } from './events.ts';
+import { transactionSignedEvent } from '../events/events.ts';
 import {
   BroadcastRejectedError,
   ChainUnavailableError,
@@ -174,7 +175,9 @@ export function createTransactionService(deps: TransactionServiceDeps) {
     const op = signers[wallet.type].transaction!;
     const parsed = parseInput(op.body, input);
     const result = await signWithWallet(keks, wallet, shares, op, parsed);
-    await audit.append(signatureAudit(caller, wallet, shares, action, result.digest, result.chainId));
+    await audit.append(signatureAudit(caller, wallet, shares, action, result.digest, result.chainId), [
+      transactionSignedEvent(caller.projectId, wallet, result.chainId ?? null, clock.now()),
+    ]);
     return result.response;
   }
 
