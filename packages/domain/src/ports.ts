@@ -173,6 +173,9 @@ export interface UserStore {
     user: Omit<UserRecord, 'createdAt'>,
     makeEvents: (outcome: SignUpResult) => NewEvent[],
   ): Promise<SignUpResult>;
+  find(projectId: string, identifierType: string, identifier: string): Promise<UserRecord | null>;
+  /** Writes events that no other change causes (e.g. a verified external wallet). */
+  recordEvents(events: NewEvent[]): Promise<void>;
 }
 
 export interface EventStore {

@@ -30,6 +30,9 @@ const commands = {
       userIdentifier: args.userIdentifier as string,
       userIdentifierType: args.userIdentifierType as never,
     }),
+  'users.wallet-challenge': (services: Services, args: Record<string, unknown>) =>
+    services.users.externalWalletChallenge(args as never),
+  'users.verify-wallet': (services: Services, args: Record<string, unknown>) => services.users.verifyExternalWallet(args as never),
   'faucet.fund': (services: Services, args: Record<string, unknown>) => services.chains.fundById(args),
 } as const;
 

@@ -5,7 +5,11 @@ const usage = `usage (the end-user side, simulated for local use and tests):
   npm run users -- signup --project-id ID --identifier X --type EMAIL
       creates the user and claims every unclaimed wallet of that identifier in the project
   npm run users -- pregen --project-id ID --identifier X --type EMAIL --wallet-type EVM
-      a client-side pregenerated wallet; prints the client's user share (hex) once`;
+      a client-side pregenerated wallet; prints the client's user share (hex) once
+  npm run users -- wallet-challenge --project-id ID --identifier X --type EMAIL --address 0x…
+      prints the message the user's external EVM wallet signs (EIP-191) to prove it is theirs
+  npm run users -- verify-wallet --project-id ID --identifier X --type EMAIL --address 0x… --signature 0x… [--provider NAME]
+      checks that signature and records user.external_wallet_verified`;
 
 await main(async () => {
   const { positionals, values } = parseArgs({
@@ -15,6 +19,9 @@ await main(async () => {
       identifier: { type: 'string' },
       type: { type: 'string' },
       'wallet-type': { type: 'string' },
+      address: { type: 'string' },
+      signature: { type: 'string' },
+      provider: { type: 'string' },
     },
   });
   const [verb] = positionals;
@@ -30,6 +37,11 @@ await main(async () => {
       userIdentifierType: values.type,
       type: values['wallet-type'],
     });
+  }
+  const user = { projectId: values['project-id'], identifier: values.identifier, identifierType: values.type, address: values.address };
+  if (verb === 'wallet-challenge') return execute('users.wallet-challenge', user);
+  if (verb === 'verify-wallet') {
+    return execute('users.verify-wallet', { ...user, signature: values.signature, ...(values.provider ? { walletProvider: values.provider } : {}) });
   }
   throw new UsageError(usage);
 });

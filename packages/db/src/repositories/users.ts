@@ -9,6 +9,14 @@ export function eventData(event: NewEvent): Prisma.EventCreateManyInput {
 
 export function createUserStore(prisma: PrismaClient): UserStore {
   return {
+    async find(projectId, identifierType, identifier) {
+      return prisma.user.findUnique({ where: { projectId_identifierType_identifier: { projectId, identifierType, identifier } } });
+    },
+
+    async recordEvents(events) {
+      if (events.length > 0) await prisma.event.createMany({ data: events.map(eventData) });
+    },
+
     async signUp(user, makeEvents) {
       for (let attempt = 0; ; attempt++) {
         try {

@@ -32,3 +32,11 @@ export const transactionSignedEvent = (projectId: string, wallet: WalletRecord, 
     chainId,
     signedAt: signedAt.toISOString(),
   });
+
+export const externalWalletVerifiedEvent = (user: UserRecord, walletAddress: string, walletProvider: string | undefined, verifiedAt: Date) =>
+  event(user.projectId, 'user.external_wallet_verified', {
+    userId: user.id,
+    walletAddress,
+    ...(walletProvider ? { walletProvider } : {}),
+    verifiedAt: verifiedAt.toISOString(),
+  });

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { encryptShare, wipe, type KekProvider } from '../custody/shares.ts';
-import { userCreatedEvent, walletClaimedEvent } from '../events/events.ts';
+import { externalWalletVerifiedEvent, userCreatedEvent, walletClaimedEvent } from '../events/events.ts';
+import { getAddress, isAddress, isHex, verifyMessage } from 'viem';
+import { invalidRequest, notFound } from '../errors.ts';
 import type { CustodyStore, UserStore } from '../ports.ts';
 import { parseInput } from '../shared/zod.ts';
 import { createWalletBody, normalizeIdentifier, userIdentifierTypes, type WalletView } from '../wallets/schemas.ts';
@@ -20,6 +22,19 @@ export const clientWalletInput = z.strictObject({
   userIdentifier: z.string().trim().min(1).max(256),
   userIdentifierType: z.enum(userIdentifierTypes),
 });
+
+export const externalWalletInput = z.strictObject({
+  projectId: z.uuid(),
+  identifier: z.string().trim().min(1).max(256),
+  identifierType: z.enum(userIdentifierTypes),
+  address: z.string().refine((a) => isAddress(a, { strict: false }), 'an EVM address'),
+  signature: z.string().refine((s) => isHex(s) && s.length === 132, 'a 65-byte hex signature (0x…)'),
+  walletProvider: z.string().trim().min(1).max(64).optional(),
+});
+
+/** What the user's external wallet signs (EIP-191) to prove it belongs to them. */
+export const externalWalletChallenge = (userId: string, address: string) =>
+  `Link wallet ${getAddress(address)} to user ${userId}`;
 
 export interface UserServiceDeps {
   users: UserStore;
@@ -49,6 +64,32 @@ export function createUserService({ users, custody, keks }: UserServiceDeps) {
         created: result.created,
         claimedWalletIds: result.claimed.map((w) => w.id),
       };
+    },
+
+    /**
+     * A user proves an external EVM wallet is theirs by signing `externalWalletChallenge` with it;
+     * the service checks the signature and records `user.external_wallet_verified`.
+     */
+    async verifyExternalWallet(input: z.input<typeof externalWalletInput>) {
+      const parsed = parseInput(externalWalletInput, input);
+      const identifier = normalizeIdentifier(parsed.identifierType, parsed.identifier);
+      const user = await users.find(parsed.projectId, parsed.identifierType, identifier);
+      if (!user) throw notFound('User');
+      const address = getAddress(parsed.address);
+      const message = externalWalletChallenge(user.id, address);
+      const valid = await verifyMessage({ address, message, signature: parsed.signature as `0x${string}` }).catch(() => false);
+      if (!valid) throw invalidRequest(`signature: not a signature of "${message}" by ${address}`);
+      const verifiedAt = new Date();
+      await users.recordEvents([externalWalletVerifiedEvent(user, address, parsed.walletProvider, verifiedAt)]);
+      return { userId: user.id, walletAddress: address, verifiedAt: verifiedAt.toISOString() };
+    },
+
+    /** The message a user signs to link an external wallet. */
+    async externalWalletChallenge(input: { projectId: string; identifier: string; identifierType: string; address: string }) {
+      const parsed = parseInput(externalWalletInput.omit({ signature: true, walletProvider: true }), input);
+      const user = await users.find(parsed.projectId, parsed.identifierType, normalizeIdentifier(parsed.identifierType, parsed.identifier));
+      if (!user) throw notFound('User');
+      return { userId: user.id, message: externalWalletChallenge(user.id, parsed.address) };
     },
 
     /** Returns the wallet and the client's user share (hex); the service keeps only the service share. */
