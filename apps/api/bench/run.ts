@@ -70,8 +70,12 @@ const database = await benchDatabaseUrl();
 const port = await freePort();
 const env = { ...process.env, LOCAL_DEVNETS: 'off', APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '' };
 
-function startProcess(script: string, readyLine: (line: string) => string | undefined): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+// BENCH_SERVICE_NODE_ARGS: extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+// (NODE_OPTIONS does not accept --cpu-prof).
+const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
+function startProcess(script: string, readyLine: (line: string) => string | undefined, nodeArgs: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let buffer = '';
@@ -113,7 +117,7 @@ const run = promisify(execFile);
 
 try {
   const bareUrl = await startProcess('apps/api/bench/bare-server.ts', (line) => parse(line).url);
-  void startProcess('apps/api/src/main.ts', () => undefined).catch((error) => {
+  void startProcess('apps/api/src/main.ts', () => undefined, serviceNodeArgs).catch((error) => {
     console.error(error);
     process.exit(1);
   });

@@ -2,8 +2,9 @@ import express, { type Express, type Router } from 'express';
 import type { Logger } from './logger.ts';
 import { createMetrics } from './http/metrics.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { authenticate, errorHandler, notFoundHandler, requestContext, routeHandler } from './http/pipeline.ts';
-import { toExpressPath, type RouteDef } from './http/route.ts';
+import { authenticate, errorHandler, jsonBody, notFoundHandler, requestContext, routeHandler } from './http/pipeline.ts';
+import { dispatchRoutes } from './http/dispatch.ts';
+import type { RouteDef } from './http/route.ts';
 import { docsRouter } from './routes/docs.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { migrationRoutes } from './routes/migration.ts';
@@ -16,7 +17,7 @@ export interface AppOptions {
   services: Services;
   logger: Logger;
   trustProxy?: boolean;
-  /** Routers mounted before /v1, e.g. the local control routes of the CLI. */
+  /** Routers outside /v1 (mounted after it, so no /v1 paths), e.g. the local control routes of the CLI. */
   extraRouters?: Router[];
 }
 
@@ -50,16 +51,15 @@ export function createApp({ services, logger, trustProxy = false, extraRouters =
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use(docsRouter());
-  for (const router of extraRouters) app.use(router);
 
   const v1 = express.Router();
   v1.use(authenticate(services.apiKeys, services.rateLimit));
-  v1.use(express.json({ limit: '1mb' }));
-  for (const route of routes) {
-    v1[route.method](toExpressPath(route.path).replace(/^\/v1/, ''), routeHandler(route, services.runIdempotent));
-  }
+  v1.use(jsonBody({ limit: '1mb' }));
+  v1.use(dispatchRoutes(routes, '/v1', (route) => routeHandler(route, services.runIdempotent)));
   app.use('/v1', v1);
+  // Outside /v1 (so /v1 requests do not walk their layers); the extra routers must not use /v1 paths.
+  app.use(docsRouter());
+  for (const router of extraRouters) app.use(router);
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -131,7 +131,8 @@ async function openWorkerDatabase(
     throw e;
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const query = async <T,>(text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as T[];
+  // Single statements skip the wire protocol: the worker's query port (see pglite-worker.ts).
+  const query = server.query;
   const end = async () => {
     try {
       await pool.end();

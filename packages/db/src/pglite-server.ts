@@ -6,12 +6,19 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import type { PGliteWorkerData, PGliteWorkerMessage } from './pglite-worker.ts';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import pg from 'pg';
+import type { PGliteWorkerData, PGliteWorkerMessage, QueryReply, QueryRequest } from './pglite-worker.ts';
 
 export interface PGliteServer {
   /** pg connection settings for the socket (host is the socket's directory). */
   connection: { host: string; port: number; user: string; database: string };
+  /**
+   * One statement over the worker's query port (no wire protocol on this thread): values are
+   * prepared as pg prepares them and rows come back as pg builds them (same type parsers, bytea
+   * as Buffer), errors as pg.DatabaseError with the server's fields.
+   */
+  query<T>(text: string, values?: unknown[]): Promise<T[]>;
   /** Stops the worker (closing PGlite, which releases the data dir) and removes the socket. */
   close(): Promise<void>;
 }
@@ -28,10 +35,12 @@ const SOCKET_PORT = 5432;
 export async function startPGliteServer(dataDir: string, loadDataDir?: Blob): Promise<PGliteServer> {
   const socketDir = mkdtempSync(path.join(tmpdir(), 'wallet-pglite-'));
   const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
+  const channel = new MessageChannel();
   const data: PGliteWorkerData = {
     dataDir,
     socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
     loadDataDir: loadDataDir ? await loadDataDir.arrayBuffer() : undefined,
+    queryPort: channel.port2,
   };
   // The worker is TypeScript: Node 20 cannot start a .ts worker entry even under `--import tsx`,
   // so a small script registers tsx's loader first (also needed under vitest, which has none).
@@ -41,15 +50,18 @@ export async function startPGliteServer(dataDir: string, loadDataDir?: Blob): Pr
   const worker = new Worker(bootstrap, {
     eval: true,
     workerData: data,
-    transferList: data.loadDataDir ? [data.loadDataDir] : [],
-    execArgv: [],
+    transferList: data.loadDataDir ? [data.queryPort, data.loadDataDir] : [data.queryPort],
+    // Not the parent's flags (its --import tsx is registered by the bootstrap), except profiling ones.
+    execArgv: process.execArgv.filter((arg) => /^--cpu-prof/.test(arg)),
   });
 
   let exited = false;
+  const queries = queryClient(channel.port1);
   const exit = new Promise<number>((resolve) =>
     worker.once('exit', (code) => {
       exited = true;
       removeSocketDir();
+      queries.fail(new Error(`PGlite worker exited with code ${code}`));
       resolve(code);
     }),
   );
@@ -70,10 +82,12 @@ export async function startPGliteServer(dataDir: string, loadDataDir?: Blob): Pr
     });
 
   const first = await next().catch(async (e) => {
+    queries.fail(e as Error);
     await worker.terminate();
     throw e;
   });
   if (first.type !== 'ready') {
+    queries.fail(new Error('PGlite worker did not start'));
     await worker.terminate();
     throw new Error(first.type === 'error' ? first.message : `PGlite worker: unexpected ${first.type}`);
   }
@@ -82,6 +96,8 @@ export async function startPGliteServer(dataDir: string, loadDataDir?: Blob): Pr
   const close = () =>
     (closing ??= (async () => {
       if (exited) return;
+      // Statements already sent get their answers first (bounded like the close itself).
+      await Promise.race([queries.closing(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       const reply = next().catch((e: Error) => ({ type: 'error' as const, message: e.message }));
       worker.postMessage({ type: 'close' });
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, 10_000, 'timeout').unref());
@@ -96,6 +112,88 @@ export async function startPGliteServer(dataDir: string, loadDataDir?: Blob): Pr
 
   return {
     connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
+    query: queries.query,
     close,
   };
 }
+
+// pg's own conversion of parameters to their wire form (what pool.query applies to each value).
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
+
+// pg.DatabaseError fields the worker reports (see ERROR_FIELDS in pglite-worker.ts).
+type DatabaseErrorFields = Omit<pg.DatabaseError, 'name' | 'message' | 'length' | 'stack' | 'cause'>;
+
+/** Main-thread side of the query port: statement ids, pending replies, pg-shaped results and errors. */
+function queryClient(port: MessagePort) {
+  const MAX_STATEMENTS = 500;
+  const statementIds = new Map<string, number>();
+  const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  let drained: (() => void) | undefined;
+
+  port.on('message', (reply: QueryReply) => {
+    const waiter = pending.get(reply.id);
+    if (!waiter) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) {
+      port.unref();
+      drained?.();
+    }
+    if ('error' in reply) {
+      const { message = 'unknown error', ...fields } = reply.error;
+      const error = new pg.DatabaseError(message, 0, 'error');
+      Object.assign(error, fields as Partial<DatabaseErrorFields>);
+      waiter.reject(error);
+      return;
+    }
+    const rows = reply.rows;
+    // Buffers arrive as plain Uint8Arrays; pg returns bytea as Buffer.
+    if (reply.bytea) for (const row of rows) for (const name of reply.bytea) row[name] = toBuffers(row[name]);
+    waiter.resolve(rows);
+  });
+  port.unref();
+
+  return {
+    query<T>(text: string, values: unknown[] = []): Promise<T[]> {
+      if (failure) return Promise.reject(failure);
+      let stmt = statementIds.get(text);
+      let first = false;
+      if (stmt === undefined && statementIds.size < MAX_STATEMENTS) {
+        stmt = statementIds.size;
+        statementIds.set(text, stmt);
+        first = true;
+      }
+      let prepared: QueryRequest['values'];
+      try {
+        prepared = values.map((value) => prepareValue(value) as string | Buffer | null);
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
+      const id = nextId++;
+      const request: QueryRequest = stmt === undefined ? { id, stmt: -1, text, values: prepared } : first ? { id, stmt, text, values: prepared } : { id, stmt, values: prepared };
+      return new Promise<T[]>((resolve, reject) => {
+        if (pending.size === 0) port.ref();
+        pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
+        port.postMessage(request);
+      });
+    },
+    /** No new statements once close() started; resolves when those already sent are answered. */
+    closing(): Promise<void> {
+      failure ??= new Error('database is closed');
+      if (pending.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => (drained = resolve));
+    },
+    /** The worker is gone: every waiting and later statement fails. */
+    fail(error: Error) {
+      failure ??= error;
+      for (const waiter of pending.values()) waiter.reject(failure);
+      pending.clear();
+      drained?.();
+      port.close();
+    },
+  };
+}
+
+const toBuffers = (value: unknown): unknown =>
+  value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Array.isArray(value) ? value.map(toBuffers) : value;

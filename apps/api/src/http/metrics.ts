@@ -16,11 +16,19 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  // Label children resolved once per (method, route, status) rather than hashed on every request.
+  const children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
   return {
     registry,
     observe(method: string, route: string, status: number, seconds: number) {
-      requests.inc({ method, route, status: String(status) });
-      duration.observe({ method, route }, seconds);
+      const key = `${method} ${status} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        child = { requests: requests.labels(method, route, String(status)), duration: duration.labels(method, route) };
+        children.set(key, child);
+      }
+      child.requests.inc();
+      child.duration.observe(seconds);
     },
   };
 }

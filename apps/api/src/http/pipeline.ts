@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import {
   ApiError,
   callerOf,
@@ -21,27 +21,38 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 interface Locals {
   requestId: string;
   caller?: Caller;
+  /** The matched route's metrics label, set by dispatchRoutes. */
+  route?: string;
 }
 
 const locals = (res: Response) => res.locals as Locals;
 
+interface Timed extends Locals {
+  started: bigint;
+}
+
 /** Echoes a uuid X-Request-Id or makes one; logs and measures every request when it ends. */
 export function requestContext(logger: Logger, metrics: Metrics): RequestHandler {
+  // One listener for every response (no closure per request); the request's facts are in res.locals.
+  function finished(this: Response) {
+    const res = this;
+    const req = res.req;
+    const { requestId, started, route: dispatched } = res.locals as Timed;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const route = dispatched ?? (req.route ? `${req.baseUrl}${req.route.path}` : 'unmatched');
+    metrics.observe(req.method, route, res.statusCode, seconds);
+    if (logger.isLevelEnabled('info')) {
+      logger.info({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    }
+  }
   return (req, res, next) => {
-    const given = req.get('x-request-id');
-    const requestId = given && UUID.test(given) ? given : randomUUID();
-    locals(res).requestId = requestId;
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && UUID.test(given) ? given : randomUUID();
+    const timed = res.locals as Timed;
+    timed.requestId = requestId;
+    timed.started = process.hrtime.bigint();
     res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = req.route ? `${req.baseUrl}${req.route.path}` : 'unmatched';
-      metrics.observe(req.method, route, res.statusCode, seconds);
-      logger.info(
-        { requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
-        'request',
-      );
-    });
+    res.on('finish', finished);
     next();
   };
 }
@@ -61,8 +72,20 @@ export function authenticate(apiKeys: ApiKeyService, rateLimit: RateLimiter): Re
   };
 }
 
+/**
+ * express.json() for requests that have a body; the others (most GETs) skip it, as it would
+ * itself (type-is's hasBody: a Transfer-Encoding or a Content-Length header).
+ */
+export function jsonBody(options: Parameters<typeof express.json>[0]): RequestHandler {
+  const parse = express.json(options);
+  return (req, res, next) => {
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return next();
+    parse(req, res, next);
+  };
+}
+
 /** Runs a route: POSTs with an Idempotency-Key go through the shared idempotency store. */
-export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): RequestHandler {
+export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): (req: Request, res: Response) => Promise<void> {
   return async (req: Request, res: Response) => {
     const caller = locals(res).caller;
     if (!caller) throw internalError();
@@ -73,9 +96,9 @@ export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): Req
       body: req.body,
       req,
     };
-    const key = req.get('idempotency-key');
+    const key = req.headers['idempotency-key'];
     let result: RouteResult;
-    if (route.method === 'post' && key !== undefined) {
+    if (route.method === 'post' && typeof key === 'string') {
       checkIdempotencyKey(key);
       const fingerprint = requestFingerprint('POST', `${req.baseUrl}${req.path}`, req.body ?? null);
       const outcome = await runIdempotent(caller.projectId, key, fingerprint, () => route.handler(context));
@@ -84,8 +107,26 @@ export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): Req
     } else {
       result = await route.handler(context);
     }
-    res.status(result.status).set(result.headers ?? {}).json(result.body);
+    sendJson(req, res, result);
   };
+}
+
+/**
+ * What res.status(s).set(h).json(body) sends for a route result (no ETag: the app disables it,
+ * so no 304 either), without express's per-call header lookups and content-type parsing.
+ */
+function sendJson(req: Request, res: Response, result: RouteResult): void {
+  res.statusCode = result.status;
+  if (result.headers) for (const name in result.headers) res.setHeader(name, result.headers[name]!);
+  if (result.status === 204 || result.status === 205) {
+    res.status(result.status).json(result.body);
+    return;
+  }
+  const json = JSON.stringify(result.body) ?? '';
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  if (req.method === 'HEAD') res.end();
+  else res.end(json);
 }
 
 export const notFoundHandler: RequestHandler = (_req, _res, next: NextFunction) => {
