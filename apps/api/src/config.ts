@@ -20,6 +20,46 @@ export interface Config {
   kekSource: 'file' | 'env';
   /** Chains from CHAINS (JSON array); local mode adds its devnets. */
   chains: ChainEntry[];
+  webhooks: WebhookConfig;
+}
+
+/** Webhook delivery settings (WEBHOOK_*); the defaults are the production values. */
+export interface WebhookConfig {
+  /** PEM file of extra CA certificates trusted for receivers, added to Node's default roots. */
+  caFile: string | undefined;
+  /** Per-attempt time-out (WEBHOOK_TIMEOUT_MS, default 10000). */
+  timeoutMs: number;
+  /** First retry delay and its cap (WEBHOOK_RETRY_BASE_MS default 30000, WEBHOOK_RETRY_MAX_MS default 6 h). */
+  retryBaseMs: number | undefined;
+  retryMaxMs: number | undefined;
+  /** How often an idle worker looks for new events (WEBHOOK_POLL_MS, default 100). */
+  pollMs: number;
+  /** Endpoint lease (WEBHOOK_LEASE_MS, default 60000; at least twice the time-out). */
+  leaseMs: number | undefined;
+  /** In production, URLs resolving to loopback, private or link-local addresses are refused. */
+  allowPrivateAddresses: boolean;
+}
+
+function parseWebhookConfig(env: NodeJS.ProcessEnv, appEnv: AppEnv): WebhookConfig {
+  const ms = (name: string, fallback?: number): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === '') return fallback;
+    if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a positive whole number of milliseconds`);
+    return Number(text);
+  };
+  const timeoutMs = ms('WEBHOOK_TIMEOUT_MS', 10_000)!;
+  const leaseMs = ms('WEBHOOK_LEASE_MS');
+  if (leaseMs !== undefined && leaseMs < 2 * timeoutMs) throw new ConfigError('WEBHOOK_LEASE_MS must be at least twice WEBHOOK_TIMEOUT_MS');
+  if (leaseMs === undefined && timeoutMs * 2 > 60_000) throw new ConfigError('WEBHOOK_TIMEOUT_MS above 30000 needs WEBHOOK_LEASE_MS of at least twice it');
+  return {
+    caFile: env.WEBHOOK_CA_FILE ? path.resolve(repoRoot, env.WEBHOOK_CA_FILE) : undefined,
+    timeoutMs,
+    retryBaseMs: ms('WEBHOOK_RETRY_BASE_MS'),
+    retryMaxMs: ms('WEBHOOK_RETRY_MAX_MS'),
+    pollMs: ms('WEBHOOK_POLL_MS', 100)!,
+    leaseMs,
+    allowPrivateAddresses: appEnv !== 'production',
+  };
 }
 
 const rpcUrl = z.url({ protocol: /^https?$/ });
@@ -91,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.TRUST_PROXY === 'true',
     authCacheMs: Number(env.AUTH_CACHE_MS ?? 2000),
     chains: parseChains(env.CHAINS),
+    webhooks: parseWebhookConfig(env, appEnv),
     kekSource: env.USER_SHARE_KEKS || env.SERVICE_SHARE_KEKS || appEnv !== 'local' ? 'env' : 'file',
   };
 }

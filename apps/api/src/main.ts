@@ -7,6 +7,8 @@ import { startLocalDevnets } from './local/devnets.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
 import { createServices } from './services.ts';
+import { startMonitorWorker } from './workers/monitor-worker.ts';
+import { startWebhookWorker } from './workers/webhook-worker.ts';
 
 let config;
 try {
@@ -25,6 +27,12 @@ mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 const devnets =
   config.appEnv === 'local' && process.env.LOCAL_DEVNETS !== 'off' ? await startLocalDevnets({ otherChains: config.chains }) : undefined;
 const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains) });
+// The transaction monitor runs in every API process unless WORKERS=off; leases in the database keep
+// several processes on one PostgreSQL from checking the same record at once.
+const monitorWorker = process.env.WORKERS === 'off' ? undefined : startMonitorWorker({ monitor: services.monitor, logger });
+// Webhook delivery likewise (endpoint leases keep several processes from sending to one endpoint at once).
+const webhookWorker =
+  process.env.WORKERS === 'off' ? undefined : startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger });
 const embedded = !config.databaseUrl;
 const controlToken = newControlToken();
 const app = createApp({
@@ -39,7 +47,7 @@ const server = app.listen(config.port, config.host, () => {
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   removeControlFile = embedded ? writeControlFile(config.dataDir, url, controlToken) : () => undefined;
   logger.info(
-    { url, appEnv: config.appEnv, database: services.database.kind, evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl },
+    { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl },
     'wallet service listening',
   );
 });
@@ -54,6 +62,8 @@ async function stop(signal: string) {
   removeControlFile();
   server.close();
   server.closeIdleConnections();
+  await monitorWorker?.stop();
+  await webhookWorker?.stop();
   await services.close();
   await devnets?.stop();
   process.exit(0);

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import {
   createApiKeyService,
@@ -14,11 +17,18 @@ import {
   type ChainDirectory,
   type ChainGateways,
   createTransactionService,
+  createTransactionMonitor,
   type Clock,
+  type MonitorCadence,
   type LocalFaucet,
+  createWebhookDelivery,
+  createWebhookService,
+  type WebhookDeliveryDeps,
+  type WebhookSender,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
+import { createHttpsSender } from './webhooks/https-sender.ts';
 
 export interface ServiceOptions {
   /** The chains this deployment talks to, and in local mode the devnet faucet. */
@@ -26,7 +36,14 @@ export interface ServiceOptions {
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   clock?: Clock;
+  /** The transaction monitor's lease owner (default host:pid:random) and cadence overrides. */
+  monitor?: { owner?: string; cadence?: Partial<MonitorCadence>; batchSize?: number };
+  /** Webhook delivery overrides (tests): lease owner, sender, engine options, jitter source. */
+  webhooks?: { owner?: string; send?: WebhookSender; options?: WebhookDeliveryDeps['options']; random?: () => number };
 }
+
+/** A lease owner name unique to this monitor: host, process and a random part. */
+export const monitorOwnerName = () => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
 /** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
 export async function createServices(config: Config, options: ServiceOptions = {}) {
@@ -51,6 +68,38 @@ export async function createServices(config: Config, options: ServiceOptions = {
     loadWallet: wallets.loadWallet,
     loadWalletWithShares: wallets.loadWalletWithShares,
   });
+  const monitor = createTransactionMonitor({
+    store: stores.transactions,
+    gateways,
+    clock,
+    isDevnet: transactions.isDevnet,
+    owner: options.monitor?.owner ?? monitorOwnerName(),
+    cadence: options.monitor?.cadence,
+    batchSize: options.monitor?.batchSize,
+  });
+  const webhookSender =
+    options.webhooks?.send ??
+    createHttpsSender({
+      extraCaPem: config.webhooks.caFile ? readFileSync(config.webhooks.caFile, 'utf8') : undefined,
+      allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
+    });
+  const webhookDelivery = createWebhookDelivery({
+    store: stores.webhooks,
+    keks,
+    clock,
+    send: webhookSender,
+    owner: options.webhooks?.owner,
+    random: options.webhooks?.random,
+    options: {
+      timeoutMs: config.webhooks.timeoutMs,
+      ...(config.webhooks.leaseMs ? { leaseMs: config.webhooks.leaseMs } : {}),
+      retry: {
+        ...(config.webhooks.retryBaseMs ? { baseMs: config.webhooks.retryBaseMs } : {}),
+        ...(config.webhooks.retryMaxMs ? { maxDelayMs: config.webhooks.retryMaxMs } : {}),
+      },
+      ...options.webhooks?.options,
+    },
+  });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
 
   return {
@@ -60,6 +109,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     wallets,
     signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares, broadcastSigned: transactions.broadcastSigned }),
     transactions,
+    /** Checks due broadcast records against their chains; run by the monitor worker (workers/monitor-worker.ts). */
+    monitor,
     gateways,
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
     chains: createChainService({ directory, faucet: options.chains?.faucet, loadWallet: wallets.loadWallet, findWallet: (id) => stores.wallets.findById(id) }),
@@ -67,7 +118,21 @@ export async function createServices(config: Config, options: ServiceOptions = {
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock),
+    /** Webhook configuration per API key, test pings, delivery log and resend (CLI now, tRPC next). */
+    webhooks: createWebhookService({
+      store: stores.webhooks,
+      apiKeys: stores.apiKeys,
+      audit: stores.audit,
+      keks,
+      clock,
+      ping: webhookDelivery.ping,
+      allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
+    }),
+    /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
+    webhookDelivery,
     async close() {
+      await webhookDelivery.stop();
+      if ('close' in webhookSender && typeof webhookSender.close === 'function') webhookSender.close();
       await redis?.close();
       if (!options.database) await database.close();
     },

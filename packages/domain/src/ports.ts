@@ -216,6 +216,18 @@ export interface MonitoringInfo {
   /** e.g. `active`, `extended` (past the 30-minute window), `escalated` (past 24 h), `finality_unavailable`. */
   state?: string;
   lastError?: string | null;
+  /**
+   * Monitor-internal (not shown in responses): when a Solana record without a last valid block
+   * height was first seen with no signature status and an invalid blockhash; expiry is proven
+   * only by a later check that still finds no status.
+   */
+  expiredSince?: string | null;
+  /**
+   * Monitor-internal (not shown in responses): the EVM receipt seen before the block was final.
+   * Later checks only need the heads until the finalized head reaches that block; it resolves when
+   * the canonical hash at that height still equals `blockHash` (a block hash commits to its receipts).
+   */
+  receipt?: { blockNumber: string; blockHash: string; status: 'success' | 'reverted' } | null;
 }
 
 export interface TransactionRecord {
@@ -300,6 +312,28 @@ export interface TransactionReschedule {
   monitoring: MonitoringInfo | null;
 }
 
+/**
+ * A monitor check that changes the record's outcome (a resolution, or `pending` → `submitted`):
+ * every listed field is written as given, except `submittedAt`, which only fills an empty one.
+ */
+export interface TransactionCompletion {
+  id: string;
+  status: TransactionStatus;
+  blockNumber: bigint | null;
+  blockHash: string | null;
+  failureStage: FailureStage | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  monitoring: MonitoringInfo | null;
+  submittedAt: Date | null;
+  resolvedAt: Date | null;
+  evidenceAt: Date | null;
+  nextCheckAt: Date | null;
+  consecutiveErrors: number;
+  /** Written in the same statement, only if the record was saved (still leased by the owner). */
+  events: NewEvent[];
+}
+
 export interface TransactionStore {
   /**
    * The EVM nonce for the next transaction of (wallet, chain): a released nonce not below
@@ -310,8 +344,11 @@ export interface TransactionStore {
   /** A nonce whose transaction the node refused: handed out again before any new one. */
   releaseNonce(walletId: string, chainId: string, nonce: number): Promise<void>;
   create(record: NewTransactionRecord, events: NewEvent[]): Promise<TransactionRecord>;
-  /** Applies the patch and writes the events in one transaction. */
-  update(id: string, patch: TransactionPatch, events: NewEvent[]): Promise<TransactionRecord>;
+  /**
+   * Applies the patch and writes the events in one transaction, only while the record's status is
+   * still `onlyIfStatus` (a monitor may have resolved it meanwhile); null when it was not.
+   */
+  update(id: string, patch: TransactionPatch, events: NewEvent[], onlyIfStatus: TransactionStatus): Promise<TransactionRecord | null>;
   findInWallet(projectId: string, walletId: string, transactionId: string): Promise<TransactionRecord | null>;
   /** Newest first (createdAt desc, id desc) after the keyset position. */
   list(filter: TransactionListFilter): Promise<TransactionRecord[]>;
@@ -326,4 +363,9 @@ export interface TransactionStore {
   reschedule(owner: string, checks: TransactionReschedule[]): Promise<number>;
   /** Saves a resolving check (patch + events) if `owner` still leases the record; releases it. */
   completeCheck(owner: string, id: string, patch: TransactionPatch, events: NewEvent[]): Promise<TransactionRecord | null>;
+  /**
+   * `completeCheck` for many records in ONE atomic statement: saves each completion (and writes its
+   * events) only if `owner` still leases that record, releases them, and returns the saved ids.
+   */
+  completeChecks(owner: string, completions: TransactionCompletion[]): Promise<string[]>;
 }

@@ -34,6 +34,29 @@ const commands = {
     services.users.externalWalletChallenge(args as never),
   'users.verify-wallet': (services: Services, args: Record<string, unknown>) => services.users.verifyExternalWallet(args as never),
   'faucet.fund': (services: Services, args: Record<string, unknown>) => services.chains.fundById(args),
+  'webhooks.set': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.set(await services.webhooks.scopeForKey(String(args.apiKeyId)), {
+      url: args.url as string,
+      eventTypes: args.eventTypes as string[],
+      enabled: args.enabled as boolean | undefined,
+    }),
+  'webhooks.show': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.get(await services.webhooks.scopeForKey(String(args.apiKeyId))),
+  'webhooks.enable': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.enable(await services.webhooks.scopeForKey(String(args.apiKeyId))),
+  'webhooks.disable': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.disable(await services.webhooks.scopeForKey(String(args.apiKeyId))),
+  'webhooks.rotate': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.rotateSecret(await services.webhooks.scopeForKey(String(args.apiKeyId))),
+  'webhooks.test': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.testPing(await services.webhooks.scopeForKey(String(args.apiKeyId))),
+  'webhooks.resend': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.resend(
+      args.apiKeyId ? await services.webhooks.scopeForKey(String(args.apiKeyId)) : null,
+      args.eventId !== undefined ? { eventId: args.eventId as string } : { txHash: args.txHash as string },
+    ),
+  'webhooks.log': async (services: Services, args: Record<string, unknown>) =>
+    services.webhooks.deliveryLog(args.apiKeyId ? await services.webhooks.scopeForKey(String(args.apiKeyId)) : null, String(args.eventId)),
 } as const;
 
 export type CommandName = keyof typeof commands;

@@ -26,13 +26,23 @@ export interface RequestOptions {
  * The real app on a real port over a real database (in-memory PGlite or a fresh PostgreSQL
  * database). Logs are captured so tests can check that no secret was ever written.
  */
-export async function startTestApp(kind: DatabaseKind, options: { clock?: Clock; host?: string; chains?: ServiceOptions['chains'] } = {}) {
+export async function startTestApp(
+  kind: DatabaseKind,
+  options: {
+    clock?: Clock;
+    host?: string;
+    chains?: ServiceOptions['chains'];
+    /** Extra configuration variables (e.g. WEBHOOK_CA_FILE, WEBHOOK_TIMEOUT_MS). */
+    env?: Record<string, string>;
+    webhooks?: ServiceOptions['webhooks'];
+  } = {},
+) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
   const database = await createTestDatabase(kind);
-  const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug' });
+  const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...options.env });
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
-  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains });
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks });
   const app = createApp({ services, logger });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(0, host);

@@ -1,4 +1,5 @@
-import type { CustodyStore, EnclaveKeyRow, EncryptedShare } from '@wallet/domain';
+import { walletCreatedEvent, type CustodyStore, type EnclaveKeyRow, type EncryptedShare } from '@wallet/domain';
+import { eventData } from './users.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
 import { toWalletRecord } from './wallets.ts';
@@ -20,12 +21,13 @@ const toKey = (row: EnclaveKeyRow): EnclaveKeyRow => ({
 export function createCustodyStore(prisma: PrismaClient): CustodyStore {
   return {
     async createClientWallet(wallet, serviceShare, audit) {
-      const [row] = await prisma.$transaction([
-        prisma.wallet.create({ data: wallet }),
-        prisma.keyShare.create({ data: shareData(wallet.id, serviceShare) }),
-        prisma.auditLog.create({ data: auditData(audit) }),
-      ]);
-      return toWalletRecord(row);
+      return prisma.$transaction(async (tx) => {
+        const row = await tx.wallet.create({ data: wallet });
+        await tx.keyShare.create({ data: shareData(wallet.id, serviceShare) });
+        await tx.auditLog.create({ data: auditData(audit) });
+        await tx.event.create({ data: eventData(walletCreatedEvent(toWalletRecord(row))) });
+        return toWalletRecord(row);
+      });
     },
 
     async attachUserShare(walletId, userShare, at, audit) {

@@ -7,6 +7,7 @@ import { createWalletStore } from './wallets.ts';
 import { createUserStore } from './users.ts';
 import { createCustodyStore } from './custody.ts';
 import { createTransactionStore } from './transactions.ts';
+import { createWebhookStore } from './webhooks.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -22,6 +23,7 @@ export function createStores(database: Database) {
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
     transactions: createTransactionStore(database),
+    webhooks: createWebhookStore(database),
   };
 }
 

@@ -104,7 +104,9 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
     const again = newRecord({ projectId: record.projectId });
     await expect(store.create(again, [{ id: eventId, projectId: record.projectId, type: 'x', data: {} }])).rejects.toThrow();
     expect(await store.findInWallet(again.projectId, again.walletId, again.id)).toBeNull();
-    const updated = await store.update(record.id, { status: 'confirmed', blockNumber: 12n, blockHash: '0xabc', resolvedAt: new Date(), nextCheckAt: null }, []);
+    // Only while the status is still the expected one (a monitor may have moved it meanwhile).
+    expect(await store.update(record.id, { status: 'failed' }, [], 'pending')).toBeNull();
+    const updated = await store.update(record.id, { status: 'confirmed', blockNumber: 12n, blockHash: '0xabc', resolvedAt: new Date(), nextCheckAt: null }, [], 'submitted');
     expect(updated).toMatchObject({ status: 'confirmed', blockNumber: 12n, nextCheckAt: null });
   });
 
@@ -141,5 +143,70 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
     expect(retaken).toMatchObject({ consecutiveErrors: 2, checkCount: 1, monitoring: { state: 'active' } });
     const done = await other.completeCheck('worker-e', held.id, { status: 'confirmed', nextCheckAt: null }, []);
     expect(done).toMatchObject({ status: 'confirmed', nextCheckAt: null, checkCount: 2 });
+  });
+  it('saves many completions with their events in one statement, only for records the owner leases', async () => {
+    const store = createTransactionStore(database);
+    const now = new Date(Date.UTC(2031, 0, 1));
+    const records = [];
+    for (let i = 0; i < 3; i++) records.push(await store.create(newRecord({ status: i === 2 ? 'pending' : 'submitted', submittedAt: i === 2 ? null : now, nextCheckAt: new Date(now.getTime() - 1) }), []));
+    const ids = new Set(records.map((r) => r.id));
+    const leased = (await store.leaseDue('owner-a', now, new Date(now.getTime() + 30_000), 10_000)).filter((r) => ids.has(r.id));
+    expect(leased).toHaveLength(3);
+    const [a, b, c] = records as [(typeof records)[0], (typeof records)[0], (typeof records)[0]];
+    // Another owner steals b's lease after it expired.
+    await database.query('UPDATE transaction_records SET lease_owner = $1 WHERE id = $2', ['owner-b', b.id]);
+    const at = new Date(now.getTime() + 1_000);
+    const completion = (id: string, projectId: string, over: object = {}) => ({
+      id,
+      status: 'confirmed' as const,
+      blockNumber: 9_007_199_254_740_993n,
+      blockHash: '0xabc',
+      failureStage: null,
+      failureCode: null,
+      failureMessage: null,
+      monitoring: { state: 'resolved' },
+      submittedAt: at,
+      resolvedAt: at,
+      evidenceAt: at,
+      nextCheckAt: null,
+      consecutiveErrors: 0,
+      events: [{ id: `evt_${randomUUID()}`, projectId, type: 'rest.transaction.confirmed', data: { transactionId: id } }],
+      ...over,
+    });
+    const saved = await store.completeChecks('owner-a', [
+      completion(a.id, a.projectId),
+      completion(b.id, b.projectId),
+      completion(c.id, c.projectId, { status: 'failed', blockNumber: null, blockHash: null, failureStage: 'broadcast', failureCode: 'REPLACED', monitoring: { chainOutcome: 'nonce_consumed_elsewhere' } }),
+    ]);
+    expect(saved.sort()).toEqual([a.id, c.id].sort());
+    expect(await store.findInWallet(a.projectId, a.walletId, a.id)).toMatchObject({
+      status: 'confirmed',
+      blockNumber: 9_007_199_254_740_993n,
+      submittedAt: now, // an existing submittedAt is kept
+      resolvedAt: at,
+      nextCheckAt: null,
+      checkCount: 1,
+      monitoring: { state: 'resolved' },
+    });
+    expect(await store.findInWallet(c.projectId, c.walletId, c.id)).toMatchObject({ status: 'failed', failureCode: 'REPLACED', submittedAt: at, blockNumber: null });
+    expect(await store.findInWallet(b.projectId, b.walletId, b.id)).toMatchObject({ status: 'submitted', resolvedAt: null });
+    const events = await database.query<{ project_id: string }>('SELECT project_id FROM events WHERE project_id = ANY($1::uuid[])', [[a.projectId, b.projectId, c.projectId]]);
+    expect(events.map((e) => e.project_id).sort()).toEqual([a.projectId, c.projectId].sort());
+    expect(await store.completeChecks('owner-a', [])).toEqual([]);
+  });
+  it('returns leased records with the same shape and types as a lookup', async () => {
+    const store = createTransactionStore(database);
+    const now = new Date(Date.UTC(2032, 0, 1));
+    const created = await store.create(
+      newRecord({ walletType: 'SOLANA', chainId: null, network: 'SOLANA_DEVNET', nonce: null, recentBlockhash: 'abc', lastValidBlockHeight: 2n ** 60n, monitoring: { state: 'active' }, nextCheckAt: new Date(now.getTime() - 5) }),
+      [],
+    );
+    await store.update(created.id, { blockNumber: 2n ** 62n, blockHash: null, evidenceAt: now }, [], 'submitted');
+    const leased = (await store.leaseDue('shape', now, new Date(now.getTime() + 1_000), 10_000)).find((r) => r.id === created.id)!;
+    const { leaseOwner: _o, leaseUntil: _u, ...looked } = (await store.findInWallet(created.projectId, created.walletId, created.id)) as typeof leased & { leaseOwner: unknown; leaseUntil: unknown };
+    expect(leased).toEqual(looked);
+    expect(leased.lastValidBlockHeight).toBe(2n ** 60n);
+    expect(leased.blockNumber).toBe(2n ** 62n);
+    expect(leased.createdAt).toBeInstanceOf(Date);
   });
 });

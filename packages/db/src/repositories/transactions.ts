@@ -25,6 +25,32 @@ export function toTransactionRecord(row: Row): TransactionRecord {
   };
 }
 
+/** Every column of a record, named as TransactionRecord names it (for statements run on the driver directly). */
+const RECORD_COLUMNS = [
+  'id', 'project_id', 'partner_id', 'wallet_id', 'wallet_type', 'intent_kind', 'status', 'chain_id', 'network', 'from_address',
+  'to', 'value', 'token_address', 'nonce', 'hash', 'recent_blockhash', 'last_valid_block_height', 'nonce_account', 'block_number',
+  'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'request_id', 'api_key_id',
+  'submitted_at', 'resolved_at', 'evidence_at', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
+]
+  .map((c) => `"${c}" AS "${c.replace(/_([a-z])/g, (_m, l: string) => l.toUpperCase())}"`)
+  .join(', ');
+
+type LeasedRow = Omit<TransactionRecord, 'lastValidBlockHeight' | 'blockNumber'> & {
+  lastValidBlockHeight: string | number | bigint | null;
+  blockNumber: string | number | bigint | null;
+};
+
+const toBig = (v: string | number | bigint | null) => (v === null ? null : BigInt(v));
+
+function fromLeasedRow(row: LeasedRow): TransactionRecord {
+  return {
+    ...row,
+    lastValidBlockHeight: toBig(row.lastValidBlockHeight),
+    blockNumber: toBig(row.blockNumber),
+    monitoring: row.monitoring ?? null,
+  };
+}
+
 function patchData(patch: TransactionPatch): Prisma.TransactionRecordUpdateInput {
   const { monitoring, ...rest } = patch;
   return {
@@ -85,12 +111,16 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
       return toTransactionRecord(row);
     },
 
-    async update(id, patch, events) {
-      const [row] = await prisma.$transaction([
-        prisma.transactionRecord.update({ where: { id }, data: patchData(patch) }),
-        ...(events.length > 0 ? [prisma.event.createMany({ data: events.map(eventData) })] : []),
-      ]);
-      return toTransactionRecord(row as Row);
+    async update(id, patch, events, onlyIfStatus) {
+      return prisma.$transaction(async (tx) => {
+        const [row] = await tx.transactionRecord.updateManyAndReturn({
+          where: { id, status: onlyIfStatus },
+          data: patchData(patch) as Prisma.TransactionRecordUpdateManyMutationInput,
+        });
+        if (!row) return null;
+        if (events.length > 0) await tx.event.createMany({ data: events.map(eventData) });
+        return toTransactionRecord(row);
+      });
     },
 
     async findInWallet(projectId, walletId, transactionId) {
@@ -126,21 +156,17 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
     },
 
     async leaseDue(owner, now, leaseUntil, limit) {
-      const leased = await query<{ id: string }>(
+      // One statement leases and returns the rows (the monitor's hot path: no second read).
+      const rows = await query<LeasedRow>(
         `UPDATE transaction_records SET lease_owner = $1, lease_until = $3
          WHERE id IN (
            SELECT id FROM transaction_records
            WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
            ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-         RETURNING id`,
+         RETURNING ${RECORD_COLUMNS}`,
         [owner, now, leaseUntil, limit],
       );
-      if (leased.length === 0) return [];
-      const rows = await prisma.transactionRecord.findMany({
-        where: { id: { in: leased.map((r) => r.id) }, leaseOwner: owner },
-        orderBy: { nextCheckAt: 'asc' },
-      });
-      return rows.map(toTransactionRecord);
+      return rows.map(fromLeasedRow).sort((a, b) => a.nextCheckAt!.getTime() - b.nextCheckAt!.getTime());
     },
 
     async reschedule(owner, checks) {
@@ -164,6 +190,57 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
         ],
       );
       return rows.length;
+    },
+
+    async completeChecks(owner, completions) {
+      if (completions.length === 0) return [];
+      const events = completions.flatMap((c) => c.events.map((e) => ({ ...e, recordId: c.id })));
+      const rows = await query<{ id: string }>(
+        `WITH c AS (
+           SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
+                                $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::int[])
+             AS c(id, status, block_number, block_hash, failure_stage, failure_code, failure_message, monitoring,
+                  submitted_at, resolved_at, evidence_at, next_check_at, consecutive_errors)
+         ), saved AS (
+           UPDATE transaction_records AS t SET
+             status = c.status, block_number = c.block_number::bigint, block_hash = c.block_hash,
+             failure_stage = c.failure_stage, failure_code = c.failure_code, failure_message = c.failure_message,
+             monitoring = c.monitoring, submitted_at = COALESCE(t.submitted_at, c.submitted_at),
+             resolved_at = c.resolved_at, evidence_at = c.evidence_at, next_check_at = c.next_check_at,
+             consecutive_errors = c.consecutive_errors, check_count = t.check_count + 1,
+             lease_owner = NULL, lease_until = NULL, updated_at = now()
+           FROM c WHERE t.id = c.id AND t.lease_owner = $1
+           RETURNING t.id
+         ), written AS (
+           INSERT INTO events (id, project_id, type, data)
+           SELECT e.id, e.project_id, e.type, e.data
+           FROM unnest($15::text[], $16::uuid[], $17::text[], $18::jsonb[], $19::uuid[]) AS e(id, project_id, type, data, record_id)
+           WHERE e.record_id IN (SELECT id FROM saved)
+         )
+         SELECT id FROM saved`,
+        [
+          owner,
+          completions.map((c) => c.id),
+          completions.map((c) => c.status),
+          completions.map((c) => (c.blockNumber === null ? null : c.blockNumber.toString())),
+          completions.map((c) => c.blockHash),
+          completions.map((c) => c.failureStage),
+          completions.map((c) => c.failureCode),
+          completions.map((c) => c.failureMessage),
+          completions.map((c) => (c.monitoring ? JSON.stringify(c.monitoring) : null)),
+          completions.map((c) => c.submittedAt),
+          completions.map((c) => c.resolvedAt),
+          completions.map((c) => c.evidenceAt),
+          completions.map((c) => c.nextCheckAt),
+          completions.map((c) => c.consecutiveErrors),
+          events.map((e) => e.id),
+          events.map((e) => e.projectId),
+          events.map((e) => e.type),
+          events.map((e) => JSON.stringify(e.data)),
+          events.map((e) => e.recordId),
+        ],
+      );
+      return rows.map((r) => r.id);
     },
 
     async completeCheck(owner, id, patch, events) {

@@ -40,3 +40,13 @@ export const externalWalletVerifiedEvent = (user: UserRecord, walletAddress: str
     ...(walletProvider ? { walletProvider } : {}),
     verifiedAt: verifiedAt.toISOString(),
   });
+
+/** A wallet was created; `userId` is its claiming user, null for a wallet pregenerated for an identifier. */
+export const walletCreatedEvent = (wallet: WalletRecord) =>
+  event(wallet.projectId, 'wallet.created', {
+    userId: wallet.claimedByUserId,
+    walletId: wallet.id,
+    walletAddress: wallet.address,
+    walletType: wallet.type,
+    walletCreatedAt: wallet.createdAt.toISOString(),
+  });

@@ -235,7 +235,7 @@ export function createTransactionService(deps: TransactionServiceDeps) {
         const failureMessage = (error as Error).message.slice(0, 500);
         const at = clock.now();
         const failed = { ...record, status: 'failed' as const, failureStage: 'broadcast' as const, failureCode, failureMessage, resolvedAt: at, nextCheckAt: null };
-        await store.update(record.id, failed, resolvedEvents(failed, devnet, at));
+        await store.update(record.id, failed, resolvedEvents(failed, devnet, at), 'pending');
         // A refused transaction never used its nonce: hand it out again. A lost answer may have.
         if (rejected && allocatedNonce && fields.nonce !== null && failureCode !== 'NONCE_TOO_LOW') {
           await store.releaseNonce(wallet.id, record.chainId!, fields.nonce);
@@ -250,7 +250,8 @@ export function createTransactionService(deps: TransactionServiceDeps) {
     }
     const at = clock.now();
     const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
-    await store.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at));
+    // Only while still pending: the monitor may already have seen it land (and resolved it).
+    await store.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
     return { body: { signedTransaction, txHash: hash, transactionId: record.id }, headers };
   }
 
@@ -579,7 +580,8 @@ export function createTransactionService(deps: TransactionServiceDeps) {
       const target = evmTarget(Number(original.chainId));
       const suggestion = await beforeRecord(target.gateway.getFeeSuggestion());
       // A replacement must outbid the original by at least 10%; twice the current ceiling does.
-      const maxFeePerGas = input.maxFeePerGas ?? (suggestion.maxFeePerGas * 2n).toString();
+      // The 1 gwei added to the priority fee is added to the ceiling too, so it never exceeds it on a low-fee chain.
+      const maxFeePerGas = input.maxFeePerGas ?? (suggestion.maxFeePerGas * 2n + 1_000_000_000n).toString();
       const maxPriorityFeePerGas = input.maxPriorityFeePerGas ?? (suggestion.maxPriorityFeePerGas * 2n + 1_000_000_000n).toString();
       if (BigInt(maxPriorityFeePerGas) > BigInt(maxFeePerGas)) throw invalidRequest('Invalid request: maxPriorityFeePerGas: must not exceed maxFeePerGas');
       const signed = (
