@@ -69,27 +69,11 @@ let running = false;
 let stopping = false;
 let idle: Promise<void> = Promise.resolve();
 
-const TRACE = process.env.PGLITE_TRACE === '1';
-const traceHist = new Map<number, number>();
-const traceByStmt = new Map<string, [number, number]>();
-let traceSlow: string[] = [];
 async function exec(message: Uint8Array): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const t0 = TRACE ? performance.now() : 0;
   await db.execProtocolRawStream(message, { onRawData: (chunk) => void chunks.push(Buffer.from(chunk)) });
-  if (TRACE) {
-    const ms = performance.now() - t0;
-    const bucket = ms < 1 ? Math.floor(ms * 10) / 10 : Math.floor(ms);
-    traceHist.set(bucket, (traceHist.get(bucket) ?? 0) + 1);
-    const key = /__wallet_q\d+/.exec(Buffer.from(message.subarray(0, 80)).toString('latin1'))?.[0] ?? String.fromCharCode(message[0]!);
-    const agg = traceByStmt.get(key) ?? [0, 0];
-    agg[0]++; agg[1] += ms; traceByStmt.set(key, agg);
-    if (ms > 3) traceSlow.push(`${ms.toFixed(1)}ms ${Buffer.from(message.subarray(0, 120)).toString('latin1').replace(/[^ -~]/g, '.')}`);
-    if (traceSlow.length > 30) traceSlow = traceSlow.slice(-30);
-  }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
-if (TRACE) setInterval(() => { console.error('[trace]', JSON.stringify([...traceByStmt].map(([k, [n, t]]) => `${k} n=${n} avg=${(t / n).toFixed(3)}ms`))); traceHist.clear(); traceByStmt.clear(); traceSlow = []; }, 5000).unref();
 
 function drain(): void {
   if (running || stopping) return;
