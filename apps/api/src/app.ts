@@ -12,6 +12,7 @@ import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
 import type { Services } from './services.ts';
+import { trpcHandler } from './trpc/middleware.ts';
 
 export interface AppOptions {
   services: Services;
@@ -19,6 +20,8 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Routers outside /v1 (mounted after it, so no /v1 paths), e.g. the local control routes of the CLI. */
   extraRouters?: Router[];
+  /** Session cookies with `Secure` (everywhere but local mode). */
+  secureCookies?: boolean;
 }
 
 export function allRoutes(services: Services): RouteDef[] {
@@ -31,7 +34,7 @@ export function allRoutes(services: Services): RouteDef[] {
   ];
 }
 
-export function createApp({ services, logger, trustProxy = false, extraRouters = [] }: AppOptions): Express {
+export function createApp({ services, logger, trustProxy = false, extraRouters = [], secureCookies = true }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -57,6 +60,7 @@ export function createApp({ services, logger, trustProxy = false, extraRouters =
   v1.use(jsonBody({ limit: '1mb' }));
   v1.use(dispatchRoutes(routes, '/v1', (route) => routeHandler(route, services.runIdempotent)));
   app.use('/v1', v1);
+  app.use('/trpc', trpcHandler(services, { secureCookies }));
   // Outside /v1 (so /v1 requests do not walk their layers); the extra routers must not use /v1 paths.
   app.use(docsRouter());
   for (const router of extraRouters) app.use(router);

@@ -33,12 +33,19 @@ const monitorWorker = process.env.WORKERS === 'off' ? undefined : startMonitorWo
 // Webhook delivery likewise (endpoint leases keep several processes from sending to one endpoint at once).
 const webhookWorker =
   process.env.WORKERS === 'off' ? undefined : startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger });
+// Local mode: the console's first owner, created once while no staff account exists; its
+// password is printed here and nowhere else (not in the logs).
+if (config.appEnv === 'local') {
+  const owner = await services.staff.ensureLocalOwner();
+  if (owner) process.stdout.write(`${JSON.stringify({ consoleOwner: { email: owner.email, password: owner.password, partnerId: owner.partnerId } })}\n`);
+}
 const embedded = !config.databaseUrl;
 const controlToken = newControlToken();
 const app = createApp({
   services,
   logger,
   trustProxy: config.trustProxy,
+  secureCookies: config.appEnv !== 'local',
   extraRouters: embedded ? [controlRouter(services, controlToken)] : [],
 });
 

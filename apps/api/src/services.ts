@@ -23,6 +23,7 @@ import {
   type LocalFaucet,
   createWebhookDelivery,
   createWebhookService,
+  createStaffService,
   type WebhookDeliveryDeps,
   type WebhookSender,
 } from '@wallet/domain';
@@ -115,6 +116,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
     chains: createChainService({ directory, faucet: options.chains?.faucet, loadWallet: wallets.loadWallet, findWallet: (id) => stores.wallets.findById(id) }),
     localFaucet: options.chains?.faucet,
+    /** Console staff accounts and sessions (tRPC, GraphQL, the staff CLI). */
+    staff: createStaffService({ store: stores.staff, clock }),
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock),

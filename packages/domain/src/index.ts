@@ -37,3 +37,5 @@ export * from './webhooks/secrets.ts';
 export * from './webhooks/retry.ts';
 export * from './webhooks/delivery.ts';
 export * from './webhooks/service.ts';
+export * from './staff/passwords.ts';
+export * from './staff/service.ts';

@@ -369,3 +369,35 @@ export interface TransactionStore {
    */
   completeChecks(owner: string, completions: TransactionCompletion[]): Promise<string[]>;
 }
+
+export type StaffRole = 'owner' | 'developer' | 'support';
+
+export interface StaffRecord {
+  id: string;
+  partnerId: string;
+  partnerName: string;
+  email: string;
+  role: StaffRole;
+  passwordHash: string;
+  createdAt: Date;
+  disabledAt: Date | null;
+}
+
+export class DuplicateStaffError extends Error {
+  constructor() {
+    super('A staff account with this email exists');
+  }
+}
+
+export interface StaffStore {
+  /** Creates the partner on first use; throws DuplicateStaffError when the email is taken. */
+  create(partnerName: string, account: Pick<StaffRecord, 'id' | 'email' | 'role' | 'passwordHash'>): Promise<StaffRecord>;
+  findByEmail(email: string): Promise<StaffRecord | null>;
+  count(): Promise<number>;
+  listByPartner(partnerId: string): Promise<StaffRecord[]>;
+  createSession(session: { id: string; staffId: string; tokenHash: string; expiresAt: Date }): Promise<void>;
+  /** The session's account when the session is neither revoked nor expired and the account is enabled. */
+  findActiveSession(tokenHash: string, now: Date): Promise<{ sessionId: string; expiresAt: Date; staff: StaffRecord } | null>;
+  revokeSession(tokenHash: string, now: Date): Promise<void>;
+  revokeAllSessions(staffId: string, now: Date): Promise<number>;
+}

@@ -17,6 +17,9 @@ const commands = {
     }),
   'keys.rotate': (services: Services, args: Record<string, unknown>) => services.apiKeys.rotate(String(args.apiKeyId)),
   'keys.revoke': (services: Services, args: Record<string, unknown>) => services.apiKeys.revoke(String(args.apiKeyId)),
+  'staff.create': (services: Services, args: Record<string, unknown>) =>
+    services.staff.createAccount({ partner: args.partner as string, email: args.email as string, role: args.role as never }),
+  'staff.revoke-sessions': (services: Services, args: Record<string, unknown>) => services.staff.revokeSessions(String(args.staffId)),
   'users.signup': (services: Services, args: Record<string, unknown>) =>
     services.users.signUp({
       projectId: args.projectId as string,

@@ -8,6 +8,7 @@ import { createUserStore } from './users.ts';
 import { createCustodyStore } from './custody.ts';
 import { createTransactionStore } from './transactions.ts';
 import { createWebhookStore } from './webhooks.ts';
+import { createStaffStore } from './staff.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -24,6 +25,7 @@ export function createStores(database: Database) {
     custody: createCustodyStore(prisma),
     transactions: createTransactionStore(database),
     webhooks: createWebhookStore(database),
+    staff: createStaffStore(database),
   };
 }
 

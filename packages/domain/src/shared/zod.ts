@@ -1,11 +1,16 @@
 import { z } from 'zod';
-import { invalidRequest } from '../errors.ts';
+import { invalidRequest, type ApiError } from '../errors.ts';
 
 /** Parses `input` with `schema`, turning every validation failure into one 400 INVALID_REQUEST. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const details = result.error.issues.slice(0, 20).map((issue) => ({
+  throw validationError(result.error);
+}
+
+/** The 400 INVALID_REQUEST of a failed zod parse, the same whichever transport parsed the input. */
+export function validationError(error: z.ZodError): ApiError {
+  const details = error.issues.slice(0, 20).map((issue) => ({
     path: issue.path.map(String).join('.'),
     message: issue.message,
   }));
@@ -15,11 +20,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
       ? `Invalid request: ${first.path}: ${first.message}`
       : `Invalid request: ${first.message}`
     : 'Invalid request';
-  return fail(message, details);
-}
-
-function fail(message: string, details: { path: string; message: string }[]): never {
-  throw invalidRequest(message, { details });
+  return invalidRequest(message, { details });
 }
 
 export const uuidSchema = z.uuid();
