@@ -8,7 +8,7 @@ import type {
   WalletCustody,
   WalletStatus,
 } from '@wallet/domain';
-import { DuplicateWalletError } from '@wallet/domain';
+import { DuplicateWalletError, walletCreatedEvent } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
@@ -57,19 +57,24 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
       const [user, service] = shares;
       if (!user || !service || shares.length !== 2) throw new Error('a wallet is stored with exactly two shares');
       try {
-        // One statement (so one implicit transaction, one round trip): wallet, both shares, audit row.
+        // One statement (so one implicit transaction, one round trip): wallet, both shares, audit row
+        // and the wallet.created event.
+        const createdAt = new Date();
+        const event = walletCreatedEvent({ ...wallet, createdAt, claimedByUserId: null });
         const [row] = await query<Row>(
           `WITH wallet AS (
              INSERT INTO wallets (id, project_id, type, scheme, address, public_key, status, user_identifier,
                                   user_identifier_type, cosmos_prefix, custody, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $24, now(), now())
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $24, $25, $25)
              RETURNING ${walletColumns}),
            shares AS (
              INSERT INTO key_shares (wallet_id, role, kek_id, iv, ciphertext)
              VALUES ($1, $11, $12, $13, $14), ($1, $15, $16, $17, $18)),
            audit AS (
              INSERT INTO audit_log (project_id, api_key_id, wallet_id, request_id, action, details)
-             VALUES ($19, $20, $1, $21, $22, $23))
+             VALUES ($19, $20, $1, $21, $22, $23)),
+           event AS (
+             INSERT INTO events (id, project_id, type, data) VALUES ($26, $2, $27, $28::jsonb))
            SELECT * FROM wallet`,
           [
             wallet.id, wallet.projectId, wallet.type, wallet.scheme, wallet.address, wallet.publicKey, wallet.status,
@@ -77,7 +82,8 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
             user.role, user.kekId, Buffer.from(user.iv), Buffer.from(user.ciphertext),
             service.role, service.kekId, Buffer.from(service.iv), Buffer.from(service.ciphertext),
             audit.projectId, audit.apiKeyId, audit.requestId, audit.action, JSON.stringify(audit.details),
-            wallet.custody,
+            wallet.custody, createdAt,
+            event.id, event.type, JSON.stringify(event.data),
           ],
         );
         return toWalletRecord(row!);

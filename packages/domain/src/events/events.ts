@@ -42,7 +42,7 @@ export const externalWalletVerifiedEvent = (user: UserRecord, walletAddress: str
   });
 
 /** A wallet was created; `userId` is its claiming user, null for a wallet pregenerated for an identifier. */
-export const walletCreatedEvent = (wallet: WalletRecord) =>
+export const walletCreatedEvent = (wallet: Pick<WalletRecord, 'id' | 'projectId' | 'address' | 'type' | 'createdAt' | 'claimedByUserId'>) =>
   event(wallet.projectId, 'wallet.created', {
     userId: wallet.claimedByUserId,
     walletId: wallet.id,
