@@ -8,6 +8,7 @@ import type {
   TransactionStatus,
   TransactionStore,
 } from '@wallet/domain';
+import { afterPosition, newestFirst } from './keyset.ts';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { eventData } from './users.ts';
@@ -135,16 +136,9 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
           walletId: filter.walletId,
           status: filter.status,
           intentKind: filter.intentKind,
-          ...(filter.after
-            ? {
-                OR: [
-                  { createdAt: { lt: filter.after.createdAt } },
-                  { createdAt: filter.after.createdAt, id: { lt: filter.after.id } },
-                ],
-              }
-            : {}),
+          ...afterPosition(filter.after),
         },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst,
         take: filter.limit,
       });
       return rows.map(toTransactionRecord);

@@ -12,6 +12,7 @@ import { DuplicateWalletError, walletCreatedEvent } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
+import { afterPosition, newestFirst } from './keyset.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 
 type Row = Prisma.WalletGetPayload<object>;
@@ -117,16 +118,9 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
           userIdentifier: filter.userIdentifier,
           userIdentifierType: filter.userIdentifierType,
           address: filter.address,
-          ...(filter.after
-            ? {
-                OR: [
-                  { createdAt: { lt: filter.after.createdAt } },
-                  { createdAt: filter.after.createdAt, id: { lt: filter.after.id } },
-                ],
-              }
-            : {}),
+          ...afterPosition(filter.after),
         },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst,
         take: filter.limit,
       });
       return rows.map(toWalletRecord);

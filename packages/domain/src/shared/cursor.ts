@@ -24,3 +24,22 @@ export interface Page<T> {
   data: T[];
   pagination: { cursor: string | null; hasMore: boolean; limit: number };
 }
+
+/**
+ * One page of a keyset list: reads one row more than `limit` to learn whether another page
+ * follows, and hands out the cursor of the page's last row.
+ */
+export async function keysetPage<Row extends KeysetPosition, View>(
+  input: { cursor?: string; limit: number },
+  read: (after: KeysetPosition | undefined, take: number) => Promise<Row[]>,
+  toView: (row: Row) => View,
+): Promise<Page<View>> {
+  const rows = await read(input.cursor ? decodeCursor(input.cursor) : undefined, input.limit + 1);
+  const hasMore = rows.length > input.limit;
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toView),
+    pagination: { cursor: hasMore && last ? encodeCursor(last) : null, hasMore, limit: input.limit },
+  };
+}

@@ -14,7 +14,7 @@ import { ApiError, conflict, invalidRequest, notFound } from '../errors.ts';
 import type { AuditStore, IntentKind, NewTransactionRecord, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
-import { decodeCursor, encodeCursor, type Page } from '../shared/cursor.ts';
+import { keysetPage, type Page } from '../shared/cursor.ts';
 import { parseInput, uuidSchema } from '../shared/zod.ts';
 import { assertSignable, signatureAudit, signers, signWithWallet } from '../signing/service.ts';
 import type { WalletService } from '../wallets/service.ts';
@@ -619,21 +619,11 @@ export function createTransactionService(deps: TransactionServiceDeps) {
     async list(caller: Caller, walletId: string, query: unknown): Promise<Page<TransactionSummaryView>> {
       const wallet = await deps.loadWallet(caller, walletId);
       const input = parseInput(listTransactionsQuery, query);
-      const rows = await store.list({
-        projectId: caller.projectId,
-        walletId: wallet.id,
-        status: input.status,
-        intentKind: input.intentKind,
-        after: input.cursor ? decodeCursor(input.cursor) : undefined,
-        limit: input.limit + 1,
-      });
-      const hasMore = rows.length > input.limit;
-      const page = rows.slice(0, input.limit);
-      const last = page.at(-1);
-      return {
-        data: page.map(toTransactionSummary),
-        pagination: { cursor: hasMore && last ? encodeCursor(last) : null, hasMore, limit: input.limit },
-      };
+      return keysetPage(
+        input,
+        (after, limit) => store.list({ projectId: caller.projectId, walletId: wallet.id, status: input.status, intentKind: input.intentKind, after, limit }),
+        toTransactionSummary,
+      );
     },
 
     async get(caller: Caller, walletId: string, transactionId: string): Promise<TransactionDetailView> {

@@ -7,7 +7,7 @@ import {
   type WalletStore,
 } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
-import { decodeCursor, encodeCursor, type Page } from '../shared/cursor.ts';
+import { keysetPage, type Page } from '../shared/cursor.ts';
 import { parseInput, uuidSchema } from '../shared/zod.ts';
 import {
   createWalletBody,
@@ -103,26 +103,16 @@ export function createWalletService({ wallets, keks }: WalletServiceDeps) {
 
     async list(caller: Caller, query: unknown): Promise<Page<WalletView>> {
       const input = parseInput(listWalletsQuery, query);
-      const rows = await wallets.list({
-        projectId: caller.projectId,
-        type: input.type,
-        status: input.status,
-        userIdentifierType: input.userIdentifierType,
-        userIdentifier:
-          input.userIdentifier !== undefined && input.userIdentifierType !== undefined
-            ? normalizeIdentifier(input.userIdentifierType, input.userIdentifier)
-            : input.userIdentifier,
-        address: input.address,
-        after: input.cursor ? decodeCursor(input.cursor) : undefined,
-        limit: input.limit + 1,
-      });
-      const hasMore = rows.length > input.limit;
-      const page = rows.slice(0, input.limit);
-      const last = page.at(-1);
-      return {
-        data: page.map(toWalletView),
-        pagination: { cursor: hasMore && last ? encodeCursor(last) : null, hasMore, limit: input.limit },
-      };
+      const userIdentifier =
+        input.userIdentifier !== undefined && input.userIdentifierType !== undefined
+          ? normalizeIdentifier(input.userIdentifierType, input.userIdentifier)
+          : input.userIdentifier;
+      return keysetPage(
+        input,
+        (after, limit) =>
+          wallets.list({ projectId: caller.projectId, type: input.type, status: input.status, userIdentifierType: input.userIdentifierType, userIdentifier, address: input.address, after, limit }),
+        toWalletView,
+      );
     },
 
     /** Changes the user identifier; the duplicate rule applies to the new identity. */
