@@ -1,41 +1,18 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from './config.ts';
+import { spawnService } from './testing/service-process.ts';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-main-'));
 const baseEnv = { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, PORT: '0', DATABASE_URL: '', LOG_LEVEL: 'info' };
 const children: ChildProcess[] = [];
 
-async function startService(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
-    cwd: repoRoot,
-    env: { ...baseEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const line = output.split('\n').find((l) => l.includes('wallet service listening'));
-      if (line) {
-        clearInterval(timer);
-        resolve(JSON.parse(line).url);
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`service exited with ${code}: ${output}`));
-    });
-  });
-  return { child, url, output: () => output };
-}
+const startService = (env: Record<string, string> = {}) => spawnService({ ...baseEnv, ...env }, children);
 
 async function stopService(child: ChildProcess) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -61,6 +38,12 @@ afterAll(() => {
 describe('the service process', () => {
   it('serves on the embedded database, takes keys from the CLI while running, and keeps wallets across a restart', async () => {
     const first = await startService();
+    // First local start: the console's owner, printed once as one JSON line (and in no log line).
+    const ownerLines = first.output().split('\n').filter((l) => l.includes('consoleOwner'));
+    expect(ownerLines).toHaveLength(1);
+    const { consoleOwner } = JSON.parse(ownerLines[0]!) as { consoleOwner: { email: string; password: string } };
+    expect(consoleOwner.email).toBe('owner@local.test');
+    expect(consoleOwner.password).toMatch(/^[A-Za-z0-9]{20}$/);
     const issued = await cli(['create', '--partner', 'demo']);
     expect(Object.keys(issued).sort()).toEqual(['apiKey', 'apiKeyId', 'partnerId', 'projectId']);
     const created = await fetch(`${first.url}/v1/wallets`, {
@@ -117,8 +100,10 @@ describe('the service process', () => {
     for (const secret of [issued.apiKey, rotated.apiKey, ...(kekText.match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? [])]) {
       expect(second.output()).not.toContain(secret);
     }
+    expect(second.output()).not.toContain('consoleOwner');
+    expect(second.output()).not.toContain(consoleOwner.password);
     await stopService(second.child);
-  });
+  }, 180_000);
 
   it('rejects bad CLI input with a JSON error and exit code 1', async () => {
     await expect(cli(['create'])).rejects.toMatchObject({ code: 1 });

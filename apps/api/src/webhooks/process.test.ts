@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { openDatabase, pgConfigFromUrl, testDatabaseKinds, type Database } from 
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { TEST_CA_FILE, startReceiver, verifyWebhook, type Receiver } from './testing/receiver.ts';
+import { spawnService } from '../testing/service-process.ts';
 
 const run = promisify(execFile);
 const children: ChildProcess[] = [];
@@ -59,27 +60,7 @@ describe.each(testDatabaseKinds)('webhook delivery by the service process on %s'
       WEBHOOK_POLL_MS: '50',
     };
 
-    async function startService() {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      children.push(child);
-      let output = '';
-      child.stdout!.on('data', (chunk) => (output += chunk));
-      child.stderr!.on('data', (chunk) => (output += chunk));
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setInterval(() => {
-          const line = output.split('\n').find((l) => l.includes('wallet service listening'));
-          if (line) {
-            clearInterval(timer);
-            resolve(JSON.parse(line).url);
-          }
-        }, 25);
-        child.once('exit', (code) => {
-          clearInterval(timer);
-          reject(new Error(`service exited with ${code}: ${output}`));
-        });
-      });
-      return { child, url, output: () => output };
-    }
+    const startService = () => spawnService(env, children);
     async function cli(args: string[]) {
       const { stdout } = await run(process.execPath, ['--import', 'tsx', `apps/api/src/cli/${args[0]}.ts`, ...args.slice(1)], { cwd: repoRoot, env });
       const lines = stdout.trim().split('\n');

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
+import { spawnService } from '../testing/service-process.ts';
 
 const run = promisify(execFile);
 const EVM_CHAIN = 84532;
@@ -45,27 +46,7 @@ describe('the monitor across a SIGKILL of the service', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function startService(extra: Record<string, string> = {}) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], { cwd: repoRoot, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const line = output.split('\n').find((l) => l.includes('wallet service listening'));
-        if (line) {
-          clearInterval(timer);
-          resolve(JSON.parse(line).url);
-        }
-      }, 50);
-      child.once('exit', (code) => {
-        clearInterval(timer);
-        reject(new Error(`service exited with ${code}: ${output}`));
-      });
-    });
-    return { child, url, output: () => output };
-  }
+  const startService = (extra: Record<string, string> = {}) => spawnService({ ...env, ...extra }, children);
 
   it('resumes monitoring after a restart and resolves every record the killed process left unresolved', async () => {
     const first = await startService({ WORKERS: 'off' });

@@ -1,0 +1,38 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { repoRoot } from '../config.ts';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/**
+ * Starts `apps/api/src/main.ts` as its own process (as `npm start` does) with `env`, and resolves
+ * with its URL once it logs that it listens. The admin console is off unless `env` turns it on.
+ */
+export async function spawnService(env: Record<string, string | undefined>, children: ChildProcess[] = []): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+    cwd: repoRoot,
+    env: { CONSOLE: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const line = output.split('\n').find((l) => l.includes('wallet service listening'));
+      if (line) {
+        clearInterval(timer);
+        resolve(JSON.parse(line).url);
+      }
+    }, 25);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`service exited with ${code}: ${output}`));
+    });
+  });
+  return { child, url, output: () => output };
+}
