@@ -3,8 +3,14 @@
  * calls per chain, applies the spec's resolution rules and saves the outcome.
  *
  * One `runOnce()`:
- * 1. `store.leaseDue(owner, now, now + leaseMs, batchSize)`: records whose next check is due and
- *    that no other monitor holds (leases keep several processes apart).
+ * 1. Finality first: `store.waitingForFinality()` names the chains with records whose own
+ *    transaction was seen but not final yet (`evidenceBlock`: EVM receipt block, Solana status
+ *    slot), and one head read per such chain tells how far finality reaches (`evmCoveredUpTo`,
+ *    `getFinalizedSlot`); runs in flight share one reading for `headsMaxAgeMs`. Then
+ *    `store.leaseDue(owner, now, now + leaseMs, batchSize, covered)`: the records whose evidence
+ *    finality now covers, then those whose next check is due, none that another monitor holds
+ *    (leases keep several processes apart). So a final transaction is checked on the next run,
+ *    not at its next scheduled check; the schedule (`nextCheckDelay`) stays as the fallback.
  * 2. Per chain, in parallel:
  *    - EVM: one `getHeads` and one `getReceipts` for every hash not seen on-chain before, then one
  *      `getBlockHashes` for the heights of receipts at or below the finalized head and one
@@ -327,8 +333,8 @@ export interface MonitorRunResult {
   rescheduled: number;
   /** Gateway calls made; each is one HTTP request carrying a JSON-RPC batch (split only beyond the node's batch limit). */
   rpcCalls: number;
-  /** Where the run's time went (ms): leasing, chain reads, saving. */
-  ms?: { lease: number; chain: number; save: number };
+  /** Where the run's time went (ms): finality reads (waiting records, chain heads), leasing, chain reads, saving. */
+  ms?: { finality: number; lease: number; chain: number; save: number };
 }
 
 const ACTIVE: TransactionRecord['status'][] = ['pending', 'submitted'];
@@ -359,14 +365,8 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
   }
 
   const chainKey = (r: Pick<TransactionRecord, 'walletType' | 'chainId' | 'network'>) => `${r.walletType}:${r.walletType === 'EVM' ? r.chainId : r.network}`;
-  const readings = new Map<string, { at: number; upTo: Promise<bigint | null> }>();
-
   /** How far finality reaches on a chain (see EvidenceCoverage); null when unreadable. */
   function chainCoverage(walletType: TransactionRecord['walletType'], chain: string, calls: Calls): Promise<bigint | null> {
-    const key = `${walletType}:${chain}`;
-    // performance.now, not the clock port: this bounds the RPC rate, it dates nothing.
-    const cached = readings.get(key);
-    if (cached && performance.now() - cached.at < headsMaxAgeMs) return cached.upTo;
     let read: Promise<bigint> | undefined;
     if (walletType === 'EVM') {
       const gateway = gateways.evm(Number(chain));
@@ -376,28 +376,44 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       if (gateway) read = calls.run(gateway.getFinalizedSlot());
     }
     // Unreadable: those records wait for their scheduled check, which records the error.
-    const upTo = read ? read.catch(() => null) : Promise.resolve(null);
-    readings.set(key, { at: performance.now(), upTo });
-    return upTo;
+    return read ? read.catch(() => null) : Promise.resolve(null);
   }
 
+  interface Finality {
+    /** Every chain read, by chainKey. */
+    all: Map<string, bigint>;
+    /** The chains where finality reached a waiting record. */
+    covered: EvidenceCoverage[];
+  }
+  let lastFinality: { at: number; result: Promise<Finality> } | undefined;
+
   /**
-   * Finality of every chain with records waiting for it (one DB query, one head read per chain).
-   * `all`: every reading, by chainKey; `covered`: the chains where finality reached a waiting record.
+   * Finality of every chain with records waiting for it: one DB query, one head read per chain.
+   * Reused for `headsMaxAgeMs` by the runs in flight (older readings only lease less).
    */
-  async function finality(calls: Calls): Promise<{ all: Map<string, bigint>; covered: EvidenceCoverage[] }> {
-    const waiting = await store.waitingForFinality();
-    const all = new Map<string, bigint>();
-    const covered: EvidenceCoverage[] = [];
-    await Promise.all(
-      waiting.map(async (w) => {
-        const upTo = await chainCoverage(w.walletType, w.chain, calls);
-        if (upTo === null) return;
-        all.set(`${w.walletType}:${w.chain}`, upTo);
-        if (upTo >= w.lowest) covered.push({ walletType: w.walletType, chain: w.chain, upTo });
-      }),
-    );
-    return { all, covered };
+  function finality(calls: Calls): Promise<Finality> {
+    // performance.now, not the clock port: this bounds the read rate, it dates nothing.
+    if (lastFinality && performance.now() - lastFinality.at < headsMaxAgeMs) return lastFinality.result;
+    const result = (async () => {
+      const waiting = await store.waitingForFinality();
+      const all = new Map<string, bigint>();
+      const covered: EvidenceCoverage[] = [];
+      await Promise.all(
+        waiting.map(async (w) => {
+          const upTo = await chainCoverage(w.walletType, w.chain, calls);
+          if (upTo === null) return;
+          all.set(`${w.walletType}:${w.chain}`, upTo);
+          if (upTo >= w.lowest) covered.push({ walletType: w.walletType, chain: w.chain, upTo });
+        }),
+      );
+      return { all, covered };
+    })();
+    const entry = { at: performance.now(), result };
+    lastFinality = entry;
+    result.catch(() => {
+      if (lastFinality === entry) lastFinality = undefined;
+    });
+    return result;
   }
 
   async function checkEvm(gateway: EvmGateway, chainId: string, records: TransactionRecord[], calls: Calls, verdicts: Map<string, Verdict>) {
@@ -586,6 +602,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       const t0 = performance.now();
       const calls = new Calls();
       const reached = await finality(calls);
+      const tf = performance.now();
       const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize, reached.covered);
       const t1 = performance.now();
       if (leased.length === 0) return { leased: 0, resolved: 0, rescheduled: 0, rpcCalls: calls.count };
@@ -716,7 +733,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         Promise.all(finished.map((r) => store.completeCheck(owner, r.id, { nextCheckAt: null, evidenceBlock: null }, []))),
       ]);
       const resolved = saved.filter((id) => resolving.has(id)).length;
-      const ms = { lease: Math.round(t1 - t0), chain: Math.round(t2 - t1), save: Math.round(performance.now() - t2) };
+      const ms = { finality: Math.round(tf - t0), lease: Math.round(t1 - tf), chain: Math.round(t2 - t1), save: Math.round(performance.now() - t2) };
       return { leased: leased.length, resolved, rescheduled, rpcCalls: calls.count, ms };
     },
   };
