@@ -261,6 +261,8 @@ export interface TransactionRecord {
   submittedAt: Date | null;
   resolvedAt: Date | null;
   evidenceAt: Date | null;
+  /** Where the record's own transaction was seen while not yet final (EVM block, Solana slot); see `EvidenceCoverage`. */
+  evidenceBlock: bigint | null;
   nextCheckAt: Date | null;
   checkCount: number;
   consecutiveErrors: number;
@@ -270,7 +272,7 @@ export interface TransactionRecord {
 
 export type NewTransactionRecord = Omit<
   TransactionRecord,
-  'createdAt' | 'updatedAt' | 'checkCount' | 'consecutiveErrors' | 'evidenceAt' | 'resolvedAt' | 'blockNumber' | 'blockHash'
+  'createdAt' | 'updatedAt' | 'checkCount' | 'consecutiveErrors' | 'evidenceAt' | 'evidenceBlock' | 'resolvedAt' | 'blockNumber' | 'blockHash'
 > & { createdAt?: Date };
 
 /** Fields a broadcast step or a monitor check may change. */
@@ -288,6 +290,7 @@ export type TransactionPatch = Partial<
     | 'submittedAt'
     | 'resolvedAt'
     | 'evidenceAt'
+    | 'evidenceBlock'
     | 'nextCheckAt'
     | 'checkCount'
     | 'consecutiveErrors'
@@ -309,6 +312,7 @@ export interface TransactionReschedule {
   nextCheckAt: Date;
   consecutiveErrors: number;
   evidenceAt: Date | null;
+  evidenceBlock: bigint | null;
   monitoring: MonitoringInfo | null;
 }
 
@@ -328,10 +332,30 @@ export interface TransactionCompletion {
   submittedAt: Date | null;
   resolvedAt: Date | null;
   evidenceAt: Date | null;
+  evidenceBlock: bigint | null;
   nextCheckAt: Date | null;
   consecutiveErrors: number;
   /** Written in the same statement, only if the record was saved (still leased by the owner). */
   events: NewEvent[];
+}
+
+/**
+ * A chain's finality as the monitor just read it: a record of that chain (`walletType` EVM and
+ * `chain` = chainId, or SOLANA and `chain` = network) whose `evidenceBlock` is at or below `upTo`
+ * may resolve now. EVM: min(finalized head, latest head - 1), so the block is final and has two
+ * confirmations; Solana: the finalized slot.
+ */
+export interface EvidenceCoverage {
+  walletType: TransactionRecord['walletType'];
+  chain: string;
+  upTo: bigint;
+}
+
+/** Records waiting for finality on one chain: the lowest evidence position among them. */
+export interface EvidenceWaiting {
+  walletType: TransactionRecord['walletType'];
+  chain: string;
+  lowest: bigint;
 }
 
 export interface TransactionStore {
@@ -355,10 +379,13 @@ export interface TransactionStore {
   /** Every record of the wallet on that chain broadcast with this nonce (same-nonce races). */
   findByNonce(walletId: string, chainId: string, nonce: number): Promise<TransactionRecord[]>;
   /**
-   * Leases up to `limit` records due at `now` (nextCheckAt ≤ now, no live lease) to `owner` until
-   * `leaseUntil`; two owners never hold the same record at once. Oldest due first.
+   * Leases up to `limit` records to `owner` until `leaseUntil`; two owners never hold the same
+   * record at once. First the unresolved records without RPC errors whose evidence is covered
+   * (`covered`), then the records due at `now` (nextCheckAt ≤ now, no live lease), oldest due first.
    */
-  leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<TransactionRecord[]>;
+  leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number, covered?: EvidenceCoverage[]): Promise<TransactionRecord[]>;
+  /** Per chain, the unresolved records without RPC errors that carry an evidence position. */
+  waitingForFinality(): Promise<EvidenceWaiting[]>;
   /** Saves unchanged-status checks in one statement, only for records `owner` still leases; releases them. */
   reschedule(owner: string, checks: TransactionReschedule[]): Promise<number>;
   /** Saves a resolving check (patch + events) if `owner` still leases the record; releases it. */

@@ -198,6 +198,71 @@ describe.each(testDatabaseKinds)('the transaction monitor on the local devnets (
     }
   });
 
+  it('checks a record as soon as finality covers its evidence, not at its next scheduled check, and never earlier', async () => {
+    const evmWallet = await wallet('EVM');
+    const solWallet = await wallet('SOLANA');
+    await fund(evmWallet.id, '1');
+    await fund(solWallet.id, '1');
+    // Reads the heads on every run, as the worker's runs would every tick.
+    const eager = createTransactionMonitor({
+      store: app.services.stores.transactions,
+      gateways: app.services.gateways,
+      clock,
+      isDevnet: app.services.transactions.isDevnet,
+      owner: 'evidence-monitor',
+      headsMaxAgeMs: 0,
+    });
+    const evidence = async (id: string) =>
+      (await app.database.query<{ evidence_block: string | null; check_count: number; next_check_at: Date | null; status: string }>(
+        'SELECT evidence_block::text, check_count, next_check_at, status FROM transaction_records WHERE id = $1',
+        [id],
+      ))[0]!;
+    await blocks.pause();
+    await slots.pause();
+    try {
+      const evmSent = await post(`/v1/wallets/${evmWallet.id}/transfer`, { to: RECIPIENT, value: '4321', chainId: EVM_CHAIN });
+      const solSent = await post(`/v1/wallets/${solWallet.id}/transfer`, { to: (await wallet('SOLANA')).address, value: '1000000', network: 'SOLANA_DEVNET' });
+      expect(evmSent.status, JSON.stringify(evmSent.body)).toBe(200);
+      expect(solSent.status, JSON.stringify(solSent.body)).toBe(200);
+      const evmId = evmSent.body.transactionId as string;
+      const solId = solSent.body.transactionId as string;
+      await mine(); // included, one confirmation; the Solana transfer is `processed`
+      const [receipt] = await devnets.gateways.evm(EVM_CHAIN)!.getReceipts([evmSent.body.txHash]);
+      const [status] = await devnets.gateways.solana('SOLANA_DEVNET')!.getSignatureStatuses([solSent.body.txHash]);
+      await runDue([evmId, solId], eager);
+      const seen = [await evidence(evmId), await evidence(solId)];
+      expect(seen.map((r) => r.evidence_block)).toEqual([receipt!.blockNumber.toString(), status!.slot.toString()]);
+      expect(seen.map((r) => r.status)).toEqual(['submitted', 'submitted']);
+      const scheduled = Math.min(...seen.map((r) => r.next_check_at!.getTime()));
+
+      // Two confirmations / `confirmed`, but not final: not leased (not due), not resolved.
+      await mine();
+      await advanceSlots(1);
+      expect((await devnets.gateways.evm(EVM_CHAIN)!.getHeads()).finalized).toBeLessThan(receipt!.blockNumber);
+      await eager.runOnce();
+      for (const [id, before] of [[evmId, seen[0]!], [solId, seen[1]!]] as const) {
+        const now = await evidence(id);
+        expect(now.status).toBe('submitted');
+        expect(now.check_count).toBe(before.check_count);
+      }
+
+      // Final: both resolve on the next run, well before their next scheduled check.
+      await mine();
+      await advanceSlots(1);
+      const result = await eager.runOnce();
+      expect(clock.now().getTime()).toBeLessThan(scheduled);
+      expect(result.resolved).toBeGreaterThanOrEqual(2);
+      expect(await record(evmWallet.id, evmId)).toMatchObject({ status: 'confirmed', blockNumber: receipt!.blockNumber.toString(), blockHash: receipt!.blockHash });
+      expect(await record(solWallet.id, solId)).toMatchObject({ status: 'confirmed', blockNumber: status!.slot.toString() });
+      expect((await evidence(evmId)).evidence_block).toBeNull();
+      expect((await events(evmId)).filter((e) => e.type === 'rest.transaction.confirmed')).toHaveLength(1);
+      expect((await events(solId)).filter((e) => e.type === 'rest.transaction.confirmed')).toHaveLength(1);
+    } finally {
+      blocks.resume();
+      slots.resume();
+    }
+  });
+
   it('never resolves on a receipt whose block was reorganised away', async () => {
     const w = await wallet('EVM');
     await fund(w.id, '1');

@@ -211,8 +211,11 @@ describe('SolanaGateway on the LiteSVM devnet', () => {
 
     const h1 = await gw.getFinalizedBlockHeight();
     expect(h1).toBeLessThanOrEqual(BigInt(devnet.getSlot()));
+    const s1 = await gw.getFinalizedSlot();
+    expect(s1).toBeLessThanOrEqual(BigInt(devnet.getSlot()) - 2n); // finalized two slots behind the tip
     devnet.advanceSlots(3);
     expect(await gw.getFinalizedBlockHeight()).toBeGreaterThanOrEqual(h1 + 3n);
+    expect(await gw.getFinalizedSlot()).toBeGreaterThanOrEqual(s1 + 3n);
   });
 
   it('refusals: insufficient lamports, unfunded fee payer, token shortfall, unknown blockhash, unsigned', async () => {

@@ -173,6 +173,10 @@ export function createSolanaGateway(opts: CreateSolanaGatewayOptions): SolanaGat
       return big(await rpc.read('getBlockHeight', [{ commitment: 'finalized' }]), 'block height');
     },
 
+    async getFinalizedSlot() {
+      return big(await rpc.read('getSlot', [{ commitment: 'finalized' }]), 'slot');
+    },
+
     async getBalance(addr) {
       const res = await rpc.read<{ value: unknown }>('getBalance', [addr, { commitment: 'confirmed' }]);
       return big(res.value, 'balance');

@@ -133,10 +133,10 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
     // The lease is live: nobody else gets it, and a non-owner cannot save a check on it.
     expect((await other.leaseDue('worker-d', now, leaseUntil, 1000)).map((r) => r.id)).not.toContain(held.id);
     expect(await other.completeCheck('worker-d', held.id, { status: 'confirmed' }, [])).toBeNull();
-    expect(await store.reschedule('worker-d', [{ id: held.id, nextCheckAt: now, consecutiveErrors: 0, evidenceAt: null, monitoring: null }])).toBe(0);
+    expect(await store.reschedule('worker-d', [{ id: held.id, nextCheckAt: now, consecutiveErrors: 0, evidenceAt: null, evidenceBlock: null, monitoring: null }])).toBe(0);
     // The owner reschedules it; after that (and after an expired lease) it is due again.
     const next = new Date(now.getTime() + 5_000);
-    expect(await store.reschedule('worker-a', [{ id: held.id, nextCheckAt: next, consecutiveErrors: 2, evidenceAt: now, monitoring: { state: 'active' } }])).toBe(1);
+    expect(await store.reschedule('worker-a', [{ id: held.id, nextCheckAt: next, consecutiveErrors: 2, evidenceAt: now, evidenceBlock: null, monitoring: { state: 'active' } }])).toBe(1);
     const later = new Date(now.getTime() + 40_000);
     const again = await other.leaseDue('worker-e', later, new Date(later.getTime() + 30_000), 1000);
     const retaken = again.find((r) => r.id === held.id);
@@ -168,6 +168,7 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
       submittedAt: at,
       resolvedAt: at,
       evidenceAt: at,
+      evidenceBlock: null,
       nextCheckAt: null,
       consecutiveErrors: 0,
       events: [{ id: `evt_${randomUUID()}`, projectId, type: 'rest.transaction.confirmed', data: { transactionId: id } }],
@@ -194,6 +195,50 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
     expect(events.map((e) => e.project_id).sort()).toEqual([a.projectId, c.projectId].sort());
     expect(await store.completeChecks('owner-a', [])).toEqual([]);
   });
+  it('leases records whose evidence finality covers before they are due, and only those', async () => {
+    const store = createTransactionStore(database);
+    const now = new Date(Date.UTC(2033, 0, 1));
+    const later = new Date(now.getTime() + 60_000);
+    const chain = `evidence-${randomUUID()}`; // a chain no other test uses
+    const make = async (block: bigint | null, over: Partial<NewTransactionRecord> = {}, errors = 0) => {
+      const r = await store.create(newRecord({ chainId: chain, nextCheckAt: later, ...over }), []);
+      await database.query('UPDATE transaction_records SET evidence_block = $2, consecutive_errors = $3 WHERE id = $1', [r.id, block?.toString() ?? null, errors]);
+      return r.id;
+    };
+    const final = await make(100n);
+    const atEdge = await make(120n);
+    const ahead = await make(121n);
+    const noEvidence = await make(null);
+    const erroring = await make(50n, {}, 1); // backing off after an RPC error: waits for its schedule
+    const resolved = await make(10n, { status: 'confirmed', nextCheckAt: null });
+    const solana = await make(5n, { walletType: 'SOLANA', chainId: null, network: chain, nonce: null });
+    expect(await store.waitingForFinality()).toContainEqual({ walletType: 'EVM', chain, lowest: 100n });
+    expect(await store.waitingForFinality()).toContainEqual({ walletType: 'SOLANA', chain, lowest: 5n });
+
+    const leaseUntil = new Date(now.getTime() + 30_000);
+    const ours = new Set([final, atEdge, ahead, noEvidence, erroring, resolved, solana]);
+    const lease = async (owner: string, covered: Parameters<typeof store.leaseDue>[4]) =>
+      (await store.leaseDue(owner, now, leaseUntil, 1000, covered)).map((r) => r.id).filter((id) => ours.has(id));
+    expect(await lease('none', [])).toEqual([]); // none due by time
+    expect(await lease('other-chain', [{ walletType: 'EVM', chain: 'another', upTo: 10n ** 12n }])).toEqual([]);
+    const leased = await lease('evm', [{ walletType: 'EVM', chain, upTo: 120n }]);
+    expect(leased.sort()).toEqual([final, atEdge].sort());
+    const leasedRecord = (await store.leaseDue('x', now, leaseUntil, 1000, [{ walletType: 'EVM', chain, upTo: 120n }])).find((r) => r.id === final);
+    expect(leasedRecord).toBeUndefined(); // still leased by 'evm'
+    expect(await lease('sol', [{ walletType: 'SOLANA', chain, upTo: 5n }])).toEqual([solana]);
+    // The lease limit counts both kinds; covered records come first.
+    await database.query('UPDATE transaction_records SET lease_owner = NULL, lease_until = NULL, next_check_at = $2 WHERE id = ANY($1::uuid[])', [
+      [final, atEdge, noEvidence],
+      new Date(now.getTime() - 1),
+    ]);
+    const limited = (await store.leaseDue('limit', now, leaseUntil, 1, [{ walletType: 'EVM', chain, upTo: 120n }])).map((r) => r.id);
+    expect(limited).toHaveLength(1);
+    expect([final, atEdge]).toContain(limited[0]);
+    expect(await store.reschedule('limit', [{ id: limited[0]!, nextCheckAt: later, consecutiveErrors: 0, evidenceAt: now, evidenceBlock: 130n, monitoring: null }])).toBe(1);
+    const reread = (await store.leaseDue('reread', now, leaseUntil, 1000, [{ walletType: 'EVM', chain, upTo: 130n }])).find((r) => r.id === limited[0]);
+    expect(reread).toMatchObject({ evidenceBlock: 130n });
+  });
+
   it('returns leased records with the same shape and types as a lookup', async () => {
     const store = createTransactionStore(database);
     const now = new Date(Date.UTC(2032, 0, 1));

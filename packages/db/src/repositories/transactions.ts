@@ -31,14 +31,15 @@ const RECORD_COLUMNS = [
   'id', 'project_id', 'partner_id', 'wallet_id', 'wallet_type', 'intent_kind', 'status', 'chain_id', 'network', 'from_address',
   'to', 'value', 'token_address', 'nonce', 'hash', 'recent_blockhash', 'last_valid_block_height', 'nonce_account', 'block_number',
   'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'request_id', 'api_key_id',
-  'submitted_at', 'resolved_at', 'evidence_at', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
+  'submitted_at', 'resolved_at', 'evidence_at', 'evidence_block', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
 ]
   .map((c) => `"${c}" AS "${c.replace(/_([a-z])/g, (_m, l: string) => l.toUpperCase())}"`)
   .join(', ');
 
-type LeasedRow = Omit<TransactionRecord, 'lastValidBlockHeight' | 'blockNumber'> & {
+type LeasedRow = Omit<TransactionRecord, 'lastValidBlockHeight' | 'blockNumber' | 'evidenceBlock'> & {
   lastValidBlockHeight: string | number | bigint | null;
   blockNumber: string | number | bigint | null;
+  evidenceBlock: string | number | bigint | null;
 };
 
 const toBig = (v: string | number | bigint | null) => (v === null ? null : BigInt(v));
@@ -48,6 +49,7 @@ function fromLeasedRow(row: LeasedRow): TransactionRecord {
     ...row,
     lastValidBlockHeight: toBig(row.lastValidBlockHeight),
     blockNumber: toBig(row.blockNumber),
+    evidenceBlock: toBig(row.evidenceBlock),
     monitoring: row.monitoring ?? null,
   };
 }
@@ -149,18 +151,54 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
       return rows.map(toTransactionRecord);
     },
 
-    async leaseDue(owner, now, leaseUntil, limit) {
+    async leaseDue(owner, now, leaseUntil, limit, covered = []) {
       // One statement leases and returns the rows (the monitor's hot path: no second read).
-      const rows = await query<LeasedRow>(
-        `UPDATE transaction_records SET lease_owner = $1, lease_until = $3
-         WHERE id IN (
-           SELECT id FROM transaction_records
-           WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
-           ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-         RETURNING ${RECORD_COLUMNS}`,
-        [owner, now, leaseUntil, limit],
-      );
+      const rows =
+        covered.length === 0
+          ? await query<LeasedRow>(
+              `UPDATE transaction_records SET lease_owner = $1, lease_until = $3
+               WHERE id IN (
+                 SELECT id FROM transaction_records
+                 WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
+                 ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+               RETURNING ${RECORD_COLUMNS}`,
+              [owner, now, leaseUntil, limit],
+            )
+          : // Evidence now covered by finality first, then due by time. The range on evidence_block
+            // (indexed, set only on unresolved records) keeps the first part cheap.
+            await query<LeasedRow>(
+              `WITH covered AS (
+                 SELECT * FROM unnest($5::text[], $6::text[], $7::bigint[]) AS c(wallet_type, chain, up_to)
+               ), ready AS (
+                 SELECT t.id FROM transaction_records t
+                 WHERE t.evidence_block <= (SELECT max(up_to) FROM covered)
+                   AND EXISTS (SELECT 1 FROM covered c
+                               WHERE c.wallet_type = t.wallet_type AND t.evidence_block <= c.up_to
+                                 AND c.chain = CASE WHEN t.wallet_type = 'EVM' THEN t.chain_id ELSE t.network END)
+                   AND t.next_check_at IS NOT NULL AND t.consecutive_errors = 0
+                   AND (t.lease_until IS NULL OR t.lease_until < $2)
+                 LIMIT $4 FOR UPDATE SKIP LOCKED
+               ), due AS (
+                 SELECT id FROM transaction_records
+                 WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2) AND id NOT IN (SELECT id FROM ready)
+                 ORDER BY next_check_at LIMIT (SELECT $4 - count(*) FROM ready) FOR UPDATE SKIP LOCKED
+               )
+               UPDATE transaction_records SET lease_owner = $1, lease_until = $3
+               WHERE id IN (SELECT id FROM ready UNION ALL SELECT id FROM due)
+               RETURNING ${RECORD_COLUMNS}`,
+              [owner, now, leaseUntil, limit, covered.map((c) => c.walletType), covered.map((c) => c.chain), covered.map((c) => c.upTo.toString())],
+            );
       return rows.map(fromLeasedRow).sort((a, b) => a.nextCheckAt!.getTime() - b.nextCheckAt!.getTime());
+    },
+
+    async waitingForFinality() {
+      const rows = await query<{ wallet_type: TransactionRecord['walletType']; chain: string | null; lowest: string | number | bigint }>(
+        `SELECT wallet_type, CASE WHEN wallet_type = 'EVM' THEN chain_id ELSE network END AS chain, min(evidence_block) AS lowest
+         FROM transaction_records
+         WHERE evidence_block IS NOT NULL AND next_check_at IS NOT NULL AND consecutive_errors = 0
+         GROUP BY 1, 2`,
+      );
+      return rows.filter((r) => r.chain !== null).map((r) => ({ walletType: r.wallet_type, chain: r.chain!, lowest: BigInt(r.lowest) }));
     },
 
     async reschedule(owner, checks) {
@@ -168,10 +206,10 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
       const rows = await query<{ id: string }>(
         `UPDATE transaction_records AS t SET
            next_check_at = c.next_check_at, consecutive_errors = c.consecutive_errors,
-           evidence_at = c.evidence_at, monitoring = c.monitoring,
+           evidence_at = c.evidence_at, evidence_block = c.evidence_block::bigint, monitoring = c.monitoring,
            check_count = t.check_count + 1, lease_owner = NULL, lease_until = NULL, updated_at = now()
-         FROM unnest($2::uuid[], $3::timestamptz[], $4::int[], $5::timestamptz[], $6::jsonb[])
-           AS c(id, next_check_at, consecutive_errors, evidence_at, monitoring)
+         FROM unnest($2::uuid[], $3::timestamptz[], $4::int[], $5::timestamptz[], $6::jsonb[], $7::text[])
+           AS c(id, next_check_at, consecutive_errors, evidence_at, monitoring, evidence_block)
          WHERE t.id = c.id AND t.lease_owner = $1
          RETURNING t.id`,
         [
@@ -181,6 +219,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
           checks.map((c) => c.consecutiveErrors),
           checks.map((c) => c.evidenceAt),
           checks.map((c) => (c.monitoring ? JSON.stringify(c.monitoring) : null)),
+          checks.map((c) => (c.evidenceBlock === null ? null : c.evidenceBlock.toString())),
         ],
       );
       return rows.length;
@@ -192,15 +231,16 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
       const rows = await query<{ id: string }>(
         `WITH c AS (
            SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
-                                $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::int[])
+                                $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::int[], $20::text[])
              AS c(id, status, block_number, block_hash, failure_stage, failure_code, failure_message, monitoring,
-                  submitted_at, resolved_at, evidence_at, next_check_at, consecutive_errors)
+                  submitted_at, resolved_at, evidence_at, next_check_at, consecutive_errors, evidence_block)
          ), saved AS (
            UPDATE transaction_records AS t SET
              status = c.status, block_number = c.block_number::bigint, block_hash = c.block_hash,
              failure_stage = c.failure_stage, failure_code = c.failure_code, failure_message = c.failure_message,
              monitoring = c.monitoring, submitted_at = COALESCE(t.submitted_at, c.submitted_at),
-             resolved_at = c.resolved_at, evidence_at = c.evidence_at, next_check_at = c.next_check_at,
+             resolved_at = c.resolved_at, evidence_at = c.evidence_at, evidence_block = c.evidence_block::bigint,
+             next_check_at = c.next_check_at,
              consecutive_errors = c.consecutive_errors, check_count = t.check_count + 1,
              lease_owner = NULL, lease_until = NULL, updated_at = now()
            FROM c WHERE t.id = c.id AND t.lease_owner = $1
@@ -232,6 +272,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
           events.map((e) => e.type),
           events.map((e) => JSON.stringify(e.data)),
           events.map((e) => e.recordId),
+          completions.map((c) => (c.evidenceBlock === null ? null : c.evidenceBlock.toString())),
         ],
       );
       return rows.map((r) => r.id);

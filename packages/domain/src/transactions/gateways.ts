@@ -99,6 +99,8 @@ export interface SolanaGateway {
   isBlockhashValid(blockhash: string): Promise<boolean>;
   /** Finalized block height (for proving a blockhash expired). */
   getFinalizedBlockHeight(): Promise<bigint>;
+  /** getSlot at `finalized` commitment: a signature status at this slot or below can be finalized. */
+  getFinalizedSlot(): Promise<bigint>;
   getBalance(address: string): Promise<bigint>;
   /** Decimals of an SPL mint, or null when the account is not a mint. */
   getMintDecimals(mint: string): Promise<number | null>;

@@ -5,6 +5,7 @@ import {
   DEFAULT_MONITOR_CADENCE as C,
   evaluateEvm,
   evaluateSolana,
+  evmCoveredUpTo,
   isVerifiedReceipt,
   monitoringWindow,
   nextCheckDelay,
@@ -86,6 +87,15 @@ describe('EVM rules (evaluateEvm)', () => {
     expect(isVerifiedReceipt(receipt(98n), null, heads)).toBe(false);
     expect(isVerifiedReceipt(receipt(100n), HASH_B, { latest: 100n, finalized: 100n })).toBe(false); // one confirmation
     expect(isVerifiedReceipt(receipt(99n), HASH_B.toUpperCase().replace('0X', '0x'), { latest: 100n, finalized: 100n })).toBe(true);
+  });
+
+  it('leases a receipt early exactly when rule 1 can hold: at or below evmCoveredUpTo', () => {
+    for (const h of [heads, { latest: 100n, finalized: 100n }, { latest: 100n, finalized: 99n }, { latest: 5n, finalized: 0n }]) {
+      const upTo = evmCoveredUpTo(h);
+      expect(isVerifiedReceipt(receipt(upTo), HASH_B, h), JSON.stringify(h, (_k, v) => String(v))).toBe(true);
+      expect(isVerifiedReceipt(receipt(upTo + 1n), HASH_B, h)).toBe(false);
+    }
+    expect(evmCoveredUpTo({ latest: 100n, finalized: 100n })).toBe(99n); // the head block has one confirmation
   });
 
   it('confirms, or marks reverted with block fields and no failureStage', () => {

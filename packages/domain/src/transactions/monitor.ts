@@ -3,8 +3,14 @@
  * calls per chain, applies the spec's resolution rules and saves the outcome.
  *
  * One `runOnce()`:
- * 1. `store.leaseDue(owner, now, now + leaseMs, batchSize)`: records whose next check is due and
- *    that no other monitor holds (leases keep several processes apart).
+ * 1. Finality first: `store.waitingForFinality()` names the chains with records whose own
+ *    transaction was seen but not final yet (`evidenceBlock`: EVM receipt block, Solana status
+ *    slot), and one head read per such chain tells how far finality reaches (`evmCoveredUpTo`,
+ *    `getFinalizedSlot`); runs in flight share one reading for `headsMaxAgeMs`. Then
+ *    `store.leaseDue(owner, now, now + leaseMs, batchSize, covered)`: the records whose evidence
+ *    finality now covers, then those whose next check is due, none that another monitor holds
+ *    (leases keep several processes apart). So a final transaction is checked on the next run,
+ *    not at its next scheduled check; the schedule (`nextCheckDelay`) stays as the fallback.
  * 2. Per chain, in parallel:
  *    - EVM: one `getHeads` and one `getReceipts` for every hash not seen on-chain before, then one
  *      `getBlockHashes` for the heights of receipts at or below the finalized head and one
@@ -33,7 +39,7 @@
  * `monitor_timeout` is never used: rule 5 says a monitoring deadline alone does not fail a record,
  * and every failure this monitor records is proven by chain evidence, not by a deadline.
  */
-import type { MonitoringInfo, TransactionCompletion, TransactionRecord, TransactionReschedule, TransactionStore } from '../ports.ts';
+import type { EvidenceCoverage, MonitoringInfo, TransactionCompletion, TransactionRecord, TransactionReschedule, TransactionStore } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { broadcastedEvents, resolvedEvents } from './events.ts';
 import type { ChainGateways, EvmGateway, EvmReceipt, Hex, SolanaGateway, SolanaSignatureStatus } from './gateways.ts';
@@ -128,8 +134,11 @@ export interface Resolution {
 
 export type Verdict =
   | { kind: 'resolve'; resolution: Resolution }
-  /** Unresolved. `evidence`: the record's own transaction was seen on-chain (receipt or signature status). */
-  | { kind: 'wait'; evidence: boolean; expiredSince?: string | null; receipt?: MonitoringInfo['receipt'] }
+  /**
+   * Unresolved. `evidence`: the record's own transaction was seen on-chain (receipt or signature
+   * status); `position`: where (EVM block, Solana slot), when the record waits for it to become final.
+   */
+  | { kind: 'wait'; evidence: boolean; expiredSince?: string | null; receipt?: MonitoringInfo['receipt']; position?: bigint }
   | { kind: 'error'; message: string };
 
 export interface EvmHeads {
@@ -156,6 +165,14 @@ export function isVerifiedReceipt(receipt: EvmReceipt, canonicalHash: string | n
   if (!canonicalHash || canonicalHash.toLowerCase() !== receipt.blockHash.toLowerCase()) return false;
   if (heads.latest - receipt.blockNumber + 1n < 2n) return false;
   return receipt.blockNumber <= heads.finalized;
+}
+
+/**
+ * The highest block that is at or below the finalized head and has two confirmations: a canonical
+ * receipt at or below it satisfies rule 1.
+ */
+export function evmCoveredUpTo(heads: EvmHeads): bigint {
+  return heads.finalized < heads.latest - 1n ? heads.finalized : heads.latest - 1n;
 }
 
 export function evaluateEvm(record: Pick<TransactionRecord, 'id' | 'nonce' | 'hash'>, ev: EvmEvidence): Verdict {
@@ -300,6 +317,11 @@ export interface TransactionMonitorOptions {
   batchSize?: number;
   leaseMs?: number;
   cadence?: Partial<MonitorCadence>;
+  /**
+   * How long a run reuses another run's read of a chain's finality (default 250 ms), so concurrent
+   * runs do not each read the heads. Only decides which records are leased early, never a verdict.
+   */
+  headsMaxAgeMs?: number;
 }
 
 export interface MonitorRunResult {
@@ -311,8 +333,8 @@ export interface MonitorRunResult {
   rescheduled: number;
   /** Gateway calls made; each is one HTTP request carrying a JSON-RPC batch (split only beyond the node's batch limit). */
   rpcCalls: number;
-  /** Where the run's time went (ms): leasing, chain reads, saving. */
-  ms?: { lease: number; chain: number; save: number };
+  /** Where the run's time went (ms): finality reads (waiting records, chain heads), leasing, chain reads, saving. */
+  ms?: { finality: number; lease: number; chain: number; save: number };
 }
 
 const ACTIVE: TransactionRecord['status'][] = ['pending', 'submitted'];
@@ -324,6 +346,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
   const batchSize = options.batchSize ?? 500;
   const leaseMs = options.leaseMs ?? 60_000;
   const cadence: MonitorCadence = { ...DEFAULT_MONITOR_CADENCE, ...options.cadence };
+  const headsMaxAgeMs = options.headsMaxAgeMs ?? 250;
 
   /** Counts gateway calls of one run. */
   class Calls {
@@ -339,6 +362,58 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
     const c = r.monitoring?.receipt;
     if (!c) return null;
     return { transactionHash: r.hash as Hex, status: c.status, blockNumber: BigInt(c.blockNumber), blockHash: c.blockHash as Hex, from: r.fromAddress as Hex };
+  }
+
+  const chainKey = (r: Pick<TransactionRecord, 'walletType' | 'chainId' | 'network'>) => `${r.walletType}:${r.walletType === 'EVM' ? r.chainId : r.network}`;
+  /** How far finality reaches on a chain (see EvidenceCoverage); null when unreadable. */
+  function chainCoverage(walletType: TransactionRecord['walletType'], chain: string, calls: Calls): Promise<bigint | null> {
+    let read: Promise<bigint> | undefined;
+    if (walletType === 'EVM') {
+      const gateway = gateways.evm(Number(chain));
+      if (gateway) read = calls.run(gateway.getHeads()).then(evmCoveredUpTo);
+    } else {
+      const gateway = gateways.solana(chain);
+      if (gateway) read = calls.run(gateway.getFinalizedSlot());
+    }
+    // Unreadable: those records wait for their scheduled check, which records the error.
+    return read ? read.catch(() => null) : Promise.resolve(null);
+  }
+
+  interface Finality {
+    /** Every chain read, by chainKey. */
+    all: Map<string, bigint>;
+    /** The chains where finality reached a waiting record. */
+    covered: EvidenceCoverage[];
+  }
+  let lastFinality: { at: number; result: Promise<Finality> } | undefined;
+
+  /**
+   * Finality of every chain with records waiting for it: one DB query, one head read per chain.
+   * Reused for `headsMaxAgeMs` by the runs in flight (older readings only lease less).
+   */
+  function finality(calls: Calls): Promise<Finality> {
+    // performance.now, not the clock port: this bounds the read rate, it dates nothing.
+    if (lastFinality && performance.now() - lastFinality.at < headsMaxAgeMs) return lastFinality.result;
+    const result = (async () => {
+      const waiting = await store.waitingForFinality();
+      const all = new Map<string, bigint>();
+      const covered: EvidenceCoverage[] = [];
+      await Promise.all(
+        waiting.map(async (w) => {
+          const upTo = await chainCoverage(w.walletType, w.chain, calls);
+          if (upTo === null) return;
+          all.set(`${w.walletType}:${w.chain}`, upTo);
+          if (upTo >= w.lowest) covered.push({ walletType: w.walletType, chain: w.chain, upTo });
+        }),
+      );
+      return { all, covered };
+    })();
+    const entry = { at: performance.now(), result };
+    lastFinality = entry;
+    result.catch(() => {
+      if (lastFinality === entry) lastFinality = undefined;
+    });
+    return result;
   }
 
   async function checkEvm(gateway: EvmGateway, chainId: string, records: TransactionRecord[], calls: Calls, verdicts: Map<string, Verdict>) {
@@ -434,6 +509,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
           // Final but no longer canonical (a reorganisation): look the receipt up afresh next time.
           verdict.receipt = null;
         }
+        if (verdict.receipt !== null) verdict.position = receipt.blockNumber;
       }
       verdicts.set(r.id, verdict);
     });
@@ -500,7 +576,13 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         }
       }
     }
-    for (const r of records) if (!verdicts.has(r.id)) verdicts.set(r.id, evaluateSolana(r, evidence.get(r.id)!, now));
+    for (const r of records) {
+      if (verdicts.has(r.id)) continue;
+      const ev = evidence.get(r.id)!;
+      const verdict = evaluateSolana(r, ev, now);
+      if (verdict.kind === 'wait' && ev.status) verdict.position = ev.status.slot;
+      verdicts.set(r.id, verdict);
+    }
   }
 
   function waitingMonitoring(record: TransactionRecord, now: Date, extra: Partial<MonitoringInfo>): MonitoringInfo {
@@ -518,10 +600,12 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
     async runOnce(): Promise<MonitorRunResult> {
       const now = clock.now();
       const t0 = performance.now();
-      const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize);
-      const t1 = performance.now();
       const calls = new Calls();
-      if (leased.length === 0) return { leased: 0, resolved: 0, rescheduled: 0, rpcCalls: 0 };
+      const reached = await finality(calls);
+      const tf = performance.now();
+      const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize, reached.covered);
+      const t1 = performance.now();
+      if (leased.length === 0) return { leased: 0, resolved: 0, rescheduled: 0, rpcCalls: calls.count };
 
       const verdicts = new Map<string, Verdict>();
       const finished: TransactionRecord[] = [];
@@ -558,6 +642,15 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       const t2 = performance.now();
 
       const at = clock.now();
+      // Where a waiting record is leased again early. A position finality had already reached when
+      // this run started, yet the check did not resolve (the node's answers disagreed, e.g. a
+      // status still behind its finalized slot), moves one past that reading, so such a record is
+      // re-checked as finality advances, never on every run.
+      const positionOf = (r: TransactionRecord, verdict: Extract<Verdict, { kind: 'wait' }>) => {
+        if (verdict.position === undefined) return null;
+        const upTo = reached.all.get(chainKey(r));
+        return upTo !== undefined && verdict.position <= upTo ? upTo + 1n : verdict.position;
+      };
       const reschedules: TransactionReschedule[] = [];
       const completions: TransactionCompletion[] = [];
       for (const r of leased) {
@@ -572,6 +665,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
             submittedAt: becameSubmitted ? at : r.submittedAt,
             resolvedAt: at,
             evidenceAt: landed ? (r.evidenceAt ?? at) : r.evidenceAt,
+            evidenceBlock: null,
             nextCheckAt: null,
             consecutiveErrors: 0,
             events: [],
@@ -595,6 +689,8 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
             nextCheckAt: new Date(at.getTime() + nextCheckDelay(r, at, 'error', cadence)),
             consecutiveErrors: r.consecutiveErrors + 1,
             evidenceAt: r.evidenceAt,
+            // Kept, but not leased early until a check succeeds again (the error backoff holds).
+            evidenceBlock: r.evidenceBlock,
             monitoring,
           });
           continue;
@@ -619,13 +715,14 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
             submittedAt: at,
             resolvedAt: null,
             evidenceAt,
+            evidenceBlock: positionOf(r, verdict),
             nextCheckAt,
             consecutiveErrors: 0,
             events: broadcastedEvents({ ...r, status: 'submitted', submittedAt: at }, isDevnet(r), at),
           });
           continue;
         }
-        reschedules.push({ id: r.id, nextCheckAt, consecutiveErrors: 0, evidenceAt, monitoring });
+        reschedules.push({ id: r.id, nextCheckAt, consecutiveErrors: 0, evidenceAt, evidenceBlock: positionOf(r, verdict), monitoring });
       }
 
       const resolving = new Set(completions.filter((c) => c.resolvedAt !== null).map((c) => c.id));
@@ -633,10 +730,10 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         store.reschedule(owner, reschedules),
         store.completeChecks(owner, completions),
         // Resolved elsewhere (e.g. the broadcast step saved a refusal) while due: stop checking it.
-        Promise.all(finished.map((r) => store.completeCheck(owner, r.id, { nextCheckAt: null }, []))),
+        Promise.all(finished.map((r) => store.completeCheck(owner, r.id, { nextCheckAt: null, evidenceBlock: null }, []))),
       ]);
       const resolved = saved.filter((id) => resolving.has(id)).length;
-      const ms = { lease: Math.round(t1 - t0), chain: Math.round(t2 - t1), save: Math.round(performance.now() - t2) };
+      const ms = { finality: Math.round(tf - t0), lease: Math.round(t1 - tf), chain: Math.round(t2 - t1), save: Math.round(performance.now() - t2) };
       return { leased: leased.length, resolved, rescheduled, rpcCalls: calls.count, ms };
     },
   };
