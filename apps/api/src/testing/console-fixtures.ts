@@ -11,6 +11,7 @@ export async function consolePartner(app: TestApp, passwords: string[] = []) {
   const partner = `partner-${unique()}`;
   const key = await app.createKey({ partner, project: 'main' });
   const sessions = {} as Record<'owner' | 'developer' | 'support', ReturnType<typeof staffClient>['client']>;
+  const cookies = {} as Record<'owner' | 'developer' | 'support', string>;
   let partnerId = '';
   for (const role of ['owner', 'developer', 'support'] as const) {
     const account = await app.services.staff.createAccount({ partner, email: `${role}-${unique()}@example.com`, role });
@@ -19,8 +20,9 @@ export async function consolePartner(app: TestApp, passwords: string[] = []) {
     const session = staffClient(app.baseUrl);
     await session.signIn(account.email, account.password!);
     sessions[role] = session.client;
+    cookies[role] = session.state.cookie!;
   }
-  return { partner, partnerId, key, ...sessions };
+  return { partner, partnerId, key, cookies, ...sessions };
 }
 
 /** A wallet created over REST with the key. */
@@ -81,4 +83,19 @@ export async function storedRecord(
     data: { userId: null, walletId: wallet.id, txHash: record.hash, type: 'EVM', evmChainId: '84532', isDevnet: true, broadcastedAt: new Date().toISOString() },
   };
   return app.services.stores.transactions.create(record, [event]);
+}
+
+export interface GraphQLResponse {
+  status: number;
+  body: { data?: any; errors?: Array<{ message: string; path?: string[]; extensions?: Record<string, unknown> }> };
+}
+
+/** A GraphQL request to /graphql as the console sends it (session cookie, JSON POST). */
+export async function graphql(app: TestApp, cookie: string | undefined, query: string, variables: Record<string, unknown> = {}): Promise<GraphQLResponse> {
+  const response = await fetch(`${app.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: (await response.json()) as GraphQLResponse['body'] };
 }
