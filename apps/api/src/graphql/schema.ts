@@ -110,7 +110,7 @@ builder.objectType('Wallet', {
         after: t.arg.string({ required: false, description: 'endCursor of the previous page' }), status: t.arg.string({ required: false }) },
       resolve: async (wallet, args, ctx) =>
         transactionConnection(
-          await ctx.services.console.transactions.list(principal(ctx), {
+          await ctx.services.console.transactions.search(principal(ctx), {
             walletId: wallet.id,
             status: (args.status ?? undefined) as never,
             limit: args.first ?? 20,
@@ -263,7 +263,7 @@ builder.queryType({
       },
       resolve: async (_root, args, ctx) =>
         transactionConnection(
-          await ctx.services.console.transactions.list(principal(ctx), {
+          await ctx.services.console.transactions.search(principal(ctx), {
             hash: args.hash ?? undefined,
             walletId: args.walletId === null || args.walletId === undefined ? undefined : String(args.walletId),
             projectId: args.projectId === null || args.projectId === undefined ? undefined : String(args.projectId),

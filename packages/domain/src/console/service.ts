@@ -200,6 +200,24 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     });
   }
 
+  async function searchRecords(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>) {
+    const parsed = parseInput(transactionSearchInput, input);
+    const project = parsed.projectId !== undefined ? await scope.project(principal, parsed.projectId) : undefined;
+    const wallet = parsed.walletId !== undefined ? await scope.wallet(principal, parsed.walletId) : undefined;
+    if (project && wallet && wallet.projectId !== project.id) throw notFound('Wallet');
+    const rows = await store.listTransactions({
+      partnerId: principal.partnerId,
+      projectId: project?.id,
+      walletId: wallet?.id,
+      status: parsed.status,
+      intentKind: parsed.intentKind,
+      hash: parsed.hash === undefined ? undefined : normalizeEvmHash(parsed.hash),
+      after: parsed.cursor ? decodeCursor(parsed.cursor) : undefined,
+      limit: parsed.limit + 1,
+    });
+    return { rows, limit: parsed.limit };
+  }
+
   const transactionSummary = (record: TransactionRecord): ConsoleTransactionSummary => ({ ...toTransactionSummary(record), projectId: record.projectId });
 
   return {
@@ -314,22 +332,15 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
         if (!record) throw notFound('Transaction');
         return { ...toTransactionDetail(record), projectId: record.projectId };
       },
+      /** The list as REST lists records (summary fields), across the partner's projects or of one. */
       async list(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionSummary>> {
-        const parsed = parseInput(transactionSearchInput, input);
-        const project = parsed.projectId !== undefined ? await scope.project(principal, parsed.projectId) : undefined;
-        const wallet = parsed.walletId !== undefined ? await scope.wallet(principal, parsed.walletId) : undefined;
-        if (project && wallet && wallet.projectId !== project.id) throw notFound('Wallet');
-        const rows = await store.listTransactions({
-          partnerId: principal.partnerId,
-          projectId: project?.id,
-          walletId: wallet?.id,
-          status: parsed.status,
-          intentKind: parsed.intentKind,
-          hash: parsed.hash === undefined ? undefined : normalizeEvmHash(parsed.hash),
-          after: parsed.cursor ? decodeCursor(parsed.cursor) : undefined,
-          limit: parsed.limit + 1,
-        });
-        return page(rows, parsed.limit, transactionSummary);
+        const { rows, limit } = await searchRecords(principal, input);
+        return page(rows, limit, transactionSummary);
+      },
+      /** The same list with every lookup field (GraphQL nodes are full records). */
+      async search(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionView>> {
+        const { rows, limit } = await searchRecords(principal, input);
+        return page(rows, limit, (record) => ({ ...toTransactionDetail(record), projectId: record.projectId }));
       },
     },
 
