@@ -50,3 +50,8 @@ export async function signIn(page: Page, who: Credentials) {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('whoami')).toContainText(who.email);
 }
+
+/** Follows a link of the console's main navigation. */
+export async function nav(page: Page, name: string) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+}

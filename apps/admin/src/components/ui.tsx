@@ -1,6 +1,6 @@
 'use client';
 
-import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
+import { cloneElement, useId, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactElement, type ReactNode, type SelectHTMLAttributes } from 'react';
 import { apiFailure } from '@/lib/trpc';
 
 export function cx(...parts: (string | false | null | undefined)[]) {
@@ -31,18 +31,21 @@ export function Select({ className, ...props }: SelectHTMLAttributes<HTMLSelectE
   return <select {...props} className={cx('rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none', className)} />;
 }
 
-export function Field({ label, error, children, hint }: { label: string; error?: string | undefined; hint?: string; children: ReactNode }) {
+export function Field({ label, error, children, hint }: { label: string; error?: string | undefined; hint?: string; children: ReactElement<{ id?: string }> }) {
+  const id = useId();
   return (
-    <label className="block space-y-1">
-      <span className="block text-xs font-medium text-slate-600">{label}</span>
-      {children}
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-xs font-medium text-slate-600">
+        {label}
+      </label>
+      {cloneElement(children, { id })}
       {hint && !error ? <span className="block text-xs text-slate-500">{hint}</span> : null}
       {error ? (
         <span role="alert" className="block text-xs text-rose-600">
           {error}
         </span>
       ) : null}
-    </label>
+    </div>
   );
 }
 
