@@ -217,7 +217,7 @@ function ApiKeys({ projectId }: { projectId: string }) {
                 onEdit={() => setEditing(editing === key.apiKeyId ? null : key.apiKeyId)}
                 onRotate={() => rotate.mutate({ apiKeyId: key.apiKeyId })}
                 onRevoke={() => {
-                  if (window.confirm(`Revoke ${key.keyPrefix}…? Requests with it stop working at once.`)) revoke.mutate({ apiKeyId: key.apiKeyId });
+                  if (window.confirm(`Revoke ${key.keyPrefix.replace(/…$/, "")}…? Requests with it stop working at once.`)) revoke.mutate({ apiKeyId: key.apiKeyId });
                 }}
               />
             ))}
@@ -235,7 +235,7 @@ function KeyRow(props: { apiKey: ApiKey; canWrite: boolean; editing: boolean; on
     <>
       <tr data-testid={`api-key-${key.apiKeyId}`}>
         <Td>
-          <Mono title={key.apiKeyId}>{key.keyPrefix}…</Mono>
+          <Mono title={key.apiKeyId}>{key.keyPrefix.replace(/…$/, "")}…</Mono>
           <div className="text-xs text-slate-400">{key.apiKeyId}</div>
         </Td>
         <Td>{key.environment}</Td>

@@ -241,7 +241,7 @@ function Webhooks({ projectId }: { projectId: string }) {
         <Select aria-label="API key" value={apiKeyId} onChange={(e) => setChosen(e.target.value)}>
           {active.map((k) => (
             <option key={k.apiKeyId} value={k.apiKeyId}>
-              {k.keyPrefix}… ({k.environment}, {k.plan})
+              {k.keyPrefix.replace(/…$/, "")}… ({k.environment}, {k.plan})
             </option>
           ))}
         </Select>
