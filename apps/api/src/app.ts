@@ -13,6 +13,7 @@ import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
 import type { Services } from './services.ts';
 import { trpcHandler } from './trpc/middleware.ts';
+import { graphqlHandler } from './graphql/handler.ts';
 
 export interface AppOptions {
   services: Services;
@@ -22,6 +23,8 @@ export interface AppOptions {
   extraRouters?: Router[];
   /** Session cookies with `Secure` (everywhere but local mode). */
   secureCookies?: boolean;
+  /** GraphiQL at /graphql (default: only where cookies are not `Secure`, i.e. local mode). */
+  graphiql?: boolean;
 }
 
 export function allRoutes(services: Services): RouteDef[] {
@@ -34,7 +37,7 @@ export function allRoutes(services: Services): RouteDef[] {
   ];
 }
 
-export function createApp({ services, logger, trustProxy = false, extraRouters = [], secureCookies = true }: AppOptions): Express {
+export function createApp({ services, logger, trustProxy = false, extraRouters = [], secureCookies = true, graphiql = !secureCookies }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -61,6 +64,8 @@ export function createApp({ services, logger, trustProxy = false, extraRouters =
   v1.use(dispatchRoutes(routes, '/v1', (route) => routeHandler(route, services.runIdempotent)));
   app.use('/v1', v1);
   app.use('/trpc', trpcHandler(services, { secureCookies }));
+  const graphql = graphqlHandler(services, { graphiql, logger });
+  app.use(graphql.graphqlEndpoint, (req, res) => void graphql(req, res, { req, res }));
   // Outside /v1 (so /v1 requests do not walk their layers); the extra routers must not use /v1 paths.
   app.use(docsRouter());
   for (const router of extraRouters) app.use(router);

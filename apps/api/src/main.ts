@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createChainRegistry } from '@wallet/chains';
+import { startLocalConsole, type LocalConsole } from './local/console.ts';
 import { startLocalDevnets } from './local/devnets.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
@@ -57,9 +58,15 @@ const server = app.listen(config.port, config.host, () => {
     { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl },
     'wallet service listening',
   );
+  // Local mode: the console (apps/admin) next to the API, on CONSOLE_PORT (3000); CONSOLE=off skips
+  // it, and the API's own vitest suites (VITEST set) never start it.
+  if (config.appEnv === 'local' && process.env.CONSOLE !== 'off' && !process.env.VITEST && !stopping) {
+    localConsole = startLocalConsole({ apiUrl: url, host: config.host, port: Number(process.env.CONSOLE_PORT ?? 3000), logger });
+  }
 });
 server.keepAliveTimeout = 65_000;
 let removeControlFile = () => undefined as void;
+let localConsole: LocalConsole | undefined;
 
 let stopping = false;
 async function stop(signal: string) {
@@ -67,6 +74,7 @@ async function stop(signal: string) {
   stopping = true;
   logger.info({ signal }, 'stopping');
   removeControlFile();
+  await localConsole?.stop();
   server.close();
   server.closeIdleConnections();
   await monitorWorker?.stop();

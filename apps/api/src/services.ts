@@ -24,6 +24,7 @@ import {
   createWebhookDelivery,
   createWebhookService,
   createStaffService,
+  createConsoleService,
   type WebhookDeliveryDeps,
   type WebhookSender,
 } from '@wallet/domain';
@@ -101,12 +102,22 @@ export async function createServices(config: Config, options: ServiceOptions = {
       ...options.webhooks?.options,
     },
   });
+  const apiKeys = createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock, authCacheMs: config.authCacheMs });
+  const webhooks = createWebhookService({
+    store: stores.webhooks,
+    apiKeys: stores.apiKeys,
+    audit: stores.audit,
+    keks,
+    clock,
+    ping: webhookDelivery.ping,
+    allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
+  });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
 
   return {
     database,
     stores,
-    apiKeys: createApiKeyService({ apiKeys: stores.apiKeys, audit: stores.audit, clock, authCacheMs: config.authCacheMs }),
+    apiKeys,
     wallets,
     signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares, broadcastSigned: transactions.broadcastSigned }),
     transactions,
@@ -122,15 +133,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock),
     /** Webhook configuration per API key, test pings, delivery log and resend (CLI now, tRPC next). */
-    webhooks: createWebhookService({
-      store: stores.webhooks,
-      apiKeys: stores.apiKeys,
-      audit: stores.audit,
-      keks,
-      clock,
-      ping: webhookDelivery.ping,
-      allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
-    }),
+    webhooks,
+    /** The console's use cases (tRPC, GraphQL), scoped to the signed-in staff member's partner. */
+    console: createConsoleService({ store: stores.console, apiKeyStore: stores.apiKeys, apiKeys, webhooks, clock }),
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

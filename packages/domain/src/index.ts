@@ -39,3 +39,8 @@ export * from './webhooks/delivery.ts';
 export * from './webhooks/service.ts';
 export * from './staff/passwords.ts';
 export * from './staff/service.ts';
+export * from './console/ports.ts';
+export * from './console/schemas.ts';
+export * from './console/scope.ts';
+export * from './console/hashes.ts';
+export * from './console/service.ts';

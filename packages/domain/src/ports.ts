@@ -38,6 +38,8 @@ export interface ApiKeyStore {
   findById(id: string): Promise<ApiKeyRecord | null>;
   replaceSecret(id: string, keyPrefix: string, keyHash: string): Promise<ApiKeyRecord | null>;
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+  /** Changes plan and limits of a key that is not revoked; null when there is none. */
+  update(id: string, patch: Partial<Pick<ApiKeyRecord, 'plan' | 'rateLimitPerMinute' | 'ipAllowlist'>>): Promise<ApiKeyRecord | null>;
 }
 
 export type WalletStatus = 'creating' | 'ready';

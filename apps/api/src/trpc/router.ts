@@ -1,9 +1,16 @@
 import { authRouter } from './auth.ts';
+import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter } from './console.ts';
 import { router } from './trpc.ts';
 
 /** The console's API. Every procedure calls a domain use case; no business rule lives here. */
 export const appRouter = router({
   auth: authRouter,
+  projects: projectsRouter,
+  apiKeys: apiKeysRouter,
+  wallets: walletsRouter,
+  transactions: transactionsRouter,
+  webhooks: webhooksRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

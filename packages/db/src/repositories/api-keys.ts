@@ -17,9 +17,9 @@ type Row = {
   project: { partnerId: string };
 };
 
-const withPartner = { project: { select: { partnerId: true } } } as const;
+export const withPartner = { project: { select: { partnerId: true } } } as const;
 
-function toRecord(row: Row): ApiKeyRecord {
+export function toApiKeyRecord(row: Row): ApiKeyRecord {
   return {
     id: row.id,
     projectId: row.projectId,
@@ -60,7 +60,7 @@ export function createApiKeyStore({ prisma, query }: Database): ApiKeyStore {
     async createForProject(partnerName, projectName, key: NewApiKey) {
       const project = await findOrCreateProject(partnerName, projectName);
       const row = await prisma.apiKey.create({ data: { ...key, projectId: project.id }, include: withPartner });
-      return toRecord(row);
+      return toApiKeyRecord(row);
     },
     // On every request's path: one statement on the driver.
     async findByHash(keyHash) {
@@ -72,11 +72,11 @@ export function createApiKeyStore({ prisma, query }: Database): ApiKeyStore {
           WHERE k.key_hash = $1`,
         [keyHash],
       );
-      return row ? toRecord({ ...row, ipAllowlist: row.ipAllowlist ?? [], project: { partnerId: row.partnerId } }) : null;
+      return row ? toApiKeyRecord({ ...row, ipAllowlist: row.ipAllowlist ?? [], project: { partnerId: row.partnerId } }) : null;
     },
     async findById(id) {
       const row = await prisma.apiKey.findUnique({ where: { id }, include: withPartner });
-      return row ? toRecord(row) : null;
+      return row ? toApiKeyRecord(row) : null;
     },
     async replaceSecret(id, keyPrefix, keyHash) {
       const updated = await prisma.apiKey.updateManyAndReturn({
@@ -84,12 +84,16 @@ export function createApiKeyStore({ prisma, query }: Database): ApiKeyStore {
         data: { keyPrefix, keyHash },
         include: withPartner,
       });
-      return updated[0] ? toRecord(updated[0]) : null;
+      return updated[0] ? toApiKeyRecord(updated[0]) : null;
+    },
+    async update(id, patch) {
+      const updated = await prisma.apiKey.updateManyAndReturn({ where: { id, revokedAt: null }, data: patch, include: withPartner });
+      return updated[0] ? toApiKeyRecord(updated[0]) : null;
     },
     async revoke(id, at) {
       await prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });
       const row = await prisma.apiKey.findUnique({ where: { id }, include: withPartner });
-      return row ? toRecord(row) : null;
+      return row ? toApiKeyRecord(row) : null;
     },
   };
 }

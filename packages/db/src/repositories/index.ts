@@ -9,6 +9,7 @@ import { createCustodyStore } from './custody.ts';
 import { createTransactionStore } from './transactions.ts';
 import { createWebhookStore } from './webhooks.ts';
 import { createStaffStore } from './staff.ts';
+import { createConsoleStore } from './console.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -26,6 +27,7 @@ export function createStores(database: Database) {
     transactions: createTransactionStore(database),
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),
+    console: createConsoleStore(database),
   };
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError, forbidden, notFound, unauthorized } from '../errors.ts';
-import type { ApiKeyRecord, ApiKeyStore, AuditStore } from '../ports.ts';
+import type { ApiKeyRecord, ApiKeyStore, AuditStore, Plan } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';
@@ -125,6 +125,39 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
         details: {},
       });
       return { apiKeyId: record.id, revokedAt: record.revokedAt.toISOString() };
+    },
+
+    /**
+     * Changes a key's plan, its per-minute limit (scale plan only; null: the plan's default) or its
+     * IP allowlist. Moving off the scale plan drops a custom limit. Takes effect like a rotation.
+     */
+    async update(
+      apiKeyId: string,
+      change: { plan?: Plan; rateLimitPerMinute?: number | null; ipAllowlist?: string[] },
+    ): Promise<ApiKeyRecord> {
+      const existing = await apiKeys.findById(apiKeyId);
+      if (!existing || existing.revokedAt) throw notFound('API key');
+      const plan = change.plan ?? existing.plan;
+      let rateLimitPerMinute = change.rateLimitPerMinute === undefined ? existing.rateLimitPerMinute : change.rateLimitPerMinute;
+      if (plan !== 'scale') {
+        if (change.rateLimitPerMinute !== undefined && change.rateLimitPerMinute !== null) {
+          throw new ApiError(400, 'INVALID_REQUEST', 'Invalid request: rateLimitPerMinute applies to the scale plan only');
+        }
+        rateLimitPerMinute = null;
+      }
+      const ipAllowlist = change.ipAllowlist === undefined ? existing.ipAllowlist : validateAllowlist(change.ipAllowlist);
+      forget(apiKeyId);
+      const record = await apiKeys.update(apiKeyId, { plan, rateLimitPerMinute, ipAllowlist });
+      if (!record) throw notFound('API key');
+      await audit.append({
+        projectId: record.projectId,
+        apiKeyId: record.id,
+        walletId: null,
+        requestId: null,
+        action: 'api_key.update',
+        details: { plan, rateLimitPerMinute, ipAllowlistEntries: ipAllowlist.length },
+      });
+      return record;
     },
 
     /**

@@ -1,0 +1,42 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useParams } from 'next/navigation';
+import { TransactionList } from '@/components/transactions';
+import { Badge, Card, DefinitionList, ErrorBox, formatDate, Loading, Mono, PageHeader } from '@/components/ui';
+import { useTRPC } from '@/lib/trpc';
+
+export default function WalletPage() {
+  const { walletId } = useParams<{ walletId: string }>();
+  const trpc = useTRPC();
+  const wallet = useQuery(trpc.wallets.get.queryOptions({ walletId }));
+  if (wallet.isPending) return <Loading />;
+  if (wallet.error) return <ErrorBox title="Wallet not available" error={wallet.error} />;
+  const w = wallet.data;
+  return (
+    <>
+      <PageHeader title={`${w.type} wallet`} subtitle={<Mono>{w.id}</Mono>} />
+      <div className="space-y-6">
+        <Card title="Wallet">
+          <DefinitionList
+            items={[
+              ['Address', <Mono key="a">{w.address}</Mono>],
+              ['Public key', <Mono key="p">{w.publicKey}</Mono>],
+              ['Type / scheme', `${w.type} / ${w.scheme}`],
+              ...(w.cosmosPrefix ? ([['Cosmos prefix', w.cosmosPrefix]] as [string, string][]) : []),
+              ['Status', <Badge key="s" value={w.status} />],
+              ['User', `${w.userIdentifier} (${w.userIdentifierType})`],
+              ['Custody', w.custody],
+              ['Claim state', w.claimedAt ? `claimed ${formatDate(w.claimedAt)} by user ${w.claimedByUserId ?? '—'}` : 'not claimed'],
+              ['Project', <Mono key="pr">{w.projectId}</Mono>],
+              ['Created', formatDate(w.createdAt)],
+            ]}
+          />
+        </Card>
+        <Card title="Transactions of this wallet">
+          <TransactionList projectId={w.projectId} walletId={w.id} />
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,97 @@
+'use client';
+
+import { useInfiniteQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { intentKinds, transactionStatuses } from '@/lib/schemas';
+import { useTRPC, useTRPCClient } from '@/lib/trpc';
+import { Badge, Button, Empty, ErrorBox, formatDate, Loading, Mono, Select, short, Table, Td } from './ui';
+
+/** A project's records (or one wallet's), newest first, with status and intent filters. */
+export function TransactionList({ projectId, walletId }: { projectId: string; walletId?: string }) {
+  const trpc = useTRPC();
+  const [status, setStatus] = useState('');
+  const [intentKind, setIntentKind] = useState('');
+  const input = {
+    projectId,
+    ...(walletId ? { walletId } : {}),
+    ...(status ? { status: status as (typeof transactionStatuses)[number] } : {}),
+    ...(intentKind ? { intentKind: intentKind as (typeof intentKinds)[number] } : {}),
+    limit: 25,
+  };
+  const client = useTRPCClient();
+  const list = useInfiniteQuery({
+    queryKey: [...trpc.transactions.list.queryKey(input), 'pages'],
+    queryFn: ({ pageParam }) => client.transactions.list.query({ ...input, ...(pageParam ? { cursor: pageParam } : {}) }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    refetchInterval: 3_000,
+  });
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap gap-2">
+        <Select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <option value="">Any status</option>
+          {transactionStatuses.map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </Select>
+        <Select aria-label="Intent" value={intentKind} onChange={(e) => setIntentKind(e.target.value)}>
+          <option value="">Any intent</option>
+          {intentKinds.map((k) => (
+            <option key={k}>{k}</option>
+          ))}
+        </Select>
+      </div>
+      {list.isPending ? (
+        <Loading />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : rows.length === 0 ? (
+        <Empty title={status || intentKind ? 'No transaction matches these filters' : 'No transactions yet'}>
+          Transfers and <code>sign-transaction</code> calls with <code>broadcast: true</code> create records.
+        </Empty>
+      ) : (
+        <>
+          <Table head={['Created', 'Status', 'Intent', 'Chain', 'Hash', 'To', 'Value', ...(walletId ? [] : ['Wallet']), 'Failure']}>
+            {rows.map((tx) => (
+              <tr key={tx.transactionId} data-testid={`tx-${tx.transactionId}`} className="hover:bg-slate-50">
+                <Td className="whitespace-nowrap">
+                  <Link className="text-indigo-600 hover:underline" href={`/transactions/${tx.transactionId}`}>
+                    {formatDate(tx.createdAt)}
+                  </Link>
+                </Td>
+                <Td>
+                  <Badge value={tx.status} />
+                </Td>
+                <Td>{tx.intentKind}</Td>
+                <Td>{tx.chainId ? `EVM ${tx.chainId}` : (tx.network ?? tx.walletType)}</Td>
+                <Td>
+                  <Mono title={tx.hash ?? undefined}>{short(tx.hash)}</Mono>
+                </Td>
+                <Td>
+                  <Mono title={tx.to}>{short(tx.to, 8, 4)}</Mono>
+                </Td>
+                <Td>{tx.value ?? '—'}</Td>
+                {walletId ? null : (
+                  <Td>
+                    <Link className="text-indigo-600 hover:underline" href={`/wallets/${tx.walletId}`}>
+                      <Mono>{short(tx.walletId, 8, 4)}</Mono>
+                    </Link>
+                  </Td>
+                )}
+                <Td>{tx.failureCode ?? tx.failureStage ?? '—'}</Td>
+              </tr>
+            ))}
+          </Table>
+          {list.hasNextPage ? (
+            <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+              {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
+            </Button>
+          ) : null}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { testDatabaseKinds } from '@wallet/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consolePartner, graphql, restWallet, storedRecord } from '../testing/console-fixtures.ts';
+import { startTestApp, type TestApp } from '../testing/harness.ts';
+
+type Partner = Awaited<ReturnType<typeof consolePartner>>;
+
+const TRANSACTION_FIELDS = `transactionId walletId projectId walletType intentKind status createdAt chainId network to value tokenAddress hash nonce
+  blockNumber blockHash failureStage failureCode failureMessage submittedAt resolvedAt monitoring { chainOutcome winningHash winningStatus state }`;
+
+describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
+  let app: TestApp;
+  let a: Partner;
+  let b: Partner;
+
+  beforeAll(async () => {
+    app = await startTestApp(kind);
+    [a, b] = await Promise.all([consolePartner(app), consolePartner(app)]);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('answers 401 UNAUTHORIZED with the spec body without a session', async () => {
+    const response = await graphql(app, undefined, '{ projects { projectId } }');
+    expect(response.status).toBe(401);
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({ message: 'Sign in first', extensions: { code: 'UNAUTHORIZED', status: 401, message: 'Sign in first' } }),
+    ]);
+    expect(response.body.data ?? null).toBeNull();
+    const expired = await graphql(app, 'wallet_session=forged', '{ wallet(id: "x") { id } }');
+    expect(expired.status).toBe(401);
+  });
+
+  it('finds wallets by address and user identifier across the partner projects, in cursor pages', async () => {
+    const second = await a.owner.apiKeys.create.mutate({ projectId: (await a.owner.projects.create.mutate({ name: `gql-${randomUUID()}` })).projectId, environment: 'development', plan: 'scale' });
+    const identifier = `shared-${randomUUID()}`;
+    const w1 = await restWallet(app, a.key.apiKey, { userIdentifier: identifier });
+    const w2 = await restWallet(app, second.apiKey, { userIdentifier: identifier });
+    const w3 = await restWallet(app, second.apiKey, { userIdentifier: identifier, type: 'SOLANA' });
+    await restWallet(app, b.key.apiKey, { userIdentifier: identifier });
+
+    const query = `query($id: String, $after: String) { wallets(userIdentifier: $id, first: 2, after: $after) {
+      edges { cursor node { id projectId address type claimedAt } } pageInfo { hasNextPage endCursor } } }`;
+    const page1 = await graphql(app, a.cookies.support, query, { id: identifier });
+    expect(page1.body.errors).toBeUndefined();
+    expect(page1.body.data.wallets.edges.map((e: any) => e.node.id)).toEqual([w3.id, w2.id]);
+    expect(page1.body.data.wallets.pageInfo.hasNextPage).toBe(true);
+    const page2 = await graphql(app, a.cookies.support, query, { id: identifier, after: page1.body.data.wallets.pageInfo.endCursor });
+    expect(page2.body.data.wallets.edges.map((e: any) => e.node.id)).toEqual([w1.id]);
+    expect(page2.body.data.wallets.pageInfo).toEqual({ hasNextPage: false, endCursor: page2.body.data.wallets.edges[0].cursor });
+
+    const byAddress = await graphql(app, a.cookies.support, `{ wallets(address: "${w2.address.toLowerCase()}") { edges { node { id projectId } } } }`);
+    expect(byAddress.body.data.wallets.edges).toEqual([{ node: { id: w2.id, projectId: second.projectId } }]);
+    // The other partner's wallet with the same identifier is not visible to A, and A's are not to B.
+    const fromB = await graphql(app, b.cookies.support, `{ wallets(address: "${w2.address}") { edges { node { id } } } }`);
+    expect(fromB.body.data.wallets.edges).toEqual([]);
+  });
+
+  it("looks up a record by id and by hash with its wallet and deliveries; another partner's ids are NOT_FOUND", async () => {
+    const wallet = await restWallet(app, a.key.apiKey);
+    const record = await storedRecord(app, wallet, { projectId: a.key.projectId, partnerId: a.partnerId, apiKeyId: a.key.apiKeyId }, {
+      status: 'failed',
+      failureStage: 'broadcast',
+      failureCode: 'REPLACED',
+      failureMessage: 'replaced by another transaction',
+      monitoring: { chainOutcome: 'replaced', winningHash: '0xabc', winningStatus: 'confirmed', state: 'active' },
+    });
+    const rest = await app.request('GET', `/v1/wallets/${wallet.id}/transactions/${record.id}`, { key: a.key.apiKey });
+    const byHash = await graphql(app, a.cookies.support, `query($h: String!) { transactionByHash(hash: $h) { ${TRANSACTION_FIELDS}
+      wallet { id address } webhookDeliveries { eventId type status attempts { statusCode } } } }`, { h: record.hash!.toUpperCase().replace('0X', '0x') });
+    expect(byHash.body.errors).toBeUndefined();
+    const found = byHash.body.data.transactionByHash;
+    expect(found).toMatchObject({ ...rest.body, projectId: a.key.projectId, tokenAddress: null, wallet: { id: wallet.id, address: wallet.address } });
+    expect(found.monitoring).toEqual({ chainOutcome: 'replaced', winningHash: '0xabc', winningStatus: 'confirmed', state: 'active' });
+    expect(found.webhookDeliveries).toEqual([{ eventId: expect.stringMatching(/^evt_/), type: 'send.broadcasted', status: 'not_sent', attempts: [] }]);
+
+    const byId = await graphql(app, a.cookies.support, `{ transaction(id: "${record.id}") { transactionId hash } transactions(hash: "${record.hash}") { edges { node { transactionId } } } }`);
+    expect(byId.body.data).toEqual({ transaction: { transactionId: record.id, hash: record.hash }, transactions: { edges: [{ node: { transactionId: record.id } }] } });
+
+    const walletTransactions = await graphql(app, a.cookies.support, `{ wallet(id: "${wallet.id}") { id transactions(first: 5) { edges { node { transactionId status } } } } }`);
+    expect(walletTransactions.body.data.wallet.transactions.edges).toEqual([{ node: { transactionId: record.id, status: 'failed' } }]);
+
+    for (const query of [`{ transaction(id: "${record.id}") { transactionId } }`, `{ wallet(id: "${wallet.id}") { id } }`, `{ transactionByHash(hash: "${record.hash}") { transactionId } }`]) {
+      const foreign = await graphql(app, b.cookies.owner, query);
+      expect(foreign.body.data).toBeNull();
+      expect(foreign.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'NOT_FOUND', status: 404, message: expect.stringMatching(/not found$/) } })]);
+    }
+    const missing = await graphql(app, b.cookies.owner, `{ transaction(id: "${randomUUID()}") { transactionId } }`);
+    const foreign = await graphql(app, b.cookies.owner, `{ transaction(id: "${record.id}") { transactionId } }`);
+    expect(missing.body).toEqual(foreign.body);
+  });
+
+  it('has no mutations, limits depth and cost, and serves no GraphiQL outside local mode', async () => {
+    const mutation = await graphql(app, a.cookies.owner, 'mutation { anything }');
+    expect(mutation.body.errors?.[0]?.message).toMatch(/mutation/i);
+
+    const deep = await graphql(app, a.cookies.owner, `{ transactionByHash(hash: "0x1") { wallet { transactions { edges { node { wallet { transactions { edges { node { wallet { id } } } } } } } } } } }`);
+    expect(deep.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/too deep/), extensions: expect.objectContaining({ code: 'INVALID_REQUEST', status: 400 }) })]);
+
+    const costly = await graphql(app, a.cookies.owner, `{ wallets(first: 100) { edges { node { transactions(first: 100) { edges { node { transactionId hash } } } } } } }`);
+    expect(costly.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/too costly/) })]);
+    const tooLarge = await graphql(app, a.cookies.owner, `{ wallets(first: 1000) { edges { node { id } } } }`);
+    expect(tooLarge.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'INVALID_REQUEST', status: 400 }) })]);
+
+    const page = await fetch(`${app.baseUrl}/graphql`, { headers: { accept: 'text/html' } });
+    expect(await page.text()).not.toMatch(/graphiql/i);
+  });
+});

@@ -1,0 +1,61 @@
+import {
+  apiKeyIdInput,
+  broadcastsPerDayInput,
+  createProjectApiKeyInput,
+  createProjectInput,
+  projectIdInput,
+  transactionIdInput,
+  transactionListInput,
+  updateApiKeyInput,
+  walletIdInput,
+  walletListInput,
+  webhookDeliveriesInput,
+  webhookResendInput,
+  webhookSetInput,
+} from '@wallet/domain';
+import { router, staffProcedure, writeProcedure } from './trpc.ts';
+
+/**
+ * The console's procedures. Each one parses with the domain's schema and calls one use case of
+ * `services.console`, which scopes everything to `ctx.staff.partnerId`; no rule lives here.
+ * Writes use `writeProcedure` (support staff: 403).
+ */
+
+export const projectsRouter = router({
+  list: staffProcedure.query(({ ctx }) => ctx.services.console.projects.list(ctx.staff)),
+  create: writeProcedure.input(createProjectInput).mutation(({ ctx, input }) => ctx.services.console.projects.create(ctx.staff, input)),
+});
+
+export const apiKeysRouter = router({
+  list: staffProcedure.input(projectIdInput).query(({ ctx, input }) => ctx.services.console.apiKeys.list(ctx.staff, input)),
+  /** The secret is in this answer only. */
+  create: writeProcedure.input(createProjectApiKeyInput).mutation(({ ctx, input }) => ctx.services.console.apiKeys.create(ctx.staff, input)),
+  rotate: writeProcedure.input(apiKeyIdInput).mutation(({ ctx, input }) => ctx.services.console.apiKeys.rotate(ctx.staff, input)),
+  revoke: writeProcedure.input(apiKeyIdInput).mutation(({ ctx, input }) => ctx.services.console.apiKeys.revoke(ctx.staff, input)),
+  update: writeProcedure.input(updateApiKeyInput).mutation(({ ctx, input }) => ctx.services.console.apiKeys.update(ctx.staff, input)),
+});
+
+export const walletsRouter = router({
+  list: staffProcedure.input(walletListInput).query(({ ctx, input }) => ctx.services.console.wallets.list(ctx.staff, input)),
+  get: staffProcedure.input(walletIdInput).query(({ ctx, input }) => ctx.services.console.wallets.get(ctx.staff, input)),
+});
+
+export const transactionsRouter = router({
+  list: staffProcedure.input(transactionListInput).query(({ ctx, input }) => ctx.services.console.transactions.list(ctx.staff, input)),
+  get: staffProcedure.input(transactionIdInput).query(({ ctx, input }) => ctx.services.console.transactions.get(ctx.staff, input)),
+});
+
+export const webhooksRouter = router({
+  /** The subscribable event types (for the console's form). */
+  eventTypes: staffProcedure.query(({ ctx }) => [...ctx.services.console.webhooks.eventTypes]),
+  get: staffProcedure.input(apiKeyIdInput).query(({ ctx, input }) => ctx.services.console.webhooks.get(ctx.staff, input)),
+  set: writeProcedure.input(webhookSetInput).mutation(({ ctx, input }) => ctx.services.console.webhooks.set(ctx.staff, input)),
+  rotateSecret: writeProcedure.input(apiKeyIdInput).mutation(({ ctx, input }) => ctx.services.console.webhooks.rotateSecret(ctx.staff, input)),
+  testPing: writeProcedure.input(apiKeyIdInput).mutation(({ ctx, input }) => ctx.services.console.webhooks.testPing(ctx.staff, input)),
+  deliveries: staffProcedure.input(webhookDeliveriesInput).query(({ ctx, input }) => ctx.services.console.webhooks.deliveries(ctx.staff, input)),
+  resend: writeProcedure.input(webhookResendInput).mutation(({ ctx, input }) => ctx.services.console.webhooks.resend(ctx.staff, input)),
+});
+
+export const overviewRouter = router({
+  broadcastsPerDay: staffProcedure.input(broadcastsPerDayInput).query(({ ctx, input }) => ctx.services.console.overview.broadcastsPerDay(ctx.staff, input)),
+});

@@ -1,0 +1,57 @@
+import { expect, test as base, type Page } from '@playwright/test';
+import path from 'node:path';
+import { repoRoot } from './stack.ts';
+
+export interface Credentials {
+  email: string;
+  password: string;
+}
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the suites through playwright (global setup starts the stack)`);
+  return value;
+};
+
+export const stack = {
+  get apiUrl() {
+    return env('E2E_API_URL');
+  },
+  get consoleUrl() {
+    return env('E2E_CONSOLE_URL');
+  },
+  get owner() {
+    return JSON.parse(env('E2E_OWNER')) as Credentials & { partnerId: string };
+  },
+  get support() {
+    return JSON.parse(env('E2E_SUPPORT')) as Credentials;
+  },
+  get dataDir() {
+    return env('E2E_DATA_DIR');
+  },
+};
+
+export const test = base.extend({
+  baseURL: async ({}, use) => {
+    await use(stack.consoleUrl);
+  },
+});
+export { expect };
+
+/** A full-page screenshot kept as a test artifact (e2e/artifacts/NAME.png). */
+export async function snap(page: Page, name: string) {
+  await page.screenshot({ path: path.join(repoRoot, 'e2e/artifacts', `${name}.png`), fullPage: true });
+}
+
+export async function signIn(page: Page, who: Credentials) {
+  await page.goto('/sign-in');
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('whoami')).toContainText(who.email);
+}
+
+/** Follows a link of the console's main navigation. */
+export async function nav(page: Page, name: string) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+}

@@ -1,0 +1,172 @@
+import {
+  DuplicateProjectError,
+  type ConsoleStore,
+  type EndpointDelivery,
+  type StoredEvent,
+  type WebhookDeliveryLog,
+  type WebhookDeliveryStatus,
+} from '@wallet/domain';
+import type { Database } from '../database.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { toApiKeyRecord, withPartner } from './api-keys.ts';
+import { isUniqueViolation } from './prisma-errors.ts';
+import { toTransactionRecord } from './transactions.ts';
+import { toWalletRecord } from './wallets.ts';
+
+const keysetAfter = (after: { createdAt: Date; id: string } | undefined) =>
+  after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {};
+
+const isEvmHex = (value: string) => /^0x[0-9a-fA-F]+$/.test(value);
+
+const deliveryInclude = {
+  endpoint: { select: { apiKeyId: true, url: true } },
+  log: { orderBy: { id: 'asc' } },
+} as const satisfies Prisma.WebhookDeliveryInclude;
+
+type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof deliveryInclude }>;
+
+function toDeliveryLog(row: DeliveryRow): WebhookDeliveryLog {
+  return {
+    deliveryId: row.id.toString(),
+    eventId: row.eventId,
+    endpointId: row.endpointId,
+    apiKeyId: row.endpoint.apiKeyId,
+    url: row.endpoint.url,
+    status: row.status as WebhookDeliveryStatus,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    deliveredAt: row.deliveredAt,
+    createdAt: row.createdAt,
+    log: row.log.map((a) => ({ id: a.id.toString(), attemptedAt: a.attemptedAt, statusCode: a.statusCode, latencyMs: a.latencyMs, error: a.error })),
+  };
+}
+
+/** The console's reads across one partner's projects (the partner check itself is in the domain's PartnerScope). */
+export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
+  const partnerProjectIds = async (partnerId: string) =>
+    (await prisma.project.findMany({ where: { partnerId }, select: { id: true } })).map((p) => p.id);
+
+  return {
+    async listProjects(partnerId) {
+      const rows = await prisma.project.findMany({
+        where: { partnerId },
+        include: { _count: { select: { wallets: true, apiKeys: { where: { revokedAt: null } } } } },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return rows.map(({ _count, ...p }) => ({ ...p, walletCount: _count.wallets, apiKeyCount: _count.apiKeys }));
+    },
+
+    async createProject(project) {
+      try {
+        return await prisma.project.create({ data: project });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new DuplicateProjectError();
+        throw error;
+      }
+    },
+
+    async findProject(partnerId, projectId) {
+      return prisma.project.findFirst({ where: { id: projectId, partnerId } });
+    },
+
+    async listApiKeys(projectId) {
+      const rows = await prisma.apiKey.findMany({ where: { projectId }, include: withPartner, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+      return rows.map(toApiKeyRecord);
+    },
+
+    async findWallet(partnerId, walletId) {
+      const row = await prisma.wallet.findFirst({ where: { id: walletId, project: { partnerId } } });
+      return row ? toWalletRecord(row) : null;
+    },
+
+    async listWallets(filter) {
+      const addressMatch = (address: string): Prisma.WalletWhereInput =>
+        isEvmHex(address) ? { address: { equals: address, mode: 'insensitive' } } : { address };
+      const identifierMatch = (identifier: string): Prisma.WalletWhereInput => ({
+        userIdentifier: { in: [...new Set([identifier, identifier.toLowerCase()])] },
+      });
+      const and: Prisma.WalletWhereInput[] = [keysetAfter(filter.after)];
+      if (filter.search !== undefined) and.push({ OR: [addressMatch(filter.search), identifierMatch(filter.search)] });
+      if (filter.address !== undefined) and.push(addressMatch(filter.address));
+      if (filter.userIdentifier !== undefined) and.push(identifierMatch(filter.userIdentifier));
+      const rows = await prisma.wallet.findMany({
+        where: {
+          ...(filter.projectId ? { projectId: filter.projectId } : { projectId: { in: await partnerProjectIds(filter.partnerId) } }),
+          type: filter.type,
+          status: filter.status,
+          ...(filter.status === 'ready' ? { custody: 'api_key' } : {}),
+          ...(filter.claimed === undefined ? {} : { claimedAt: filter.claimed ? { not: null } : null }),
+          AND: and,
+        },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: filter.limit,
+      });
+      return rows.map(toWalletRecord);
+    },
+
+    async findTransaction(partnerId, transactionId) {
+      const row = await prisma.transactionRecord.findFirst({ where: { id: transactionId, partnerId } });
+      return row ? toTransactionRecord(row) : null;
+    },
+
+    async listTransactions(filter) {
+      // With a hash but no project, the partner's project ids let the (project_id, hash) index serve.
+      const projectIds = !filter.projectId && filter.hash !== undefined ? await partnerProjectIds(filter.partnerId) : undefined;
+      const rows = await prisma.transactionRecord.findMany({
+        where: {
+          partnerId: filter.partnerId,
+          ...(filter.projectId ? { projectId: filter.projectId } : projectIds ? { projectId: { in: projectIds } } : {}),
+          walletId: filter.walletId,
+          status: filter.status,
+          intentKind: filter.intentKind,
+          hash: filter.hash,
+          ...keysetAfter(filter.after),
+        },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: filter.limit,
+      });
+      return rows.map(toTransactionRecord);
+    },
+
+    async transactionEvents(projectId, transactionId, hash) {
+      const rows = await prisma.event.findMany({
+        where: {
+          projectId,
+          OR: [
+            { data: { path: ['transactionId'], equals: transactionId } },
+            ...(hash ? [{ data: { path: ['txHash'], equals: hash } }, { data: { path: ['hash'], equals: hash } }] : []),
+          ],
+        },
+        include: { deliveries: { include: deliveryInclude, orderBy: { id: 'asc' } } },
+        orderBy: { seq: 'asc' },
+      });
+      return rows.map(({ deliveries, ...event }) => ({
+        event: { ...event, seq: event.seq.toString(), data: event.data as Record<string, unknown> } satisfies StoredEvent,
+        deliveries: deliveries.map(toDeliveryLog),
+      }));
+    },
+
+    async endpointDeliveries(endpointId, before, limit) {
+      const rows = await prisma.webhookDelivery.findMany({
+        where: { endpointId, ...(before !== undefined ? { id: { lt: BigInt(before) } } : {}) },
+        include: { ...deliveryInclude, event: { select: { type: true, createdAt: true } } },
+        orderBy: { id: 'desc' },
+        take: limit,
+      });
+      return rows.map((row): EndpointDelivery => ({ ...toDeliveryLog(row), type: row.event.type, eventCreatedAt: row.event.createdAt }));
+    },
+
+    async broadcastsPerDay(projectId, since) {
+      return query<{ day: string; status: string; count: number }>(
+        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status, count(*)::int AS count
+           FROM transaction_records
+          WHERE project_id = $1 AND created_at >= $2
+          GROUP BY 1, 2
+          ORDER BY 1, 2`,
+        [projectId, since],
+      );
+    },
+  };
+}
