@@ -18,11 +18,6 @@ const config: NextConfig = {
   transpilePackages: ['@wallet/domain'],
   turbopack: {
     root: repoRoot,
-    // The domain's schema modules sit beside code using node: built-ins; the browser bundle gets a
-    // stub for those (src/lib/node-stub.ts), the server keeps the real ones.
-    resolveAlias: Object.fromEntries(
-      ['node:crypto', 'node:dns/promises', 'node:net', 'node:os'].map((name) => [name, { browser: './src/lib/node-stub.ts' }]),
-    ),
   },
   outputFileTracingRoot: repoRoot,
   devIndicators: false,

@@ -47,6 +47,7 @@ const app = createApp({
   logger,
   trustProxy: config.trustProxy,
   secureCookies: config.appEnv !== 'local',
+  graphiql: config.appEnv === 'local',
   extraRouters: embedded ? [controlRouter(services, controlToken)] : [],
 });
 

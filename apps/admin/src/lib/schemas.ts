@@ -3,7 +3,7 @@
  * ones the tRPC procedures parse with). Their modules sit beside server code that imports node:
  * built-ins; next.config.ts stubs those in the browser bundle (src/lib/node-stub.ts).
  */
-export { signInInput } from '@wallet/domain/staff/service.ts';
+export { signInInput } from '@wallet/domain/staff/schemas.ts';
 export {
   createProjectApiKeyInput,
   createProjectInput,

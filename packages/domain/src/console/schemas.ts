@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { environments, plans } from '../api-keys/plans.ts';
 import { intentKinds, transactionStatuses } from '../transactions/schemas.ts';
 import { walletStatuses, walletTypes } from '../wallets/schemas.ts';
-import { webhookConfigInput } from '../webhooks/service.ts';
+import { webhookConfigInput } from '../webhooks/schemas.ts';
 
 /**
  * Inputs of the console's use cases (tRPC procedures and the console's forms parse with these).
@@ -11,6 +11,8 @@ import { webhookConfigInput } from '../webhooks/service.ts';
 const id = z.string().trim().min(1).max(100);
 const limit = z.coerce.number().int().min(1).max(100).default(50);
 const cursor = z.string().min(1).max(200).optional();
+/** Sent by tRPC infinite queries next to the cursor; lists only page forward, so it is accepted and ignored. */
+const direction = z.enum(['forward', 'backward']).optional();
 
 export const projectIdInput = z.strictObject({ projectId: id });
 export const apiKeyIdInput = z.strictObject({ apiKeyId: id });
@@ -50,6 +52,7 @@ export const walletSearchInput = z.strictObject({
   address: z.string().trim().min(1).max(128).optional(),
   userIdentifier: z.string().trim().min(1).max(256).optional(),
   cursor,
+  direction,
   limit,
 });
 
@@ -63,6 +66,7 @@ export const transactionSearchInput = z.strictObject({
   intentKind: z.enum(intentKinds).optional(),
   hash: z.string().trim().min(1).max(200).optional(),
   cursor,
+  direction,
   limit,
 });
 
@@ -70,7 +74,7 @@ export const transactionListInput = transactionSearchInput.omit({ hash: true }).
 
 export const webhookSetInput = webhookConfigInput.extend({ apiKeyId: id });
 
-export const webhookDeliveriesInput = z.strictObject({ apiKeyId: id, cursor, limit });
+export const webhookDeliveriesInput = z.strictObject({ apiKeyId: id, cursor, direction, limit });
 
 export const webhookResendInput = z
   .strictObject({

@@ -4,22 +4,8 @@ import { ApiError, conflict, forbidden, unauthorized } from '../errors.ts';
 import { DuplicateStaffError, type StaffRecord, type StaffRole, type StaffStore } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';
+import { createStaffInput, signInInput } from './schemas.ts';
 import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from './passwords.ts';
-
-export const staffRoles = ['owner', 'developer', 'support'] as const satisfies readonly StaffRole[];
-
-const email = z.email().max(254).transform((e) => e.toLowerCase());
-const password = z.string().min(12, 'at least 12 characters').max(256);
-
-export const createStaffInput = z.strictObject({
-  partner: z.string().trim().min(1).max(100),
-  email,
-  role: z.enum(staffRoles),
-  /** Omitted: a password is generated and returned once. */
-  password: password.optional(),
-});
-
-export const signInInput = z.strictObject({ email, password: z.string().min(1).max(256) });
 
 /** Who is signed in to the console: every staff use case is scoped to `partnerId`. */
 export interface StaffPrincipal {

@@ -8,6 +8,7 @@ import { parseInput } from '../shared/zod.ts';
 import { checkWebhookUrl, resolveHostWithDns, type ResolveHost } from './addresses.ts';
 import { WEBHOOK_SECRET_OVERLAP_MS, type PingResult } from './delivery.ts';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './event-types.ts';
+import { resendInput, webhookConfigInput } from './schemas.ts';
 import { WebhookEndpointExistsError, type WebhookDeliveryLog, type WebhookEndpointRecord, type WebhookStore } from './ports.ts';
 import { generateWebhookSecret, sealWebhookSecret } from './secrets.ts';
 
@@ -16,17 +17,6 @@ export interface WebhookScope {
   apiKeyId: string;
   projectId: string;
 }
-
-export const webhookConfigInput = z.strictObject({
-  url: z.string().trim().min(1),
-  eventTypes: z.array(z.string().trim().min(1).max(100)).max(WEBHOOK_EVENT_TYPES.length * 2).default([]),
-  enabled: z.boolean().default(true),
-});
-
-export const resendInput = z.union([
-  z.strictObject({ eventId: z.string().regex(/^evt_[A-Za-z0-9_-]{1,64}$/, 'an event id (evt_…)') }),
-  z.strictObject({ txHash: z.string().trim().min(1).max(200) }),
-]);
 
 /** The configuration as the partner sees it; the secret appears only when created or rotated. */
 export interface WebhookConfigView {
