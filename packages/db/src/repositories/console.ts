@@ -3,8 +3,6 @@ import {
   type ConsoleStore,
   type EndpointDelivery,
   type StoredEvent,
-  type WebhookDeliveryLog,
-  type WebhookDeliveryStatus,
 } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -12,36 +10,12 @@ import { toApiKeyRecord, withPartner } from './api-keys.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 import { toTransactionRecord } from './transactions.ts';
 import { toWalletRecord } from './wallets.ts';
+import { afterPosition, newestFirst } from './keyset.ts';
+import { deliveryLogInclude, toDeliveryLog } from './webhooks.ts';
 
-const keysetAfter = (after: { createdAt: Date; id: string } | undefined) =>
-  after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {};
 
 const isEvmHex = (value: string) => /^0x[0-9a-fA-F]+$/.test(value);
 
-const deliveryInclude = {
-  endpoint: { select: { apiKeyId: true, url: true } },
-  log: { orderBy: { id: 'asc' } },
-} as const satisfies Prisma.WebhookDeliveryInclude;
-
-type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof deliveryInclude }>;
-
-function toDeliveryLog(row: DeliveryRow): WebhookDeliveryLog {
-  return {
-    deliveryId: row.id.toString(),
-    eventId: row.eventId,
-    endpointId: row.endpointId,
-    apiKeyId: row.endpoint.apiKeyId,
-    url: row.endpoint.url,
-    status: row.status as WebhookDeliveryStatus,
-    attempts: row.attempts,
-    nextAttemptAt: row.nextAttemptAt,
-    lastStatusCode: row.lastStatusCode,
-    lastError: row.lastError,
-    deliveredAt: row.deliveredAt,
-    createdAt: row.createdAt,
-    log: row.log.map((a) => ({ id: a.id.toString(), attemptedAt: a.attemptedAt, statusCode: a.statusCode, latencyMs: a.latencyMs, error: a.error })),
-  };
-}
 
 /** The console's reads across one partner's projects (the partner check itself is in the domain's PartnerScope). */
 export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
@@ -72,7 +46,7 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
     },
 
     async listApiKeys(projectId) {
-      const rows = await prisma.apiKey.findMany({ where: { projectId }, include: withPartner, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+      const rows = await prisma.apiKey.findMany({ where: { projectId }, include: withPartner, orderBy: newestFirst });
       return rows.map(toApiKeyRecord);
     },
 
@@ -87,7 +61,7 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
       const identifierMatch = (identifier: string): Prisma.WalletWhereInput => ({
         userIdentifier: { in: [...new Set([identifier, identifier.toLowerCase()])] },
       });
-      const and: Prisma.WalletWhereInput[] = [keysetAfter(filter.after)];
+      const and: Prisma.WalletWhereInput[] = [afterPosition(filter.after)];
       if (filter.search !== undefined) and.push({ OR: [addressMatch(filter.search), identifierMatch(filter.search)] });
       if (filter.address !== undefined) and.push(addressMatch(filter.address));
       if (filter.userIdentifier !== undefined) and.push(identifierMatch(filter.userIdentifier));
@@ -100,7 +74,7 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
           ...(filter.claimed === undefined ? {} : { claimedAt: filter.claimed ? { not: null } : null }),
           AND: and,
         },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst,
         take: filter.limit,
       });
       return rows.map(toWalletRecord);
@@ -122,9 +96,9 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
           status: filter.status,
           intentKind: filter.intentKind,
           hash: filter.hash,
-          ...keysetAfter(filter.after),
+          ...afterPosition(filter.after),
         },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst,
         take: filter.limit,
       });
       return rows.map(toTransactionRecord);
@@ -139,7 +113,7 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
             ...(hash ? [{ data: { path: ['txHash'], equals: hash } }, { data: { path: ['hash'], equals: hash } }] : []),
           ],
         },
-        include: { deliveries: { include: deliveryInclude, orderBy: { id: 'asc' } } },
+        include: { deliveries: { include: deliveryLogInclude, orderBy: { id: 'asc' } } },
         orderBy: { seq: 'asc' },
       });
       return rows.map(({ deliveries, ...event }) => ({
@@ -151,7 +125,7 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
     async endpointDeliveries(endpointId, before, limit) {
       const rows = await prisma.webhookDelivery.findMany({
         where: { endpointId, ...(before !== undefined ? { id: { lt: BigInt(before) } } : {}) },
-        include: { ...deliveryInclude, event: { select: { type: true, createdAt: true } } },
+        include: { ...deliveryLogInclude, event: { select: { type: true, createdAt: true } } },
         orderBy: { id: 'desc' },
         take: limit,
       });

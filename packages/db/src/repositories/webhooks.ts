@@ -11,6 +11,30 @@ import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 
+/** A delivery with its endpoint and attempts, as the delivery log shows it. */
+export const deliveryLogInclude = {
+  endpoint: { select: { apiKeyId: true, url: true } },
+  log: { orderBy: { id: 'asc' } },
+} as const satisfies Prisma.WebhookDeliveryInclude;
+
+export function toDeliveryLog(row: Prisma.WebhookDeliveryGetPayload<{ include: typeof deliveryLogInclude }>): WebhookDeliveryLog {
+  return {
+    deliveryId: row.id.toString(),
+    eventId: row.eventId,
+    endpointId: row.endpointId,
+    apiKeyId: row.endpoint.apiKeyId,
+    url: row.endpoint.url,
+    status: row.status as WebhookDeliveryStatus,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    deliveredAt: row.deliveredAt,
+    createdAt: row.createdAt,
+    log: row.log.map((a) => ({ id: a.id.toString(), attemptedAt: a.attemptedAt, statusCode: a.statusCode, latencyMs: a.latencyMs, error: a.error })),
+  };
+}
+
 type EndpointRow = Prisma.WebhookEndpointGetPayload<object>;
 
 const bytes = (value: Uint8Array) => new Uint8Array(value);
@@ -266,32 +290,10 @@ export function createWebhookStore({ prisma, query }: Database): WebhookStore {
     async deliveryLog(eventId, apiKeyId) {
       const rows = await prisma.webhookDelivery.findMany({
         where: { eventId, ...(apiKeyId ? { endpoint: { apiKeyId } } : {}) },
-        include: { endpoint: { select: { apiKeyId: true, url: true } }, log: { orderBy: { id: 'asc' } } },
+        include: deliveryLogInclude,
         orderBy: { id: 'asc' },
       });
-      return rows.map(
-        (row): WebhookDeliveryLog => ({
-          deliveryId: row.id.toString(),
-          eventId: row.eventId,
-          endpointId: row.endpointId,
-          apiKeyId: row.endpoint.apiKeyId,
-          url: row.endpoint.url,
-          status: row.status as WebhookDeliveryStatus,
-          attempts: row.attempts,
-          nextAttemptAt: row.nextAttemptAt,
-          lastStatusCode: row.lastStatusCode,
-          lastError: row.lastError,
-          deliveredAt: row.deliveredAt,
-          createdAt: row.createdAt,
-          log: row.log.map((a) => ({
-            id: a.id.toString(),
-            attemptedAt: a.attemptedAt,
-            statusCode: a.statusCode,
-            latencyMs: a.latencyMs,
-            error: a.error,
-          })),
-        }),
-      );
+      return rows.map(toDeliveryLog);
     },
   };
 }

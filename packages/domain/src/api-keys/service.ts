@@ -58,6 +58,9 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
     return record;
   }
 
+  const auditKey = (record: ApiKeyRecord, action: string, details: Record<string, unknown>) =>
+    audit.append({ projectId: record.projectId, apiKeyId: record.id, walletId: null, requestId: null, action, details });
+
   const issued = (record: ApiKeyRecord, apiKey: string): IssuedKey => ({
     apiKey,
     apiKeyId: record.id,
@@ -82,14 +85,7 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
         keyPrefix: displayPrefix(secret),
         keyHash: hashSecretKey(secret),
       });
-      await audit.append({
-        projectId: record.projectId,
-        apiKeyId: record.id,
-        walletId: null,
-        requestId: null,
-        action: 'api_key.create',
-        details: { plan: record.plan, environment: record.environment },
-      });
+      await auditKey(record, 'api_key.create', { plan: record.plan, environment: record.environment });
       return issued(record, secret);
     },
 
@@ -101,14 +97,7 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
       forget(apiKeyId);
       const record = await apiKeys.replaceSecret(apiKeyId, displayPrefix(secret), hashSecretKey(secret));
       if (!record) throw notFound('API key');
-      await audit.append({
-        projectId: record.projectId,
-        apiKeyId: record.id,
-        walletId: null,
-        requestId: null,
-        action: 'api_key.rotate',
-        details: {},
-      });
+      await auditKey(record, 'api_key.rotate', {});
       return issued(record, secret);
     },
 
@@ -116,14 +105,7 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
       forget(apiKeyId);
       const record = await apiKeys.revoke(apiKeyId, clock.now());
       if (!record || !record.revokedAt) throw notFound('API key');
-      await audit.append({
-        projectId: record.projectId,
-        apiKeyId: record.id,
-        walletId: null,
-        requestId: null,
-        action: 'api_key.revoke',
-        details: {},
-      });
+      await auditKey(record, 'api_key.revoke', {});
       return { apiKeyId: record.id, revokedAt: record.revokedAt.toISOString() };
     },
 
@@ -149,14 +131,7 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
       forget(apiKeyId);
       const record = await apiKeys.update(apiKeyId, { plan, rateLimitPerMinute, ipAllowlist });
       if (!record) throw notFound('API key');
-      await audit.append({
-        projectId: record.projectId,
-        apiKeyId: record.id,
-        walletId: null,
-        requestId: null,
-        action: 'api_key.update',
-        details: { plan, rateLimitPerMinute, ipAllowlistEntries: ipAllowlist.length },
-      });
+      await auditKey(record, 'api_key.update', { plan, rateLimitPerMinute, ipAllowlistEntries: ipAllowlist.length });
       return record;
     },
 
