@@ -12,10 +12,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.ts';
 import { repoRoot } from '../config.ts';
 
 export const adminDir = path.join(repoRoot, 'apps/admin');
+const exitWithParent = fileURLToPath(new URL('./exit-with-parent.cjs', import.meta.url));
 
 export interface LocalConsole {
   /** Resolves with the console's URL once it answers, or rejects when it could not start. */
@@ -62,7 +64,13 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
 function run(args: string[], env: NodeJS.ProcessEnv, logger: Logger, tail: string[]): ChildProcess {
   const child = spawn(process.execPath, [nextBin(), ...args], {
     cwd: adminDir,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: '1',
+      ...env,
+      EXIT_WITH_PARENT_PID: String(process.pid),
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(exitWithParent)}`.trim(),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
