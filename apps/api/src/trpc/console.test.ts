@@ -87,6 +87,10 @@ describe.each(testDatabaseKinds)('console procedures over tRPC on %s', (kind) =>
     // Audit rows for every change, none with a secret.
     const audit = await app.database.prisma.auditLog.findMany({ where: { apiKeyId: created.apiKeyId }, orderBy: { id: 'asc' } });
     expect(audit.map((row) => row.action)).toEqual(['api_key.create', 'api_key.update', 'api_key.rotate', 'api_key.revoke']);
+    // Each row names the staff member who made the change.
+    const owner = (await a.owner.auth.me.query())!.staffId;
+    const developer = (await a.developer.auth.me.query())!.staffId;
+    expect(audit.map((row) => (row.details as { actor?: { staffId: string } }).actor?.staffId)).toEqual([developer, owner, owner, owner]);
   });
 
   it('lists wallets of a project with search, claim filter and cursor pages; get adds project and claim state', async () => {
@@ -156,6 +160,8 @@ describe.each(testDatabaseKinds)('console procedures over tRPC on %s', (kind) =>
     expect(updated).not.toHaveProperty('secret');
     const rotated = await a.owner.webhooks.rotateSecret.mutate({ apiKeyId });
     secretsShown.push(rotated.secret);
+    const rotation = await app.database.prisma.auditLog.findFirstOrThrow({ where: { apiKeyId, action: { contains: 'rotate' } }, orderBy: { id: 'desc' } });
+    expect(rotation.details).toMatchObject({ actor: { staffId: (await a.owner.auth.me.query())!.staffId } });
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(created.secret);
     expect(JSON.stringify(await a.support.webhooks.get.query({ apiKeyId }))).not.toContain(rotated.secret);

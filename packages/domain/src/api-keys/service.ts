@@ -20,6 +20,11 @@ export const createApiKeyInput = z.strictObject({
   ipAllowlist: z.array(z.string().max(64)).max(100).default([]),
 });
 
+/** Who changed a key when it was not the operator CLI: a console staff member (kept in the audit row's details). */
+export interface AuditActor {
+  staffId: string;
+}
+
 export interface IssuedKey {
   apiKey: string;
   apiKeyId: string;
@@ -58,8 +63,8 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
     return record;
   }
 
-  const auditKey = (record: ApiKeyRecord, action: string, details: Record<string, unknown>) =>
-    audit.append({ projectId: record.projectId, apiKeyId: record.id, walletId: null, requestId: null, action, details });
+  const auditKey = (record: ApiKeyRecord, action: string, details: Record<string, unknown>, actor: AuditActor | undefined) =>
+    audit.append({ projectId: record.projectId, apiKeyId: record.id, walletId: null, requestId: null, action, details: actor ? { ...details, actor } : details });
 
   const issued = (record: ApiKeyRecord, apiKey: string): IssuedKey => ({
     apiKey,
@@ -70,7 +75,7 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
 
   return {
     /** Creates partner and project on first use. The secret is returned here only. */
-    async create(input: z.input<typeof createApiKeyInput>): Promise<IssuedKey> {
+    async create(input: z.input<typeof createApiKeyInput>, actor?: AuditActor): Promise<IssuedKey> {
       const parsed = parseInput(createApiKeyInput, input);
       if (parsed.rateLimitPerMinute !== undefined && parsed.plan !== 'scale') {
         throw new ApiError(400, 'INVALID_REQUEST', 'Invalid request: rateLimitPerMinute applies to the scale plan only');
@@ -85,27 +90,27 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
         keyPrefix: displayPrefix(secret),
         keyHash: hashSecretKey(secret),
       });
-      await auditKey(record, 'api_key.create', { plan: record.plan, environment: record.environment });
+      await auditKey(record, 'api_key.create', { plan: record.plan, environment: record.environment }, actor);
       return issued(record, secret);
     },
 
     /** New secret for the same key record: the old secret stops working at once, wallets stay reachable. */
-    async rotate(apiKeyId: string): Promise<IssuedKey> {
+    async rotate(apiKeyId: string, actor?: AuditActor): Promise<IssuedKey> {
       const existing = await apiKeys.findById(apiKeyId);
       if (!existing || existing.revokedAt) throw notFound('API key');
       const secret = generateSecretKey(existing.environment);
       forget(apiKeyId);
       const record = await apiKeys.replaceSecret(apiKeyId, displayPrefix(secret), hashSecretKey(secret));
       if (!record) throw notFound('API key');
-      await auditKey(record, 'api_key.rotate', {});
+      await auditKey(record, 'api_key.rotate', {}, actor);
       return issued(record, secret);
     },
 
-    async revoke(apiKeyId: string): Promise<{ apiKeyId: string; revokedAt: string }> {
+    async revoke(apiKeyId: string, actor?: AuditActor): Promise<{ apiKeyId: string; revokedAt: string }> {
       forget(apiKeyId);
       const record = await apiKeys.revoke(apiKeyId, clock.now());
       if (!record || !record.revokedAt) throw notFound('API key');
-      await auditKey(record, 'api_key.revoke', {});
+      await auditKey(record, 'api_key.revoke', {}, actor);
       return { apiKeyId: record.id, revokedAt: record.revokedAt.toISOString() };
     },
 
@@ -116,6 +121,7 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
     async update(
       apiKeyId: string,
       change: { plan?: Plan; rateLimitPerMinute?: number | null; ipAllowlist?: string[] },
+      actor?: AuditActor,
     ): Promise<ApiKeyRecord> {
       const existing = await apiKeys.findById(apiKeyId);
       if (!existing || existing.revokedAt) throw notFound('API key');
@@ -131,7 +137,7 @@ export function createApiKeyService({ apiKeys, audit, clock, authCacheMs = 2_000
       forget(apiKeyId);
       const record = await apiKeys.update(apiKeyId, { plan, rateLimitPerMinute, ipAllowlist });
       if (!record) throw notFound('API key');
-      await auditKey(record, 'api_key.update', { plan, rateLimitPerMinute, ipAllowlistEntries: ipAllowlist.length });
+      await auditKey(record, 'api_key.update', { plan, rateLimitPerMinute, ipAllowlistEntries: ipAllowlist.length }, actor);
       return record;
     },
 

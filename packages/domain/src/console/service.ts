@@ -33,7 +33,10 @@ import {
 import { createPartnerScope, type PartnerPrincipal } from './scope.ts';
 
 /** The signed-in staff member as the console use cases need them: partner scope, and role for writes. */
-export type ConsolePrincipal = Pick<StaffPrincipal, 'partnerId' | 'partnerName' | 'role'>;
+export type ConsolePrincipal = Pick<StaffPrincipal, 'partnerId' | 'partnerName' | 'role' | 'staffId'>;
+
+/** Who made a change from the console, for the audit log. */
+const actorOf = (principal: ConsolePrincipal) => ({ staffId: principal.staffId });
 
 export interface ProjectView {
   projectId: string;
@@ -175,9 +178,9 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
 
   const writer = (principal: ConsolePrincipal) => requireWriteAccess(principal as StaffPrincipal);
 
-  async function webhookScope(principal: PartnerPrincipal, apiKeyId: string) {
+  async function webhookScope(principal: PartnerPrincipal & Partial<Pick<ConsolePrincipal, 'staffId'>>, apiKeyId: string) {
     const key = await scope.apiKey(principal, apiKeyId);
-    return { apiKeyId: key.id, projectId: key.projectId };
+    return { apiKeyId: key.id, projectId: key.projectId, ...(principal.staffId ? { actor: { staffId: principal.staffId } } : {}) };
   }
 
   async function webhookDeliveriesOf(record: TransactionRecord): Promise<TransactionDeliveryView[]> {
@@ -263,7 +266,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
           plan: parsed.plan,
           rateLimitPerMinute: parsed.rateLimitPerMinute,
           ipAllowlist: parsed.ipAllowlist,
-        });
+        }, actorOf(principal));
         if (issued.projectId !== project.id) throw new Error('API key created outside the requested project');
         return { apiKey: issued.apiKey, apiKeyId: issued.apiKeyId, projectId: issued.projectId };
       },
@@ -271,19 +274,19 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       async rotate(principal: ConsolePrincipal, input: z.input<typeof apiKeyIdInput>) {
         writer(principal);
         const key = await scope.apiKey(principal, parseInput(apiKeyIdInput, input).apiKeyId);
-        const issued = await deps.apiKeys.rotate(key.id);
+        const issued = await deps.apiKeys.rotate(key.id, actorOf(principal));
         return { apiKey: issued.apiKey, apiKeyId: issued.apiKeyId };
       },
       async revoke(principal: ConsolePrincipal, input: z.input<typeof apiKeyIdInput>) {
         writer(principal);
         const key = await scope.apiKey(principal, parseInput(apiKeyIdInput, input).apiKeyId);
-        return deps.apiKeys.revoke(key.id);
+        return deps.apiKeys.revoke(key.id, actorOf(principal));
       },
       async update(principal: ConsolePrincipal, input: z.input<typeof updateApiKeyInput>): Promise<ApiKeyView> {
         writer(principal);
         const { apiKeyId, ...change } = parseInput(updateApiKeyInput, input);
         const key = await scope.apiKey(principal, apiKeyId);
-        return toApiKeyView(await deps.apiKeys.update(key.id, change));
+        return toApiKeyView(await deps.apiKeys.update(key.id, change, actorOf(principal)));
       },
     },
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { KekProvider } from '../custody/shares.ts';
 import { invalidRequest, notFound } from '../errors.ts';
+import type { AuditActor } from '../api-keys/service.ts';
 import type { ApiKeyStore, AuditStore } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';
@@ -16,6 +17,8 @@ import { generateWebhookSecret, sealWebhookSecret } from './secrets.ts';
 export interface WebhookScope {
   apiKeyId: string;
   projectId: string;
+  /** A console staff member making the change (kept in the audit row's details). */
+  actor?: AuditActor;
 }
 
 /** The configuration as the partner sees it; the secret appears only when created or rotated. */
@@ -110,7 +113,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   }
 
   async function audit(scope: WebhookScope, action: string, details: Record<string, unknown>) {
-    await deps.audit?.append({ projectId: scope.projectId, apiKeyId: scope.apiKeyId, walletId: null, requestId: null, action, details });
+    await deps.audit?.append({
+      projectId: scope.projectId,
+      apiKeyId: scope.apiKeyId,
+      walletId: null,
+      requestId: null,
+      action,
+      details: scope.actor ? { ...details, actor: scope.actor } : details,
+    });
   }
 
   /** A re-enabled endpoint starts healthy and gets its pending deliveries at once. */
