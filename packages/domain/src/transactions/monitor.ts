@@ -157,6 +157,18 @@ export interface EvmEvidence {
   siblings?: { record: Pick<TransactionRecord, 'id' | 'hash' | 'cancellationOf'>; receipt: EvmReceipt | null; canonicalHash: string | null }[];
 }
 
+/** A verdict for a transaction that reached the chain: confirmed, or reverted there (no failureStage, rule 3). */
+const landedOnChain = (status: 'confirmed' | 'reverted', blockNumber: bigint, blockHash: string | null, failureMessage: string | null): Verdict => ({
+  kind: 'resolve',
+  resolution: { status, blockNumber, blockHash, failureStage: null, failureCode: null, failureMessage, monitoring: { state: 'resolved' }, landed: true },
+});
+
+/** A verdict for a transaction proven never to land: failed at stage `broadcast`. */
+const neverLanded = (failureCode: string, failureMessage: string, monitoring: MonitoringInfo): Verdict => ({
+  kind: 'resolve',
+  resolution: { status: 'failed', blockNumber: null, blockHash: null, failureStage: 'broadcast', failureCode, failureMessage, monitoring, landed: false },
+});
+
 /**
  * Rule 1: a receipt counts only when its block is canonical (the chain's hash at that height is
  * the receipt's block hash), has at least two confirmations and is at or below the finalized head.
@@ -179,20 +191,8 @@ export function evaluateEvm(record: Pick<TransactionRecord, 'id' | 'nonce' | 'ha
   if (ev.receipt) {
     if (!isVerifiedReceipt(ev.receipt, ev.canonicalHash, ev.heads)) return { kind: 'wait', evidence: true };
     const reverted = ev.receipt.status === 'reverted';
-    return {
-      kind: 'resolve',
-      resolution: {
-        status: reverted ? 'reverted' : 'confirmed',
-        blockNumber: ev.receipt.blockNumber,
-        blockHash: ev.receipt.blockHash,
-        // Rule 3: a revert reached the chain; failureStage stays absent.
-        failureStage: null,
-        failureCode: null,
-        failureMessage: reverted ? 'execution reverted' : null,
-        monitoring: { state: 'resolved' },
-        landed: true,
-      },
-    };
+    // Rule 3: a revert reached the chain; failureStage stays absent.
+    return landedOnChain(reverted ? 'reverted' : 'confirmed', ev.receipt.blockNumber, ev.receipt.blockHash, reverted ? 'execution reverted' : null);
   }
   // Same nonce: the nonce is spent at a finalized block and this hash has no receipt.
   if (record.nonce === null || ev.finalizedNonce === undefined || ev.finalizedNonce <= record.nonce) return { kind: 'wait', evidence: false };
@@ -201,37 +201,21 @@ export function evaluateEvm(record: Pick<TransactionRecord, 'id' | 'nonce' | 'ha
   if (winner) {
     const cancelled = winner.record.cancellationOf === record.id;
     const winningStatus = winner.receipt!.status === 'success' ? 'confirmed' : 'reverted';
-    return {
-      kind: 'resolve',
-      resolution: {
-        status: 'failed',
-        blockNumber: null,
-        blockHash: null,
-        failureStage: 'broadcast',
-        failureCode: cancelled ? 'CANCELLED' : 'REPLACED',
-        failureMessage: cancelled
-          ? `Cancelled: the cancellation ${winner.record.hash} used nonce ${record.nonce} (${winningStatus}); this transaction can no longer execute`
-          : `Replaced: transaction ${winner.record.hash} with the same nonce ${record.nonce} was included (${winningStatus}); this transaction can no longer execute`,
-        monitoring: { state: 'resolved', chainOutcome: cancelled ? 'cancelled' : 'replaced_by_same_nonce', winningHash: winner.record.hash, winningStatus },
-        landed: false,
-      },
-    };
+    return neverLanded(
+      cancelled ? 'CANCELLED' : 'REPLACED',
+      cancelled
+        ? `Cancelled: the cancellation ${winner.record.hash} used nonce ${record.nonce} (${winningStatus}); this transaction can no longer execute`
+        : `Replaced: transaction ${winner.record.hash} with the same nonce ${record.nonce} was included (${winningStatus}); this transaction can no longer execute`,
+      { state: 'resolved', chainOutcome: cancelled ? 'cancelled' : 'replaced_by_same_nonce', winningHash: winner.record.hash, winningStatus },
+    );
   }
   // A sibling was seen on-chain but cannot be verified yet (not final, or not canonical): wait for it.
   if (ev.siblings.some((s) => s.record.id !== record.id && s.receipt)) return { kind: 'wait', evidence: false };
-  return {
-    kind: 'resolve',
-    resolution: {
-      status: 'failed',
-      blockNumber: null,
-      blockHash: null,
-      failureStage: 'broadcast',
-      failureCode: 'REPLACED',
-      failureMessage: `Nonce ${record.nonce} was consumed in a finalized block by a transaction this service did not send; this transaction can no longer execute`,
-      monitoring: { state: 'resolved', chainOutcome: 'nonce_consumed_elsewhere', winningHash: null, winningStatus: null },
-      landed: false,
-    },
-  };
+  return neverLanded(
+    'REPLACED',
+    `Nonce ${record.nonce} was consumed in a finalized block by a transaction this service did not send; this transaction can no longer execute`,
+    { state: 'resolved', chainOutcome: 'nonce_consumed_elsewhere', winningHash: null, winningStatus: null },
+  );
 }
 
 export interface SolanaEvidence {
@@ -257,35 +241,15 @@ export function evaluateSolana(
     // Rule 2: only `finalized` resolves.
     if (status.confirmationStatus !== 'finalized') return { kind: 'wait', evidence: true, expiredSince: null };
     const failed = status.err !== null && status.err !== undefined;
-    return {
-      kind: 'resolve',
-      resolution: {
-        status: failed ? 'reverted' : 'confirmed',
-        blockNumber: status.slot,
-        blockHash: null,
-        failureStage: null,
-        failureCode: null,
-        failureMessage: failed ? `transaction failed: ${jsonText(status.err)}`.slice(0, 500) : null,
-        monitoring: { state: 'resolved' },
-        landed: true,
-      },
-    };
+    return landedOnChain(failed ? 'reverted' : 'confirmed', status.slot, null, failed ? `transaction failed: ${jsonText(status.err)}`.slice(0, 500) : null);
   }
-  const expired: Verdict = {
-    kind: 'resolve',
-    resolution: {
-      status: 'failed',
-      blockNumber: null,
-      blockHash: null,
-      failureStage: 'broadcast',
-      failureCode: 'TRANSACTION_EXPIRED',
-      failureMessage: record.nonceAccount
-        ? 'The durable nonce of this transaction was advanced without it landing; it can no longer execute'
-        : 'The blockhash of this transaction expired without it landing; it can no longer execute',
-      monitoring: { state: 'resolved', chainOutcome: 'expired', winningHash: null, winningStatus: null },
-      landed: false,
-    },
-  };
+  const expired = neverLanded(
+    'TRANSACTION_EXPIRED',
+    record.nonceAccount
+      ? 'The durable nonce of this transaction was advanced without it landing; it can no longer execute'
+      : 'The blockhash of this transaction expired without it landing; it can no longer execute',
+    { state: 'resolved', chainOutcome: 'expired', winningHash: null, winningStatus: null },
+  );
   // Rule 6: expiry only when proven.
   if (record.nonceAccount) {
     if (ev.durableNonce !== undefined && ev.durableNonce !== record.recentBlockhash) return expired;
