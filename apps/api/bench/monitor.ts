@@ -21,9 +21,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { getBase58Decoder } from '@solana/kit';
-import { openDatabase, createStores, type Database } from '@wallet/db';
+import { createScratchDatabase, createStores, openDatabase, type Database } from '@wallet/db';
 import { createTransactionMonitor, DEFAULT_MONITOR_CADENCE, systemClock, type MonitorRunResult } from '@wallet/domain';
 import { mnemonicToAccount } from 'viem/accounts';
 import { startLocalDevnets, type LocalDevnets } from '../src/local/devnets.ts';
@@ -56,18 +55,9 @@ async function benchDatabase(kind: 'pglite' | 'postgres'): Promise<{ database: D
     const database = await openDatabase({ dataDir: dir });
     return { database, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const base = process.env.BENCH_DATABASE_URL!;
-  const name = `bench_monitor_${Date.now()}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString() });
-  return { database, cleanup: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const scratch = await createScratchDatabase(process.env.BENCH_DATABASE_URL!, 'bench_monitor');
+  const database = await openDatabase({ databaseUrl: scratch.url });
+  return { database, cleanup: scratch.drop };
 }
 
 interface SentEvm {

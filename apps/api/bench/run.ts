@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import pg from 'pg';
 import { promisify } from 'node:util';
 import { repoRoot } from '../src/config.ts';
 import { deriveAddress, generateKey, schemeOfType, signers, type WalletType } from '@wallet/domain';
+import { createScratchDatabase } from '@wallet/db';
 import { closedLoop, openLoop, type LoadResult } from './load.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
@@ -44,17 +44,7 @@ let finished = false;
 /** BENCH_DATABASE_URL: run on a fresh database of that PostgreSQL server instead of embedded PGlite. */
 async function benchDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> } | null> {
   const base = process.env.BENCH_DATABASE_URL;
-  if (!base) return null;
-  const name = `bench_${Date.now()}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return base ? createScratchDatabase(base, 'bench') : null;
 }
 
 function freePort(): Promise<number> {

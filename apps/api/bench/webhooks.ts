@@ -16,8 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { openDatabase, type Database } from '@wallet/db';
+import { createScratchDatabase, openDatabase, type Database } from '@wallet/db';
 import { newEventId, type NewEvent } from '@wallet/domain';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -39,17 +38,9 @@ let drop: (() => Promise<void>) | undefined;
 async function openBenchDatabase(): Promise<Database> {
   const base = process.env.BENCH_DATABASE_URL;
   if (!base) return openDatabase({ dataDir: path.join(dataDir, 'db') });
-  const name = `bench_webhooks_${Date.now()}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return openDatabase({ databaseUrl: url.toString() });
+  const scratch = await createScratchDatabase(base, 'bench_webhooks');
+  drop = scratch.drop;
+  return openDatabase({ databaseUrl: scratch.url });
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;

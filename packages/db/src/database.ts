@@ -172,16 +172,13 @@ function closer(prisma: PrismaClient, end: () => Promise<void>): () => Promise<v
 export const testDatabaseKinds: DatabaseKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 /**
- * A fresh migrated database for a test. 'pglite': in memory. 'postgres': a new database
- * `t_<random>` on the server of TEST_DATABASE_URL, dropped again by `close()`.
+ * A new empty database `<prefix>_<random>` on the PostgreSQL server of `serverUrl` (tests and
+ * benchmarks): its URL, and `drop()` to remove it again (closing whatever is still connected).
  */
-export async function createTestDatabase(kind: DatabaseKind): Promise<Database> {
-  if (kind === 'pglite') return openDatabase({});
-  const baseUrl = process.env.TEST_DATABASE_URL;
-  if (!baseUrl) throw new Error('createTestDatabase("postgres") needs TEST_DATABASE_URL');
-  const name = `t_${randomBytes(8).toString('hex')}`;
+export async function createScratchDatabase(serverUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(8).toString('hex')}`;
   const admin = async (sql: string) => {
-    const client = new pg.Client(pgConfigFromUrl(baseUrl));
+    const client = new pg.Client(pgConfigFromUrl(serverUrl));
     await client.connect();
     try {
       await client.query(sql);
@@ -190,13 +187,25 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<Database> 
     }
   };
   await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(baseUrl);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/**
+ * A fresh migrated database for a test. 'pglite': in memory. 'postgres': a new database
+ * `t_<random>` on the server of TEST_DATABASE_URL, dropped again by `close()`.
+ */
+export async function createTestDatabase(kind: DatabaseKind): Promise<Database> {
+  if (kind === 'pglite') return openDatabase({});
+  const baseUrl = process.env.TEST_DATABASE_URL;
+  if (!baseUrl) throw new Error('createTestDatabase("postgres") needs TEST_DATABASE_URL');
+  const scratch = await createScratchDatabase(baseUrl, 't');
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
+    db = await openDatabase({ databaseUrl: scratch.url, poolSize: 5 });
   } catch (e) {
-    await admin(`DROP DATABASE IF EXISTS "${name}"`).catch(() => {});
+    await scratch.drop().catch(() => {});
     throw e;
   }
   const close = db.close;
@@ -206,7 +215,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<Database> 
       try {
         await close();
       } finally {
-        await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await scratch.drop();
       }
     })();
     return closing;

@@ -1,4 +1,4 @@
-export { openDatabase, createTestDatabase, testDatabaseKinds } from './database.ts';
+export { openDatabase, createTestDatabase, createScratchDatabase, testDatabaseKinds } from './database.ts';
 export type { Database, DatabaseKind, OpenDatabaseOptions } from './database.ts';
 export { deploy, appliedMigrations, pgConfigFromUrl, MigrationError } from './migrate/deploy.ts';
 export type { MigrationTarget, DeployOptions, DeployResult, AppliedMigration } from './migrate/deploy.ts';

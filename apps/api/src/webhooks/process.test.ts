@@ -1,11 +1,9 @@
 import { execFile, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { openDatabase, pgConfigFromUrl, testDatabaseKinds, type Database } from '@wallet/db';
+import { createScratchDatabase, openDatabase, testDatabaseKinds, type Database } from '@wallet/db';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { TEST_CA_FILE, startReceiver, verifyWebhook, type Receiver } from './testing/receiver.ts';
@@ -22,22 +20,9 @@ afterAll(async () => {
 
 /** A fresh PostgreSQL database on the TEST_DATABASE_URL server; dropped after the suite. */
 async function freshPostgresUrl(): Promise<string> {
-  const baseUrl = process.env.TEST_DATABASE_URL!;
-  const name = `t_${randomBytes(8).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client(pgConfigFromUrl(baseUrl));
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  cleanups.push(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 't');
+  cleanups.push(scratch.drop);
+  return scratch.url;
 }
 
 describe.each(testDatabaseKinds)('webhook delivery by the service process on %s', (kind) => {
