@@ -4,8 +4,8 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { intentKinds, transactionStatuses } from '@/lib/schemas';
-import { useTRPC, useTRPCClient } from '@/lib/trpc';
-import { Badge, Button, Empty, ErrorBox, formatDate, Loading, Mono, Select, short, Table, Td } from './ui';
+import { useTRPC } from '@/lib/trpc';
+import { Badge, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
 
 /** A project's records (or one wallet's), newest first, with status and intent filters. */
 export function TransactionList({ projectId, walletId }: { projectId: string; walletId?: string }) {
@@ -19,14 +19,7 @@ export function TransactionList({ projectId, walletId }: { projectId: string; wa
     ...(intentKind ? { intentKind: intentKind as (typeof intentKinds)[number] } : {}),
     limit: 25,
   };
-  const client = useTRPCClient();
-  const list = useInfiniteQuery({
-    queryKey: [...trpc.transactions.list.queryKey(input), 'pages'],
-    queryFn: ({ pageParam }) => client.transactions.list.query({ ...input, ...(pageParam ? { cursor: pageParam } : {}) }),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-    refetchInterval: 3_000,
-  });
+  const list = useInfiniteQuery(trpc.transactions.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined, refetchInterval: 3_000 }));
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   return (
     <div className="space-y-3">
@@ -85,11 +78,7 @@ export function TransactionList({ projectId, walletId }: { projectId: string; wa
               </tr>
             ))}
           </Table>
-          {list.hasNextPage ? (
-            <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
-            </Button>
-          ) : null}
+          <LoadMore list={list} />
         </>
       )}
     </div>

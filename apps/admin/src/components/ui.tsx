@@ -162,6 +162,16 @@ export function Table({ head, children }: { head: ReactNode[]; children: ReactNo
   );
 }
 
+/** The "Load more" button under a paged list (hidden on the last page). */
+export function LoadMore({ list }: { list: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> } }) {
+  if (!list.hasNextPage) return null;
+  return (
+    <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+      {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
+    </Button>
+  );
+}
+
 export function Td({ children, className }: { children?: ReactNode; className?: string }) {
   return <td className={cx('px-3 py-2 align-top', className)}>{children}</td>;
 }

@@ -4,9 +4,9 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { WithProject } from '@/components/project';
-import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, Loading, Mono, PageHeader, Select, short, Table, Td } from '@/components/ui';
+import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, Mono, PageHeader, Select, short, Table, Td } from '@/components/ui';
 import { walletStatuses, walletTypes } from '@/lib/schemas';
-import { useTRPC, useTRPCClient } from '@/lib/trpc';
+import { useTRPC } from '@/lib/trpc';
 
 function Wallets({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
@@ -22,13 +22,7 @@ function Wallets({ projectId }: { projectId: string }) {
     ...(search ? { search } : {}),
     limit: 25,
   };
-  const client = useTRPCClient();
-  const list = useInfiniteQuery({
-    queryKey: [...trpc.wallets.list.queryKey(input), 'pages'],
-    queryFn: ({ pageParam }) => client.wallets.list.query({ ...input, ...(pageParam ? { cursor: pageParam } : {}) }),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
+  const list = useInfiniteQuery(trpc.wallets.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined }));
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -97,11 +91,7 @@ function Wallets({ projectId }: { projectId: string }) {
                 </tr>
               ))}
             </Table>
-            {list.hasNextPage ? (
-              <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-                Load more
-              </Button>
-            ) : null}
+            <LoadMore list={list} />
           </>
         )}
       </div>

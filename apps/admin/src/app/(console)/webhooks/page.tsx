@@ -3,11 +3,11 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { WithProject } from '@/components/project';
-import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, Field, formatDate, Input, Loading, Mono, PageHeader, SecretOnce, Select, Table, Td } from '@/components/ui';
+import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, Field, formatDate, Input, Loading, LoadMore, Mono, PageHeader, SecretOnce, Select, Table, Td } from '@/components/ui';
 import { fieldErrors } from '@/lib/forms';
 import { WEBHOOK_EVENT_TYPES, webhookSetInput } from '@/lib/schemas';
 import { useSession } from '@/lib/session';
-import { useTRPC, useTRPCClient, type RouterOutputs } from '@/lib/trpc';
+import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 
 type Config = NonNullable<RouterOutputs['webhooks']['get']>;
 
@@ -84,15 +84,8 @@ function Deliveries({ apiKeyId }: { apiKeyId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { canWrite } = useSession();
-  const client = useTRPCClient();
   const input = { apiKeyId, limit: 25 };
-  const list = useInfiniteQuery({
-    queryKey: [...trpc.webhooks.deliveries.queryKey(input), 'pages'],
-    queryFn: ({ pageParam }) => client.webhooks.deliveries.query({ ...input, ...(pageParam ? { cursor: pageParam } : {}) }),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-    refetchInterval: 2_000,
-  });
+  const list = useInfiniteQuery(trpc.webhooks.deliveries.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined, refetchInterval: 2_000 }));
   const resend = useMutation(
     trpc.webhooks.resend.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() }),
@@ -143,11 +136,7 @@ function Deliveries({ apiKeyId }: { apiKeyId: string }) {
                 </tr>
               ))}
             </Table>
-            {list.hasNextPage ? (
-              <Button variant="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-                Load more
-              </Button>
-            ) : null}
+            <LoadMore list={list} />
           </>
         )}
       </div>
