@@ -4,7 +4,7 @@ import type { ApiKeyService } from '../api-keys/service.ts';
 import { ApiError, conflict, invalidRequest, notFound } from '../errors.ts';
 import type { ApiKeyRecord, ApiKeyStore, TransactionRecord, WalletRecord } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
-import { decodeCursor, encodeCursor } from '../shared/cursor.ts';
+import { encodeCursor, keysetPage, type KeysetPosition } from '../shared/cursor.ts';
 import { parseInput } from '../shared/zod.ts';
 import { requireWriteAccess, type StaffPrincipal } from '../staff/service.ts';
 import { toTransactionDetail, toTransactionSummary } from '../transactions/service.ts';
@@ -151,11 +151,14 @@ const attemptView = (a: WebhookAttemptRecord): DeliveryAttemptView => ({
 export const cursorOf = (item: { createdAt: string; id?: string; transactionId?: string }) =>
   encodeCursor({ createdAt: new Date(item.createdAt), id: (item.id ?? item.transactionId)! });
 
-function page<R extends { createdAt: Date; id: string }, V>(rows: R[], limit: number, view: (row: R) => V): Paged<V> {
-  const hasMore = rows.length > limit;
-  const items = rows.slice(0, limit);
-  const last = items.at(-1);
-  return { data: items.map(view), nextCursor: hasMore && last ? encodeCursor(last) : null };
+/** The console's page shape, `{data, nextCursor}`, over the shared keyset page. */
+async function consolePage<R extends KeysetPosition, V>(
+  input: { cursor?: string; limit: number },
+  read: (after: KeysetPosition | undefined, take: number) => Promise<R[]>,
+  view: (row: R) => V,
+): Promise<Paged<V>> {
+  const { data, pagination } = await keysetPage(input, read, view);
+  return { data, nextCursor: pagination.cursor };
 }
 
 const deliveryCursor = {
@@ -203,22 +206,18 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     });
   }
 
-  async function searchRecords(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>) {
+  async function searchRecords<V>(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>, view: (record: TransactionRecord) => V) {
     const parsed = parseInput(transactionSearchInput, input);
     const project = parsed.projectId !== undefined ? await scope.project(principal, parsed.projectId) : undefined;
     const wallet = parsed.walletId !== undefined ? await scope.wallet(principal, parsed.walletId) : undefined;
     if (project && wallet && wallet.projectId !== project.id) throw notFound('Wallet');
-    const rows = await store.listTransactions({
-      partnerId: principal.partnerId,
-      projectId: project?.id,
-      walletId: wallet?.id,
-      status: parsed.status,
-      intentKind: parsed.intentKind,
-      hash: parsed.hash === undefined ? undefined : normalizeEvmHash(parsed.hash),
-      after: parsed.cursor ? decodeCursor(parsed.cursor) : undefined,
-      limit: parsed.limit + 1,
-    });
-    return { rows, limit: parsed.limit };
+    const hash = parsed.hash === undefined ? undefined : normalizeEvmHash(parsed.hash);
+    return consolePage(
+      parsed,
+      (after, limit) =>
+        store.listTransactions({ partnerId: principal.partnerId, projectId: project?.id, walletId: wallet?.id, status: parsed.status, intentKind: parsed.intentKind, hash, after, limit }),
+      view,
+    );
   }
 
   const transactionSummary = (record: TransactionRecord): ConsoleTransactionSummary => ({ ...toTransactionSummary(record), projectId: record.projectId });
@@ -298,19 +297,23 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       async list(principal: PartnerPrincipal, input: z.input<typeof walletSearchInput>): Promise<Paged<ConsoleWalletView>> {
         const parsed = parseInput(walletSearchInput, input);
         const project = parsed.projectId !== undefined ? await scope.project(principal, parsed.projectId) : undefined;
-        const rows = await store.listWallets({
-          partnerId: principal.partnerId,
-          projectId: project?.id,
-          type: parsed.type,
-          status: parsed.status,
-          claimed: parsed.claimed,
-          search: parsed.search,
-          address: parsed.address,
-          userIdentifier: parsed.userIdentifier,
-          after: parsed.cursor ? decodeCursor(parsed.cursor) : undefined,
-          limit: parsed.limit + 1,
-        });
-        return page(rows, parsed.limit, toConsoleWalletView);
+        return consolePage(
+          parsed,
+          (after, limit) =>
+            store.listWallets({
+              partnerId: principal.partnerId,
+              projectId: project?.id,
+              type: parsed.type,
+              status: parsed.status,
+              claimed: parsed.claimed,
+              search: parsed.search,
+              address: parsed.address,
+              userIdentifier: parsed.userIdentifier,
+              after,
+              limit,
+            }),
+          toConsoleWalletView,
+        );
       },
     },
 
@@ -337,13 +340,11 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       },
       /** The list as REST lists records (summary fields), across the partner's projects or of one. */
       async list(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionSummary>> {
-        const { rows, limit } = await searchRecords(principal, input);
-        return page(rows, limit, transactionSummary);
+        return searchRecords(principal, input, transactionSummary);
       },
       /** The same list with every lookup field (GraphQL nodes are full records). */
       async search(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionView>> {
-        const { rows, limit } = await searchRecords(principal, input);
-        return page(rows, limit, (record) => ({ ...toTransactionDetail(record), projectId: record.projectId }));
+        return searchRecords(principal, input, (record) => ({ ...toTransactionDetail(record), projectId: record.projectId }));
       },
     },
 
