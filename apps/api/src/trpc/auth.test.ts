@@ -1,6 +1,7 @@
 import { testDatabaseKinds } from '@wallet/db';
 import { LOCAL_OWNER_EMAIL } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../cli/commands.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { staffClient, trpcFailure } from '../testing/staff-client.ts';
 
@@ -111,6 +112,21 @@ describe.each(testDatabaseKinds)('console sign-in over tRPC on %s', (kind) => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it('the staff CLI commands create an account (password shown once) and revoke its sessions', async () => {
+    const created = (await runCommand(app.services, 'staff.create', { partner: 'cli-partner', email: `cli-${Math.random()}@example.com`, role: 'developer' })) as {
+      staffId: string;
+      email: string;
+      password: string;
+      role: string;
+    };
+    passwords.push(created.password);
+    expect(created).toMatchObject({ role: 'developer', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/) });
+    const session = staffClient(app.baseUrl);
+    await session.signIn(created.email, created.password);
+    expect(await runCommand(app.services, 'staff.revoke-sessions', { staffId: created.staffId })).toEqual({ revoked: 1 });
+    expect(await session.client.auth.me.query()).toBeNull();
   });
 
   it('refuses a duplicate email with 409 and a short password with 400', async () => {

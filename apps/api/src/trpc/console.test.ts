@@ -105,6 +105,8 @@ describe.each(testDatabaseKinds)('console procedures over tRPC on %s', (kind) =>
     expect(first.data.map((w) => w.id)).toEqual([wallets[2]!.id, wallets[1]!.id]);
     const second = await a.support.wallets.list.query({ projectId: project.projectId, limit: 2, cursor: first.nextCursor! });
     expect(second).toMatchObject({ data: [{ id: wallets[0]!.id }], nextCursor: null });
+    // tRPC infinite queries send `direction` next to the cursor; the list accepts it.
+    expect(await a.support.wallets.list.query({ projectId: project.projectId, limit: 2, cursor: first.nextCursor!, direction: 'forward' })).toEqual(second);
 
     expect((await a.support.wallets.list.query({ projectId: project.projectId, search: wallets[1]!.address.toLowerCase() })).data.map((w) => w.id)).toEqual([wallets[1]!.id]);
     expect((await a.support.wallets.list.query({ projectId: project.projectId, search: 'PERSON0@example.com' })).data.map((w) => w.id)).toEqual([wallets[0]!.id]);
