@@ -1,5 +1,7 @@
-export * from './evm/index.ts';
-export * from './solana/index.ts';
+/**
+ * Chain gateways and the registry, used in every environment. Devnets, faucets and test contracts
+ * are in '@wallet/chains/devnets' and must not be imported from here.
+ */
 export { createEvmGateway, classifyEvmRejection, type CreateEvmGatewayOptions } from './gateways/evm-gateway.ts';
 export {
   createSolanaGateway,

@@ -1,4 +1,5 @@
-import { createChainRegistry, deployTestUsdc, fundEvmWallet, startAnvil, startSolanaDevnet, type ChainEntry } from '@wallet/chains';
+import { createChainRegistry, type ChainEntry } from '@wallet/chains';
+import { deployTestUsdc, fundEvmWallet, startAnvil, startSolanaDevnet } from '@wallet/chains/devnets';
 import type { ChainDirectory, ChainGateways, LocalFaucet } from '@wallet/domain';
 
 /** The EVM devnet answers as Base Sepolia, where the spec's local-test yield markets live. */

@@ -1,4 +1,4 @@
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@wallet/chains';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@wallet/chains/devnets';
 import { address, createSolanaRpc } from '@solana/kit';
 import { testDatabaseKinds } from '@wallet/db';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';

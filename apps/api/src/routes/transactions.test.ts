@@ -18,7 +18,8 @@ import {
   type Nonce,
 } from '@solana/kit';
 import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getNonceSize, getTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
-import { createChainRegistry, findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@wallet/chains';
+import { createChainRegistry } from '@wallet/chains';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@wallet/chains/devnets';
 import { startRpcFaultProxy, type RpcFaultProxy } from '@wallet/chains/testing';
 import { testDatabaseKinds } from '@wallet/db';
 import { createPublicClient, erc20Abi, http, parseTransaction, recoverTransactionAddress, type Address, type Hex } from 'viem';

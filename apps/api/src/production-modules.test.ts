@@ -1,0 +1,77 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createScratchDatabase } from '@wallet/db';
+import { generateKekEntry } from '@wallet/domain';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from './config.ts';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(path.join(tmpdir(), 'wallet-prod-modules-'));
+const children: ChildProcess[] = [];
+const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres', 'prodmodules');
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await scratch.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// Devnet code: anvil, LiteSVM, solc, faucets, test contracts, the devnets entry and the local-mode devnet wiring.
+const DEVNET_CODE = /litesvm|@foundry-rs|\/solc\/|\/chains\/src\/(devnets\.ts|evm\/|solana\/)|\/apps\/api\/src\/local\/devnets\.ts/;
+
+describe('a production process', () => {
+  it('loads the chain gateways but no devnet code while serving', async () => {
+    const modulesFile = path.join(dir, 'modules.txt');
+    const env = {
+      ...process.env,
+      APP_ENV: 'production',
+      DATABASE_URL: scratch.url,
+      USER_SHARE_KEKS: generateKekEntry('user-1'),
+      SERVICE_SHARE_KEKS: generateKekEntry('service-1'),
+      CHAINS: JSON.stringify([{ type: 'EVM', chainId: 8453, rpcUrl: 'http://127.0.0.1:9/' }]),
+      DATA_DIR: dir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RECORD_MODULES_FILE: modulesFile,
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './apps/api/src/testing/record-modules.mjs', 'apps/api/src/main.ts'], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const line = output.split('\n').find((l) => l.includes('wallet service listening'));
+        if (line) {
+          clearInterval(timer);
+          resolve((JSON.parse(line) as { url: string }).url);
+        }
+      }, 25);
+      child.once('exit', (code) => reject(new Error(`service exited with ${code}: ${output}`)));
+    });
+
+    // Serve: a key, a wallet, a signature, the chain list (nothing lazily loaded may pull devnets in).
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'prod'], { cwd: repoRoot, env });
+    const headers = { 'x-api-key': (JSON.parse(stdout) as { apiKey: string }).apiKey, 'content-type': 'application/json' };
+    const wallet = await fetch(`${url}/v1/wallets`, { method: 'POST', headers, body: JSON.stringify({ type: 'EVM', userIdentifier: 'p', userIdentifierType: 'CUSTOM_ID' }) });
+    expect(wallet.status).toBe(201);
+    const { id } = (await wallet.json()) as { id: string };
+    expect((await fetch(`${url}/v1/wallets/${id}/sign-message`, { method: 'POST', headers, body: JSON.stringify({ message: 'hi' }) })).status).toBe(200);
+    expect((await fetch(`${url}/v1/chains`, { headers })).status).toBe(200);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+
+    const modules = readFileSync(modulesFile, 'utf8').split('\n').filter(Boolean);
+    expect(modules.some((m) => m.endsWith('/chains/src/gateways/evm-gateway.ts'))).toBe(true);
+    expect(modules.some((m) => m.endsWith('/domain/src/signing/evm.ts'))).toBe(true);
+    expect(modules.filter((m) => DEVNET_CODE.test(m))).toEqual([]);
+  });
+});
