@@ -1,27 +1,11 @@
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { z } from 'zod';
+import { repoRoot } from '@wallet/db';
 import type { ChainEntry } from '@wallet/chains';
 
-export type AppEnv = 'local' | 'beta' | 'production';
+export { repoRoot };
 
-export interface Config {
-  appEnv: AppEnv;
-  host: string;
-  port: number;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  redisUrl: string | undefined;
-  logLevel: string;
-  trustProxy: boolean;
-  /** How long an authenticated API key is reused before the database is read again (other processes' revocations). */
-  authCacheMs: number;
-  /** Share key-encryption keys from the environment; the local default keeps a generated key file instead. */
-  kekSource: 'file' | 'env';
-  /** Chains from CHAINS (JSON array); local mode adds its devnets. */
-  chains: ChainEntry[];
-  webhooks: WebhookConfig;
-}
+export type AppEnv = 'local' | 'beta' | 'production';
 
 /** Webhook delivery settings (WEBHOOK_*); the defaults are the production values. */
 export interface WebhookConfig {
@@ -40,98 +24,141 @@ export interface WebhookConfig {
   allowPrivateAddresses: boolean;
 }
 
-function parseWebhookConfig(env: NodeJS.ProcessEnv, appEnv: AppEnv): WebhookConfig {
-  const ms = (name: string, fallback?: number): number | undefined => {
-    const text = env[name];
-    if (text === undefined || text === '') return fallback;
-    if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a positive whole number of milliseconds`);
-    return Number(text);
-  };
-  const timeoutMs = ms('WEBHOOK_TIMEOUT_MS', 10_000)!;
-  const leaseMs = ms('WEBHOOK_LEASE_MS');
-  if (leaseMs !== undefined && leaseMs < 2 * timeoutMs) throw new ConfigError('WEBHOOK_LEASE_MS must be at least twice WEBHOOK_TIMEOUT_MS');
-  if (leaseMs === undefined && timeoutMs * 2 > 60_000) throw new ConfigError('WEBHOOK_TIMEOUT_MS above 30000 needs WEBHOOK_LEASE_MS of at least twice it');
-  return {
-    caFile: env.WEBHOOK_CA_FILE ? path.resolve(repoRoot, env.WEBHOOK_CA_FILE) : undefined,
-    timeoutMs,
-    retryBaseMs: ms('WEBHOOK_RETRY_BASE_MS'),
-    retryMaxMs: ms('WEBHOOK_RETRY_MAX_MS'),
-    pollMs: ms('WEBHOOK_POLL_MS', 100)!,
-    leaseMs,
-    allowPrivateAddresses: appEnv !== 'production',
-  };
-}
-
-const rpcUrl = z.url({ protocol: /^https?$/ });
-const chainsSchema = z.array(
-  z.discriminatedUnion('type', [
-    z.strictObject({
-      type: z.literal('EVM'),
-      chainId: z.number().int().positive(),
-      rpcUrl,
-      name: z.string().optional(),
-      nativeSymbol: z.string().optional(),
-      usdcAddress: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
-      isDevnet: z.boolean().optional(),
-    }),
-    z.strictObject({
-      type: z.literal('SOLANA'),
-      network: z.enum(['SOLANA', 'SOLANA_DEVNET', 'SOLANA_TESTNET']),
-      rpcUrl,
-      name: z.string().optional(),
-      usdcMint: z.string().optional(),
-      isDevnet: z.boolean().optional(),
-    }),
-  ]),
-);
-
-function parseChains(text: string | undefined): ChainEntry[] {
-  if (!text) return [];
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ConfigError('CHAINS must be a JSON array of chains');
-  }
-  const parsed = chainsSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`CHAINS: ${issue.path.join('.')}: ${issue.message}`);
-  }
-  return parsed.data;
-}
-
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
 export class ConfigError extends Error {}
 
-/** Reads the configuration; beta and production refuse to start without what they need and say what is missing. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
-  if (!['local', 'beta', 'production'].includes(appEnv)) {
-    throw new ConfigError(`APP_ENV must be local, beta or production (got ${JSON.stringify(env.APP_ENV)})`);
-  }
-  const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be a TCP port number');
-  if (!/^\d+$/.test(env.AUTH_CACHE_MS ?? '0')) throw new ConfigError('AUTH_CACHE_MS must be a whole number of milliseconds');
-  if (appEnv !== 'local') {
-    const missing = ['DATABASE_URL', 'USER_SHARE_KEKS', 'SERVICE_SHARE_KEKS'].filter((name) => !env[name]);
-    if (missing.length > 0) {
-      throw new ConfigError(`APP_ENV=${appEnv} needs ${missing.join(', ')}; refusing to start without them`);
+const rpcUrl = z.url({ protocol: /^https?$/ });
+const chainSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('EVM'),
+    chainId: z.number().int().positive(),
+    rpcUrl,
+    name: z.string().optional(),
+    nativeSymbol: z.string().optional(),
+    usdcAddress: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+    isDevnet: z.boolean().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('SOLANA'),
+    network: z.enum(['SOLANA', 'SOLANA_DEVNET', 'SOLANA_TESTNET']),
+    rpcUrl,
+    name: z.string().optional(),
+    usdcMint: z.string().optional(),
+    isDevnet: z.boolean().optional(),
+  }),
+]);
+
+const milliseconds = z
+  .string()
+  .regex(/^\d+$/, 'must be a positive whole number of milliseconds')
+  .transform(Number)
+  .refine((n) => n >= 1, 'must be a positive whole number of milliseconds');
+const port = z
+  .string()
+  .regex(/^\d+$/, 'must be a TCP port number')
+  .transform(Number)
+  .refine((n) => n <= 65535, 'must be a TCP port number');
+const onOff = z.enum(['on', 'off'], 'must be on or off').transform((v) => v === 'on');
+const chainsJson = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of chains' });
+      return z.NEVER;
     }
-  }
+  })
+  .pipe(z.array(chainSchema));
+
+/** Every environment variable the service reads; an empty value counts as unset. */
+const envSchema = z
+  .object({
+    APP_ENV: z.enum(['local', 'beta', 'production'], 'must be local, beta or production').default('local'),
+    HOST: z.string().default('127.0.0.1'),
+    PORT: port.default(8080),
+    DATA_DIR: z.string().default('.data'),
+    DATABASE_URL: z.string().optional(),
+    REDIS_URL: z.string().optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    TRUST_PROXY: z.enum(['true', 'false'], 'must be true or false').default('false').transform((v) => v === 'true'),
+    AUTH_CACHE_MS: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number).default(2000),
+    CHAINS: chainsJson.default([]),
+    USER_SHARE_KEKS: z.string().optional(),
+    SERVICE_SHARE_KEKS: z.string().optional(),
+    LOCAL_DEVNETS: onOff.default(true),
+    WORKERS: onOff.default(true),
+    CONSOLE: onOff.default(true),
+    CONSOLE_PORT: port.default(3000),
+    WEBHOOK_CA_FILE: z.string().optional(),
+    WEBHOOK_TIMEOUT_MS: milliseconds.default(10_000),
+    WEBHOOK_RETRY_BASE_MS: milliseconds.optional(),
+    WEBHOOK_RETRY_MAX_MS: milliseconds.optional(),
+    WEBHOOK_POLL_MS: milliseconds.default(100),
+    WEBHOOK_LEASE_MS: milliseconds.optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.APP_ENV !== 'local') {
+      const missing = (['DATABASE_URL', 'USER_SHARE_KEKS', 'SERVICE_SHARE_KEKS'] as const).filter((name) => !env[name]);
+      if (missing.length > 0) {
+        ctx.addIssue({ code: 'custom', path: ['APP_ENV'], message: `${env.APP_ENV} needs ${missing.join(', ')}; refusing to start without them` });
+      }
+    }
+    if (env.WEBHOOK_LEASE_MS !== undefined && env.WEBHOOK_LEASE_MS < 2 * env.WEBHOOK_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_LEASE_MS'], message: 'must be at least twice WEBHOOK_TIMEOUT_MS' });
+    }
+    if (env.WEBHOOK_LEASE_MS === undefined && env.WEBHOOK_TIMEOUT_MS * 2 > 60_000) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_TIMEOUT_MS'], message: 'above 30000 needs WEBHOOK_LEASE_MS of at least twice it' });
+    }
+  });
+
+function configFrom(env: z.output<typeof envSchema>) {
   return {
-    appEnv,
-    host: env.HOST ?? '127.0.0.1',
-    port,
-    dataDir: path.resolve(repoRoot, env.DATA_DIR ?? '.data'),
-    databaseUrl: env.DATABASE_URL || undefined,
-    redisUrl: env.REDIS_URL || undefined,
-    logLevel: env.LOG_LEVEL ?? 'info',
-    trustProxy: env.TRUST_PROXY === 'true',
-    authCacheMs: Number(env.AUTH_CACHE_MS ?? 2000),
-    chains: parseChains(env.CHAINS),
-    webhooks: parseWebhookConfig(env, appEnv),
-    kekSource: env.USER_SHARE_KEKS || env.SERVICE_SHARE_KEKS || appEnv !== 'local' ? 'env' : 'file',
+    appEnv: env.APP_ENV as AppEnv,
+    host: env.HOST,
+    port: env.PORT,
+    dataDir: path.resolve(repoRoot, env.DATA_DIR),
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    logLevel: env.LOG_LEVEL,
+    trustProxy: env.TRUST_PROXY,
+    /** How long an authenticated API key is reused before the database is read again (other processes' revocations). */
+    authCacheMs: env.AUTH_CACHE_MS,
+    /** Share key-encryption keys from the environment; the local default keeps a generated key file instead. */
+    kekSource: (env.USER_SHARE_KEKS || env.SERVICE_SHARE_KEKS || env.APP_ENV !== 'local' ? 'env' : 'file') as 'file' | 'env',
+    /** The KEK variables themselves (parsed by the custody module). */
+    kekEnv: { USER_SHARE_KEKS: env.USER_SHARE_KEKS, SERVICE_SHARE_KEKS: env.SERVICE_SHARE_KEKS },
+    /** Chains from CHAINS (JSON array); local mode adds its devnets. */
+    chains: env.CHAINS as ChainEntry[],
+    /** Local mode only: start anvil and the LiteSVM devnet (LOCAL_DEVNETS, default on). */
+    localDevnets: env.APP_ENV === 'local' && env.LOCAL_DEVNETS,
+    /** Background workers in this process (WORKERS, default on). */
+    workers: env.WORKERS,
+    /** Local mode only: the admin console next to the API (CONSOLE, CONSOLE_PORT). */
+    console: { enabled: env.APP_ENV === 'local' && env.CONSOLE, port: env.CONSOLE_PORT },
+    webhooks: {
+      caFile: env.WEBHOOK_CA_FILE ? path.resolve(repoRoot, env.WEBHOOK_CA_FILE) : undefined,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: env.WEBHOOK_RETRY_MAX_MS,
+      pollMs: env.WEBHOOK_POLL_MS,
+      leaseMs: env.WEBHOOK_LEASE_MS,
+      allowPrivateAddresses: env.APP_ENV !== 'production',
+    } satisfies WebhookConfig,
   };
+}
+
+export type Config = ReturnType<typeof configFrom>;
+
+/**
+ * Reads the configuration from the environment through one schema; beta and production refuse to
+ * start without what they need and say what is missing. Throws ConfigError naming the variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(set);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${issue.path.map(String).join('.')}: ${issue.message}`);
+  }
+  return configFrom(parsed.data);
 }

@@ -47,16 +47,17 @@ export interface ServiceOptions {
 /** A lease owner name unique to this monitor: host, process and a random part. */
 export const monitorOwnerName = () => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
+/** The configured database: PostgreSQL at DATABASE_URL, else the embedded one in DATA_DIR/db. */
+export function openConfiguredDatabase(config: Config): Promise<Database> {
+  return openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: path.join(config.dataDir, 'db') });
+}
+
 /** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
 export async function createServices(config: Config, options: ServiceOptions = {}) {
-  const database =
-    options.database ??
-    (await openDatabase(
-      config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: path.join(config.dataDir, 'db') },
-    ));
+  const database = options.database ?? (await openConfiguredDatabase(config));
   const clock = options.clock ?? systemClock;
   const stores = createStores(database);
-  const keks = config.kekSource === 'env' ? envKekProvider(process.env) : fileKekProvider(config.dataDir);
+  const keks = config.kekSource === 'env' ? envKekProvider(config.kekEnv) : fileKekProvider(config.dataDir);
   const wallets = createWalletService({ wallets: stores.wallets, keks });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };

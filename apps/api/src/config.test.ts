@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const production = { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', USER_SHARE_KEKS: 'u:k', SERVICE_SHARE_KEKS: 's:k' };
+
+describe('loadConfig', () => {
+  it('has local defaults and treats empty values as unset', () => {
+    const config = loadConfig({ DATABASE_URL: '', PORT: '', CONSOLE: '' });
+    expect(config).toMatchObject({
+      appEnv: 'local',
+      host: '127.0.0.1',
+      port: 8080,
+      databaseUrl: undefined,
+      kekSource: 'file',
+      localDevnets: true,
+      workers: true,
+      console: { enabled: true, port: 3000 },
+      chains: [],
+      webhooks: { timeoutMs: 10_000, pollMs: 100, allowPrivateAddresses: true },
+    });
+  });
+
+  it('reads every switch the process uses from the one schema', () => {
+    const config = loadConfig({ LOCAL_DEVNETS: 'off', WORKERS: 'off', CONSOLE: 'off', CONSOLE_PORT: '3100', TRUST_PROXY: 'true', AUTH_CACHE_MS: '0' });
+    expect(config).toMatchObject({ localDevnets: false, workers: false, console: { enabled: false, port: 3100 }, trustProxy: true, authCacheMs: 0 });
+    // Devnets and the console are local conveniences only.
+    expect(loadConfig(production)).toMatchObject({ localDevnets: false, console: { enabled: false }, kekSource: 'env', webhooks: { allowPrivateAddresses: false } });
+  });
+
+  it.each([
+    [{ APP_ENV: 'prod' }, 'APP_ENV: must be local, beta or production'],
+    [{ PORT: '70000' }, 'PORT: must be a TCP port number'],
+    [{ PORT: 'eighty' }, 'PORT: must be a TCP port number'],
+    [{ WORKERS: 'no' }, 'WORKERS: must be on or off'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY: must be true or false'],
+    [{ WEBHOOK_POLL_MS: '0' }, 'WEBHOOK_POLL_MS: must be a positive whole number of milliseconds'],
+    [{ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '6000' }, 'WEBHOOK_LEASE_MS: must be at least twice WEBHOOK_TIMEOUT_MS'],
+    [{ WEBHOOK_TIMEOUT_MS: '40000' }, 'WEBHOOK_TIMEOUT_MS: above 30000 needs WEBHOOK_LEASE_MS of at least twice it'],
+    [{ CHAINS: '[{' }, 'CHAINS: must be a JSON array of chains'],
+    [{ CHAINS: '[{"type":"EVM","chainId":1,"rpcUrl":"ftp://x"}]' }, 'CHAINS.0.rpcUrl'],
+    [{ APP_ENV: 'beta', DATABASE_URL: 'postgresql://db/x' }, 'APP_ENV: beta needs USER_SHARE_KEKS, SERVICE_SHARE_KEKS; refusing to start without them'],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
