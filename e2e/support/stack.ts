@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { buildApi, startCommand } from '../../apps/api/scripts/build.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const TEST_CA_FILE = path.join(repoRoot, 'apps/api/src/webhooks/testing/ca.pem');
@@ -55,9 +56,10 @@ export async function startStack(): Promise<Stack> {
     WEBHOOK_RETRY_BASE_MS: '2000',
     WEBHOOK_TIMEOUT_MS: '5000',
   };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+  await buildApi();
+  const child: ChildProcess = spawn(process.execPath, startCommand.args, {
     cwd: repoRoot,
-    env,
+    env: { ...env, ...startCommand.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../src/config.ts';
+import { buildApi, startCommand } from '../scripts/build.mjs';
 import { deriveAddress, generateKey, schemeOfType, signers, type WalletType } from '@wallet/domain';
 import { createScratchDatabase } from '@wallet/db';
 import { closedLoop, openLoop, type LoadResult } from './load.ts';
@@ -58,14 +59,15 @@ function freePort(): Promise<number> {
 
 const database = await benchDatabaseUrl();
 const port = await freePort();
-const env = { ...process.env, LOCAL_DEVNETS: 'off', APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '' };
+const env = { ...process.env, LOCAL_DEVNETS: 'off', CONSOLE: 'off', APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '' };
 
 // BENCH_SERVICE_NODE_ARGS: extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
 // (NODE_OPTIONS does not accept --cpu-prof).
 const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
-function startProcess(script: string, readyLine: (line: string) => string | undefined, nodeArgs: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+function startProcess(args: string[], readyLine: (line: string) => string | undefined, extraEnv: Record<string, string> = {}): Promise<string> {
+  const script = args.at(-1);
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let buffer = '';
@@ -106,8 +108,10 @@ function row(name: string, result: LoadResult) {
 const run = promisify(execFile);
 
 try {
-  const bareUrl = await startProcess('apps/api/bench/bare-server.ts', (line) => parse(line).url);
-  void startProcess('apps/api/src/main.ts', () => undefined, serviceNodeArgs).catch((error) => {
+  const bareUrl = await startProcess(['--import', 'tsx', 'apps/api/bench/bare-server.ts'], (line) => parse(line).url);
+  // The service as `npm start` runs it: the bundle, with the same environment.
+  await buildApi();
+  void startProcess([...serviceNodeArgs, ...startCommand.args], () => undefined, startCommand.env).catch((error) => {
     console.error(error);
     process.exit(1);
   });
@@ -131,14 +135,21 @@ try {
   await closedLoop(bareUrl, 1000, CONCURRENCY, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
   const bare = await closedLoop(bareUrl, LOOKUPS, CONCURRENCY, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
   const lookup = await closedLoop(serviceUrl, LOOKUPS, CONCURRENCY, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
+  // Open loop: requests on a fixed schedule whatever the answers' latency, so queueing shows in p99.
+  const bareOpen = await openLoop(bareUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
+  const lookupOpen = await openLoop(serviceUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
 
   const ratio = lookup.perSecond / bare.perSecond;
   console.log(`\nwallet service bench — ${new Date().toISOString()}, node ${process.version}, concurrency ${CONCURRENCY}, database ${database ? 'PostgreSQL' : 'embedded PGlite'}`);
   console.log(row(`POST /v1/wallets (${CREATIONS})`, created));
   console.log(row(`GET /v1/wallets/{id} (${LOOKUPS})`, lookup));
   console.log(row(`bare express GET (${LOOKUPS})`, bare));
+  console.log(row(`GET /v1/wallets/{id} open ${OPEN_LOOP_RATE}/s`, lookupOpen));
+  console.log(row(`bare express GET open ${OPEN_LOOP_RATE}/s`, bareOpen));
   console.log(`lookup throughput vs bare route: ${(ratio * 100).toFixed(0)}%`);
-  console.log(`targets: creation >= 200/s: ${created.perSecond >= 200 ? 'met' : 'NOT met'}; lookup p99 <= 10 ms: ${lookup.p99 <= 10 ? 'met' : 'NOT met'}; lookup >= 40% of bare: ${ratio >= 0.4 ? 'met' : 'NOT met'}`);
+  console.log(
+    `targets: creation >= 200/s: ${created.perSecond >= 200 ? 'met' : 'NOT met'}; lookup open-loop p99 <= 10 ms: ${lookupOpen.p99 <= 10 ? 'met' : 'NOT met'}; lookup >= 40% of bare: ${ratio >= 0.4 ? 'met' : 'NOT met'}`,
+  );
 
   // Signing: sign-message per wallet type over HTTP (closed loop, then open loop at a fixed rate),
   // next to the same signer called in a loop on one core with no HTTP or database.
@@ -159,7 +170,7 @@ try {
     const share = closed.perSecond / raw;
     console.log(
       `${type.padEnd(8)} raw ${raw.toFixed(0).padStart(6)}/s | HTTP ${closed.perSecond.toFixed(0).padStart(5)}/s (${(share * 100).toFixed(0)}% of raw) p50 ${closed.p50.toFixed(2)} ms p99 ${closed.p99.toFixed(2)} ms | open loop p50 ${open.p50.toFixed(2)} ms p99 ${open.p99.toFixed(2)} ms ${JSON.stringify(open.statuses)}` +
-        (type === 'EVM' ? ` | targets: p99 <= 15 ms ${open.p99 <= 15 ? 'met' : 'NOT met'}, >= 30% of raw ${share >= 0.3 ? 'met' : 'NOT met'}` : ''),
+        (type === 'EVM' ? ` | targets: open-loop p99 <= 10 ms ${open.p99 <= 10 ? 'met' : 'NOT met'}, >= 30% of raw ${share >= 0.3 ? 'met' : 'NOT met'}` : ''),
     );
   }
 } finally {

@@ -13,7 +13,7 @@ import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
 import type { Services } from './services.ts';
 import { trpcHandler } from './trpc/middleware.ts';
-import { graphqlHandler } from './graphql/handler.ts';
+import type { graphqlHandler } from './graphql/handler.ts';
 
 export interface AppOptions {
   services: Services;
@@ -44,7 +44,8 @@ export function createApp({ services, logger, trustProxy = false, extraRouters =
   app.set('etag', false);
   const metrics = createMetrics();
   const routes = allRoutes(services);
-  const openApi = buildOpenApi(routes);
+  // Built on first request (converting every zod schema costs start time most processes never need).
+  let openApi: ReturnType<typeof buildOpenApi> | undefined;
 
   app.use(requestContext(logger, metrics));
   app.get('/health', async (_req, res) => {
@@ -55,7 +56,7 @@ export function createApp({ services, logger, trustProxy = false, extraRouters =
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.get('/v1/openapi.json', (_req, res) => {
-    res.json(openApi);
+    res.json((openApi ??= buildOpenApi(routes)));
   });
 
   const v1 = express.Router();
@@ -64,8 +65,12 @@ export function createApp({ services, logger, trustProxy = false, extraRouters =
   v1.use(dispatchRoutes(routes, '/v1', (route) => routeHandler(route, services.runIdempotent)));
   app.use('/v1', v1);
   app.use('/trpc', trpcHandler(services, { secureCookies }));
-  const graphql = graphqlHandler(services, { graphiql, logger });
-  app.use(graphql.graphqlEndpoint, (req, res) => void graphql(req, res, { req, res }));
+  // GraphQL (yoga, Pothos, the schema) loads on its first request: most processes never serve one.
+  let graphql: Promise<ReturnType<typeof graphqlHandler>> | undefined;
+  app.use('/graphql', (req, res, next) => {
+    graphql ??= import('./graphql/handler.ts').then((module) => module.graphqlHandler(services, { graphiql, logger }));
+    graphql.then((handler) => handler(req, res, { req, res })).catch(next);
+  });
   // Outside /v1 (so /v1 requests do not walk their layers); the extra routers must not use /v1 paths.
   app.use(docsRouter());
   for (const router of extraRouters) app.use(router);

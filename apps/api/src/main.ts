@@ -3,11 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createChainRegistry } from '@wallet/chains';
-import { startLocalConsole, type LocalConsole } from './local/console.ts';
-import { startLocalDevnets } from './local/devnets.ts';
+import type { LocalConsole } from './local/console.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
-import { createServices } from './services.ts';
+import { createServices, openConfiguredDatabase } from './services.ts';
 import { startMonitorWorker } from './workers/monitor-worker.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
 
@@ -24,16 +23,19 @@ try {
 
 const logger = createLogger(config.logLevel);
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-// Local mode brings its own chains unless LOCAL_DEVNETS=off (e.g. for benchmarks of the API alone).
-const devnets =
-  config.appEnv === 'local' && process.env.LOCAL_DEVNETS !== 'off' ? await startLocalDevnets({ otherChains: config.chains }) : undefined;
-const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains) });
+// Local mode brings its own chains unless LOCAL_DEVNETS=off (e.g. for benchmarks of the API alone);
+// their code is loaded only then, so other environments never load devnet code. The database
+// opens meanwhile.
+const [devnets, database] = await Promise.all([
+  config.localDevnets ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains })) : undefined,
+  openConfiguredDatabase(config),
+]);
+const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains), database });
 // The transaction monitor runs in every API process unless WORKERS=off; leases in the database keep
 // several processes on one PostgreSQL from checking the same record at once.
-const monitorWorker = process.env.WORKERS === 'off' ? undefined : startMonitorWorker({ monitor: services.monitor, logger });
+const monitorWorker = config.workers ? startMonitorWorker({ monitor: services.monitor, logger }) : undefined;
 // Webhook delivery likewise (endpoint leases keep several processes from sending to one endpoint at once).
-const webhookWorker =
-  process.env.WORKERS === 'off' ? undefined : startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger });
+const webhookWorker = config.workers ? startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger }) : undefined;
 // Local mode: the console's first owner, created once while no staff account exists; its
 // password is printed here and nowhere else (not in the logs).
 if (config.appEnv === 'local') {
@@ -59,10 +61,11 @@ const server = app.listen(config.port, config.host, () => {
     { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl },
     'wallet service listening',
   );
-  // Local mode: the console (apps/admin) next to the API, on CONSOLE_PORT (3000); CONSOLE=off skips
-  // it, and the API's own vitest suites (VITEST set) never start it.
-  if (config.appEnv === 'local' && process.env.CONSOLE !== 'off' && !process.env.VITEST && !stopping) {
-    localConsole = startLocalConsole({ apiUrl: url, host: config.host, port: Number(process.env.CONSOLE_PORT ?? 3000), logger });
+  // Local mode: the console (apps/admin) next to the API, on CONSOLE_PORT (3000); CONSOLE=off skips it.
+  if (config.console.enabled && !stopping) {
+    void import('./local/console.ts').then(({ startLocalConsole }) => {
+      if (!stopping) localConsole = startLocalConsole({ apiUrl: url, host: config.host, port: config.console.port, logger });
+    });
   }
 });
 server.keepAliveTimeout = 65_000;

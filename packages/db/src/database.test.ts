@@ -44,6 +44,11 @@ describe('openDatabase', () => {
     try {
       expect(await second.prisma.partner.findUnique({ where: { id } })).toMatchObject({ name: 'persisted' });
       expect((await deploy(second)).applied).toEqual([]);
+      // Sized for one service's data, not PostgreSQL's server defaults (128MB, 4MB, 8MB).
+      const settings = await second.query<{ name: string; setting: string; unit: string }>(
+        `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'wal_buffers', 'temp_buffers') ORDER BY name`,
+      );
+      expect(settings.map((s) => `${s.name}=${Number(s.setting) * 8}kB`)).toEqual(['shared_buffers=16384kB', 'temp_buffers=1024kB', 'wal_buffers=1024kB']);
     } finally {
       await second.close();
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_OPTIONS } from './pglite-settings.ts';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
@@ -84,9 +85,9 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
     if (fresh && migrate) {
       const { key, setup } = await migratedSnapshot();
-      client = new PGlite(dir, { loadDataDir: await pgliteSnapshot('migrated', key, setup) });
+      client = new PGlite(dir, { ...PGLITE_OPTIONS, loadDataDir: await pgliteSnapshot('migrated', key, setup) });
     } else {
-      client = new PGlite(dir);
+      client = new PGlite(dir, PGLITE_OPTIONS);
     }
   } else if (migrate) {
     const { key, setup } = await migratedSnapshot();

@@ -29,6 +29,19 @@ function tsxApiUrl(): string {
   return pathToFileURL(cjs.replace(/index\.cjs$/, 'index.mjs')).href;
 }
 
+/** Set by apps/api/scripts/build.mjs to the bundled worker's URL; undefined when running from sources. */
+declare const BUNDLED_PGLITE_WORKER: string | undefined;
+
+/** The worker's entry: the bundled script, or from sources a bootstrap that registers tsx first. */
+function workerEntry(): string | URL {
+  if (typeof BUNDLED_PGLITE_WORKER !== 'undefined') return new URL(BUNDLED_PGLITE_WORKER);
+  // Node 20 cannot start a .ts worker entry even under `--import tsx`, so a small script registers
+  // tsx's loader first (also needed under vitest, which has none).
+  return `import(${JSON.stringify(tsxApiUrl())})
+    .then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}); })
+    .catch((e) => { require('node:worker_threads').parentPort.postMessage({ type: 'error', message: String(e && e.stack || e) }); });`;
+}
+
 // pg connects to `${host}/.s.PGSQL.${port}` when host is a directory.
 const SOCKET_PORT = 5432;
 
@@ -42,13 +55,8 @@ export async function startPGliteServer(dataDir: string, loadDataDir?: Blob): Pr
     loadDataDir: loadDataDir ? await loadDataDir.arrayBuffer() : undefined,
     queryPort: channel.port2,
   };
-  // The worker is TypeScript: Node 20 cannot start a .ts worker entry even under `--import tsx`,
-  // so a small script registers tsx's loader first (also needed under vitest, which has none).
-  const bootstrap = `import(${JSON.stringify(tsxApiUrl())})
-    .then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}); })
-    .catch((e) => { require('node:worker_threads').parentPort.postMessage({ type: 'error', message: String(e && e.stack || e) }); });`;
-  const worker = new Worker(bootstrap, {
-    eval: true,
+  const worker = new Worker(workerEntry(), {
+    eval: typeof BUNDLED_PGLITE_WORKER === 'undefined',
     workerData: data,
     transferList: data.loadDataDir ? [data.queryPort, data.loadDataDir] : [data.queryPort],
     // Not the parent's flags (its --import tsx is registered by the bootstrap), except profiling ones.

@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_OPTIONS } from './pglite-settings.ts';
 import { repoRoot } from './migrate/files.ts';
 
 const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'wallet-db');
@@ -77,7 +78,7 @@ async function buildSnapshot(
     resolve(cached);
     return { blob: cached };
   }
-  const db = new PGlite();
+  const db = new PGlite(PGLITE_OPTIONS);
   try {
     await db.waitReady;
     await setup(db);
@@ -112,7 +113,7 @@ export async function memoryPGliteFrom(
 ): Promise<PGlite> {
   const { blob, builder } = await buildSnapshot(kind, key, setup, true);
   if (builder) return builder;
-  const db = new PGlite({ loadDataDir: blob });
+  const db = new PGlite({ ...PGLITE_OPTIONS, loadDataDir: blob });
   await db.waitReady;
   return db;
 }

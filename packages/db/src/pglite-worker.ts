@@ -9,6 +9,7 @@ import net from 'node:net';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { PGLITE_OPTIONS } from './pglite-settings.ts';
 
 export interface PGliteWorkerData {
   dataDir: string;
@@ -46,7 +47,7 @@ const data = workerData as PGliteWorkerData;
 const port = parentPort!;
 const post = (msg: PGliteWorkerMessage) => port.postMessage(msg);
 
-const db = new PGlite(data.dataDir, data.loadDataDir ? { loadDataDir: new Blob([data.loadDataDir]) } : undefined);
+const db = new PGlite(data.dataDir, { ...PGLITE_OPTIONS, ...(data.loadDataDir ? { loadDataDir: new Blob([data.loadDataDir]) } : {}) });
 // Several connections share PGlite's one session. Each connection's input is cut into batches
 // ending at a Sync, Flush or simple Query (so an unnamed statement/portal is never split across
 // connections), and batches run one at a time in arrival order; while a connection has a

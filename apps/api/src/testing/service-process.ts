@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { buildApi, startCommand } from '../../scripts/build.mjs';
 import { repoRoot } from '../config.ts';
 
 export interface ServiceProcess {
@@ -8,13 +9,14 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `apps/api/src/main.ts` as its own process (as `npm start` does) with `env`, and resolves
+ * Starts the service as `npm start` does (the bundle of apps/api/src/main.ts, built when stale) with `env`, and resolves
  * with its URL once it logs that it listens. The admin console is off unless `env` turns it on.
  */
 export async function spawnService(env: Record<string, string | undefined>, children: ChildProcess[] = []): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
+  await buildApi();
+  const child = spawn(process.execPath, startCommand.args, {
     cwd: repoRoot,
-    env: { CONSOLE: 'off', ...env },
+    env: { CONSOLE: 'off', ...startCommand.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

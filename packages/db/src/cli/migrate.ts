@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_OPTIONS } from '../pglite-settings.ts';
 import { deploy } from '../migrate/deploy.ts';
 import { check, create } from '../migrate/diff.ts';
 import { repoRoot } from '../migrate/files.ts';
@@ -24,7 +25,7 @@ async function runDeploy(): Promise<number> {
     const dir = path.join(path.resolve(repoRoot, process.env.DATA_DIR ?? '.data'), 'db');
     where = `pglite ${dir}`;
     mkdirSync(dir, { recursive: true });
-    const db = new PGlite(dir);
+    const db = new PGlite(dir, PGLITE_OPTIONS);
     try {
       result = await deploy(db);
     } finally {

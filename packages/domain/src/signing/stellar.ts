@@ -19,7 +19,7 @@
  * well-known passphrases, otherwise null (a private network has no spec'd id); null for message
  * and raw.
  */
-import { Networks, TransactionBuilder, xdr, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
@@ -70,16 +70,19 @@ const raw: SignOperation<typeof rawBody> = {
   },
 };
 
+// The SDK's Networks.PUBLIC, TESTNET and FUTURENET passphrases.
 const CHAIN_IDS = new Map<string, string>([
-  [Networks.PUBLIC, 'stellar:mainnet'],
-  [Networks.TESTNET, 'stellar:testnet'],
-  [Networks.FUTURENET, 'stellar:futurenet'],
+  ['Public Global Stellar Network ; September 2015', 'stellar:mainnet'],
+  ['Test SDF Network ; September 2015', 'stellar:testnet'],
+  ['Test SDF Future Network ; October 2022', 'stellar:futurenet'],
 ]);
 
 const transaction: SignOperation<typeof stellarTransactionBody> = {
   body: stellarTransactionBody,
   async sign(key, input) {
     if (input.broadcast === true) throw invalidRequest(BROADCAST_UNSUPPORTED);
+    // The SDK (tens of MB) loads with the first Stellar transaction, not with the process.
+    const { TransactionBuilder, xdr } = await import('@stellar/stellar-sdk');
     let tx: Transaction | FeeBumpTransaction;
     try {
       tx = TransactionBuilder.fromXDR(input.transaction, input.networkPassphrase);
