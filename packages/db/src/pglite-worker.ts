@@ -129,7 +129,6 @@ interface Statement {
 // Text ids are the main thread's; the names cannot clash with pg's or Prisma's (both unnamed).
 const statements = new Map<number, Statement>();
 const queryPort = data.queryPort;
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const BYTEA = 17;
 const BYTEA_ARRAY = 1001;

@@ -51,7 +51,7 @@ describe.each(testDatabaseKinds)('signing over HTTP on %s', (kind) => {
     const cosmos = await sign('COSMOS', 'sign-message', { message });
     expect(cosmos.status).toBe(200);
     const cosmosSig = Secp256k1Signature.fromFixedLength(fromHex(cosmos.body.signature));
-    expect(await Secp256k1.verifySignature(cosmosSig, sha256(bytes), fromHex(wallets.COSMOS.publicKey))).toBe(true);
+    expect(Secp256k1.verifySignature(cosmosSig, sha256(bytes), fromHex(wallets.COSMOS.publicKey))).toBe(true);
 
     const solana = await sign('SOLANA', 'sign-message', { message });
     expect(solana.status).toBe(200);

@@ -8,7 +8,6 @@ import { TEST_USDC_ABI, deployTestUsdc } from '../evm/test-usdc.ts';
 import { startRpcFaultProxy, type RpcFaultProxy } from '../testing/index.ts';
 import { createEvmGateway } from './evm-gateway.ts';
 
-const GWEI = 1_000_000_000n;
 const randomAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 
 let anvil: AnvilInstance;

@@ -2,7 +2,6 @@ import type {
   FailureStage,
   IntentKind,
   MonitoringInfo,
-  NewEvent,
   TransactionPatch,
   TransactionRecord,
   TransactionStatus,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { publicKeyFromSecret } from '../custody/keys.ts';
 import { decryptShare, encryptShare, joinShares, wipe, type KekProvider } from '../custody/shares.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
-import type { AuditStore, CustodyStore, EnclaveKeyRow, WalletRecord, WalletStore } from '../ports.ts';
+import type { CustodyStore, EnclaveKeyRow, WalletRecord, WalletStore } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError, conflict, forbidden, unauthorized } from '../errors.ts';
 import { DuplicateStaffError, type StaffRecord, type StaffRole, type StaffStore } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
