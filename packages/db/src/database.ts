@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_OPTIONS } from './pglite-settings.ts';
+import { extractTar } from './tar.ts';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
@@ -115,12 +116,18 @@ async function openWorkerDatabase(
 ): Promise<Database> {
   mkdirSync(dir, { recursive: true });
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
-  let loadDataDir: Blob | undefined;
   if (fresh && migrate) {
+    // Unpacked here rather than by PGlite's loadDataDir, which grows the worker's WASM heap by some
+    // 300 MB for the rest of its life. Written beside the directory and renamed into place, so a
+    // crash never leaves a half-restored database that looks complete.
     const { key, setup } = await migratedSnapshot();
-    loadDataDir = await pgliteSnapshot('migrated', key, setup);
+    const snapshot = new Uint8Array(await (await pgliteSnapshot('migrated', key, setup)).arrayBuffer());
+    const staging = mkdtempSync(`${dir}.restoring-`);
+    extractTar(snapshot, staging);
+    rmdirSync(dir);
+    renameSync(staging, dir);
   }
-  const server = await startPGliteServer(dir, loadDataDir);
+  const server = await startPGliteServer(dir);
   // The worker multiplexes these connections onto PGlite's one session (see pglite-worker.ts).
   const pool = new pg.Pool({ ...server.connection, max: 4 });
   pool.on('error', (err) => console.error(`[db] idle PGlite worker client error: ${err.message}`));

@@ -45,20 +45,19 @@ function workerEntry(): string | URL {
 // pg connects to `${host}/.s.PGSQL.${port}` when host is a directory.
 const SOCKET_PORT = 5432;
 
-export async function startPGliteServer(dataDir: string, loadDataDir?: Blob): Promise<PGliteServer> {
+export async function startPGliteServer(dataDir: string): Promise<PGliteServer> {
   const socketDir = mkdtempSync(path.join(tmpdir(), 'wallet-pglite-'));
   const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
   const channel = new MessageChannel();
   const data: PGliteWorkerData = {
     dataDir,
     socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
-    loadDataDir: loadDataDir ? await loadDataDir.arrayBuffer() : undefined,
     queryPort: channel.port2,
   };
   const worker = new Worker(workerEntry(), {
     eval: typeof BUNDLED_PGLITE_WORKER === 'undefined',
     workerData: data,
-    transferList: data.loadDataDir ? [data.queryPort, data.loadDataDir] : [data.queryPort],
+    transferList: [data.queryPort],
     // Not the parent's flags (its --import tsx is registered by the bootstrap), except profiling ones.
     execArgv: process.execArgv.filter((arg) => /^--cpu-prof/.test(arg)),
   });

@@ -15,8 +15,6 @@ export interface PGliteWorkerData {
   dataDir: string;
   /** Unix socket path to listen on. */
   socketPath: string;
-  /** Data directory tarball to initialise a fresh `dataDir` from. */
-  loadDataDir?: ArrayBuffer;
   /** The port `Database.query` statements arrive on (see QueryRequest). */
   queryPort: MessagePort;
 }
@@ -47,7 +45,7 @@ const data = workerData as PGliteWorkerData;
 const port = parentPort!;
 const post = (msg: PGliteWorkerMessage) => port.postMessage(msg);
 
-const db = new PGlite(data.dataDir, { ...PGLITE_OPTIONS, ...(data.loadDataDir ? { loadDataDir: new Blob([data.loadDataDir]) } : {}) });
+const db = new PGlite(data.dataDir, PGLITE_OPTIONS);
 // Several connections share PGlite's one session. Each connection's input is cut into batches
 // ending at a Sync, Flush or simple Query (so an unnamed statement/portal is never split across
 // connections), and batches run one at a time in arrival order; while a connection has a
