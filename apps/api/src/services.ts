@@ -9,6 +9,9 @@ import {
   createChainService,
   createMigrationService,
   createSigningService,
+  createSigningPipeline,
+  allowAllPolicies,
+  noSpendReservations,
   createUserService,
   createWalletService,
   envKekProvider,
@@ -61,10 +64,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const wallets = createWalletService({ wallets: stores.wallets, keks });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
+  // The one signing choke point; the policies issue replaces the allow-all and no-spend defaults.
+  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: allowAllPolicies, spend: noSpendReservations });
   const transactions = createTransactionService({
     store: stores.transactions,
-    audit: stores.audit,
-    keks,
+    pipeline: signingPipeline,
     gateways,
     directory,
     clock,
@@ -120,7 +124,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     stores,
     apiKeys,
     wallets,
-    signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares, broadcastSigned: transactions.broadcastSigned }),
+    signing: createSigningService({ pipeline: signingPipeline, loadWalletWithShares: wallets.loadWalletWithShares, broadcastSigned: transactions.broadcastSigned }),
     transactions,
     /** Checks due broadcast records against their chains; run by the monitor worker (workers/monitor-worker.ts). */
     monitor,

@@ -20,6 +20,8 @@ export * from './events/events.ts';
 export * from './users/service.ts';
 export * from './signing/types.ts';
 export * from './signing/common.ts';
+export * from './signing/signers.ts';
+export * from './signing/pipeline.ts';
 export * from './signing/service.ts';
 export * from './migration/service.ts';
 export * from './migration/envelope.ts';
