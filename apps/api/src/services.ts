@@ -30,6 +30,8 @@ import {
   createConsoleService,
   type WebhookDeliveryDeps,
   type WebhookSender,
+  type PolicyEngine,
+  type SpendReservations,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
@@ -45,6 +47,8 @@ export interface ServiceOptions {
   monitor?: { owner?: string; cadence?: Partial<MonitorCadence>; batchSize?: number };
   /** Webhook delivery overrides (tests): lease owner, sender, engine options, jitter source. */
   webhooks?: { owner?: string; send?: WebhookSender; options?: WebhookDeliveryDeps['options']; random?: () => number };
+  /** The signing pipeline's policy and spend ports (default: allow everything, reserve nothing). */
+  signing?: { policy?: PolicyEngine; spend?: SpendReservations };
 }
 
 /** A lease owner name unique to this monitor: host, process and a random part. */
@@ -65,7 +69,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
   // The one signing choke point; the policies issue replaces the allow-all and no-spend defaults.
-  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: allowAllPolicies, spend: noSpendReservations });
+  const signingPipeline = createSigningPipeline({
+    audit: stores.audit,
+    keks,
+    clock,
+    policy: options.signing?.policy ?? allowAllPolicies,
+    spend: options.signing?.spend ?? noSpendReservations,
+  });
   const transactions = createTransactionService({
     store: stores.transactions,
     pipeline: signingPipeline,
