@@ -31,6 +31,7 @@ export * from './transactions/gateways.ts';
 export * from './transactions/schemas.ts';
 export * from './transactions/events.ts';
 export * from './transactions/service.ts';
+export * from './transactions/monitor-rules.ts';
 export * from './transactions/monitor.ts';
 export * from './webhooks/event-types.ts';
 export * from './webhooks/ports.ts';
