@@ -41,7 +41,7 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
   const signedEvents = () => app.database.prisma.event.count({ where: { projectId: caller.projectId, type: 'transaction.signed' } });
 
   /** A pipeline whose every stage appends to `stages`. */
-  function recordingPipeline(options: { deny?: PolicyDenial[]; refuseSpend?: boolean; failAudit?: boolean } = {}) {
+  function recordingPipeline(options: { deny?: PolicyDenial[]; refuseSpend?: boolean; failAudit?: boolean; failRelease?: boolean } = {}) {
     const stages: string[] = [];
     const seen: SigningContext[] = [];
     const realKeks = fileKekProvider(app.dataDir);
@@ -74,7 +74,10 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
         return {
           // The audit row must already be there when the reservation becomes final.
           commit: async () => void stages.push(`commit(audit rows: ${await auditRows()})`),
-          release: async () => void stages.push('release'),
+          release: async () => {
+            stages.push('release');
+            if (options.failRelease) throw new Error('spend store unavailable');
+          },
         };
       },
     };
@@ -141,6 +144,13 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
     expect(stages).toEqual(['policy', 'reserve', 'sign', 'release']);
     expect(await auditRows()).toBe(before.rows);
     expect(await signedEvents()).toBe(before.events);
+  });
+
+  it('a failing release does not hide the signing error', async () => {
+    const { pipeline, stages } = recordingPipeline({ failRelease: true });
+    const error = await failure(pipeline.sign(await intent({ data: `0x${'77'.repeat(31)}` })));
+    expect((error as ApiError).code).toBe('INVALID_REQUEST');
+    expect(stages).toEqual(['policy', 'reserve', 'sign', 'release']);
   });
 
   it('a failed audit append releases the reservation too: no signature leaves without its row', async () => {

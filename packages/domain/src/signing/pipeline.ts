@@ -141,7 +141,8 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
           transactionSignedEvent(caller.projectId, wallet, result.chainId, clock.now()),
         ]);
       } catch (error) {
-        await reservation.release();
+        // The caller must see why signing failed; a failed release is the spend store's to report.
+        await reservation.release().catch(() => undefined);
         throw error;
       }
       await reservation.commit();
