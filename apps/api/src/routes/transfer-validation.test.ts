@@ -44,7 +44,7 @@ describe.each(testDatabaseKinds)('transfer validation details (%s)', (kind) => {
   }
 
   const evmBase = { to: RECIPIENT, value: '1', chainId: EVM_CHAIN };
-  const evmCases: Case[] = [
+  const evmCases = (): Case[] => [
     ['chainId missing', { to: RECIPIENT, value: '1' }, 'chainId', 'Invalid request: chainId: required for EVM wallets'],
     ['chain not configured', { ...evmBase, chainId: 999999 }, 'chainId'],
     ['network on EVM', { ...evmBase, network: 'SOLANA_DEVNET' }, 'network', 'Invalid request: network: not allowed for EVM wallets'],
@@ -53,7 +53,7 @@ describe.each(testDatabaseKinds)('transfer validation details (%s)', (kind) => {
     ['zero value', { ...evmBase, value: '0' }, 'value', 'Invalid request: value: must be greater than zero'],
     ['SPL on EVM', { ...evmBase, kind: 'SPL', tokenAddress: RECIPIENT }, 'kind'],
     ['ERC20 without token', { ...evmBase, kind: 'ERC20' }, 'tokenAddress', 'Invalid request: tokenAddress: required for ERC20 transfers'],
-    ['NATIVE with token', { ...evmBase, kind: 'NATIVE', tokenAddress: RECIPIENT }, 'tokenAddress'],
+    ['NATIVE with token', { ...evmBase, kind: 'NATIVE', tokenAddress: usdc }, 'tokenAddress', 'Invalid request: tokenAddress: not allowed for NATIVE transfers'],
     ['token not an address', { ...evmBase, tokenAddress: 'nope' }, 'tokenAddress', 'Invalid request: tokenAddress: not an EVM address'],
     ['gasPrice on type 2', { ...evmBase, gasPrice: '1' }, 'gasPrice'],
     ['maxFeePerGas on type 0', { ...evmBase, type: 0, maxFeePerGas: '1' }, 'maxFeePerGas', 'Invalid request: maxFeePerGas: only for type 2; use gasPrice'],
@@ -81,7 +81,7 @@ describe.each(testDatabaseKinds)('transfer validation details (%s)', (kind) => {
   ];
 
   it('EVM transfers: each rule names its field', async () => {
-    for (const [name, body, path, message] of evmCases) {
+    for (const [name, body, path, message] of evmCases()) {
       await expectDetail(`/v1/wallets/${evm.id}/transfer`, body, path, message).catch((error: Error) => {
         throw new Error(`${name}: ${error.message}`);
       });
@@ -97,7 +97,7 @@ describe.each(testDatabaseKinds)('transfer validation details (%s)', (kind) => {
   });
 
   it('estimate-fee applies the same rules except value > 0; nothing is recorded', async () => {
-    for (const [, body, path] of evmCases.filter(([name]) => name !== 'zero value')) await expectDetail(`/v1/wallets/${evm.id}/estimate-fee`, body, path);
+    for (const [, body, path] of evmCases().filter(([name]) => name !== 'zero value')) await expectDetail(`/v1/wallets/${evm.id}/estimate-fee`, body, path);
     for (const [, body, path] of solCases().filter(([name]) => name !== 'zero value')) await expectDetail(`/v1/wallets/${sol.id}/estimate-fee`, body, path);
     const zero = await app.request('POST', `/v1/wallets/${evm.id}/estimate-fee`, { key, body: { ...evmBase, value: '0' } });
     expect(zero.status, JSON.stringify(zero.body)).toBe(200);
