@@ -136,6 +136,13 @@ describe.each(testDatabaseKinds)('signing routes through the policy port (%s)', 
     expect(await audit()).toBe(before.audit);
     expect(await records()).toBe(before.records);
     expect(reservations.length).toBe(before.reservations);
+    // The OpenAPI document names the denial on every route that signs.
+    const openapi = (await app.request('GET', '/v1/openapi.json')).body;
+    for (const path of ['sign-message', 'sign-raw', 'sign-transaction', 'sign-typed-data', 'sign-authorization', 'transfer', 'transactions/{transactionId}/cancel']) {
+      const denied = openapi.paths[`/v1/wallets/{walletId}/${path}`].post.responses['403'];
+      expect(denied.description, path).toMatch(/POLICY_DENIED/);
+    }
+    expect(openapi.components.schemas.PolicyDenied.required).toEqual(['code', 'message', 'deniedBy']);
     // The transfer's allocated nonce was given back: the next transfer still gets nonce 0.
     const next = await post(`/v1/wallets/${evm.id}/transfer`, { to: RECIPIENT, value: '1', chainId: EVM_CHAIN });
     expect(next.status, JSON.stringify(next.body)).toBe(200);

@@ -11,6 +11,7 @@
  * then commits the reservation. A failure in 3 or 4 releases the reservation and leaves no row.
  * `signWithWallet` is private to this module: nothing else can reach a wallet key.
  */
+import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { publicKeyFromSecret } from '../custody/keys.ts';
 import { withWalletSecretAsync, type EncryptedShare, type KekProvider } from '../custody/shares.ts';
@@ -96,6 +97,21 @@ const noReservation: SpendReservation = { commit: async () => undefined, release
 /** The default until spend limits exist: nothing is held. */
 export const noSpendReservations: SpendReservations = {
   reserve: async () => noReservation,
+};
+
+/** The body of a denial, for the OpenAPI document. */
+export const policyDeniedBody = z
+  .object({
+    code: z.literal('POLICY_DENIED'),
+    message: z.string(),
+    deniedBy: z.array(z.object({ reason: z.string(), policyId: z.string().optional(), ruleId: z.string().optional() })),
+  })
+  .meta({ id: 'PolicyDenied' });
+
+/** Every route that signs answers a denial (or an invalid key) with 403. */
+export const policyDeniedResponse = {
+  description: 'FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent',
+  schema: policyDeniedBody,
 };
 
 /** 403 POLICY_DENIED with `deniedBy` (spec: guardrail enforcement on signing routes). */
