@@ -9,6 +9,9 @@ import {
   createChainService,
   createMigrationService,
   createSigningService,
+  createSigningPipeline,
+  allowAllPolicies,
+  noSpendReservations,
   createUserService,
   createWalletService,
   envKekProvider,
@@ -27,6 +30,8 @@ import {
   createConsoleService,
   type WebhookDeliveryDeps,
   type WebhookSender,
+  type PolicyEngine,
+  type SpendReservations,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
@@ -42,6 +47,8 @@ export interface ServiceOptions {
   monitor?: { owner?: string; cadence?: Partial<MonitorCadence>; batchSize?: number };
   /** Webhook delivery overrides (tests): lease owner, sender, engine options, jitter source. */
   webhooks?: { owner?: string; send?: WebhookSender; options?: WebhookDeliveryDeps['options']; random?: () => number };
+  /** The signing pipeline's policy and spend ports (default: allow everything, reserve nothing). */
+  signing?: { policy?: PolicyEngine; spend?: SpendReservations };
 }
 
 /** A lease owner name unique to this monitor: host, process and a random part. */
@@ -61,10 +68,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const wallets = createWalletService({ wallets: stores.wallets, keks });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
-  const transactions = createTransactionService({
-    store: stores.transactions,
+  // The one signing choke point; the policies issue replaces the allow-all and no-spend defaults.
+  const signingPipeline = createSigningPipeline({
     audit: stores.audit,
     keks,
+    clock,
+    policy: options.signing?.policy ?? allowAllPolicies,
+    spend: options.signing?.spend ?? noSpendReservations,
+  });
+  const transactions = createTransactionService({
+    store: stores.transactions,
+    pipeline: signingPipeline,
     gateways,
     directory,
     clock,
@@ -120,7 +134,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     stores,
     apiKeys,
     wallets,
-    signing: createSigningService({ audit: stores.audit, keks, loadWalletWithShares: wallets.loadWalletWithShares, broadcastSigned: transactions.broadcastSigned }),
+    signing: createSigningService({ pipeline: signingPipeline, loadWalletWithShares: wallets.loadWalletWithShares, broadcastSigned: transactions.broadcastSigned }),
     transactions,
     /** Checks due broadcast records against their chains; run by the monitor worker (workers/monitor-worker.ts). */
     monitor,

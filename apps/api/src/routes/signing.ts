@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { signers, type SignOperationName, type SigningService } from '@wallet/domain';
+import { policyDeniedResponse, signers, type SignOperationName, type SigningService } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
 
 const operations: { name: SignOperationName; path: string; operationId: string; summary: string }[] = [
@@ -27,6 +27,7 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
       body: documentedBody(operation.name),
       responses: {
         200: { description: 'The signature (shape by wallet type, see the README)', schema: z.record(z.string(), z.unknown()) },
+        403: policyDeniedResponse,
         409: { description: 'WALLET_ALREADY_CLAIMED, or WALLET_NOT_MIGRATED for a client-held wallet' },
       },
       handler: async ({ caller, params, body }) => ({

@@ -2,6 +2,7 @@ import {
   cancelBody,
   estimateFeeResponse,
   listTransactionsQuery,
+  policyDeniedResponse,
   transactionDetail,
   transactionList,
   transferBody,
@@ -27,6 +28,7 @@ export function transactionRoutes(transactions: TransactionService) {
       responses: {
         200: { description: 'Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id)', schema: transferResponse },
         400: broadcastFailure,
+        403: policyDeniedResponse,
         502: broadcastFailure,
         503: { description: 'RPC_UNAVAILABLE before any record was created' },
       },
@@ -75,6 +77,7 @@ export function transactionRoutes(transactions: TransactionService) {
         200: { description: 'The cancellation was broadcast; it has its own record', schema: transferResponse },
         409: { description: 'CONFLICT: the transaction is already resolved, or not an EVM transaction' },
         400: broadcastFailure,
+        403: policyDeniedResponse,
         502: broadcastFailure,
       },
       handler: async ({ caller, params, body }) => ({

@@ -35,6 +35,7 @@ export async function startTestApp(
     /** Extra configuration variables (e.g. WEBHOOK_CA_FILE, WEBHOOK_TIMEOUT_MS). */
     env?: Record<string, string>;
     webhooks?: ServiceOptions['webhooks'];
+    signing?: ServiceOptions['signing'];
   } = {},
 ) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
@@ -42,7 +43,7 @@ export async function startTestApp(
   const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...options.env });
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
-  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks });
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing });
   const app = createApp({ services, logger });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(0, host);

@@ -23,4 +23,9 @@ export function validationError(error: z.ZodError): ApiError {
   return invalidRequest(message, { details });
 }
 
+/** A 400 INVALID_REQUEST about one field found outside a schema (e.g. a rule that needs the chain), with the same `details`. */
+export function fieldError(path: string, message: string): ApiError {
+  return invalidRequest(`Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
+}
+
 export const uuidSchema = z.uuid();

@@ -1,90 +1,11 @@
-import { ApiError, invalidRequest } from '../errors.ts';
-import { withWalletSecretAsync, type KekProvider } from '../custody/shares.ts';
-import { publicKeyFromSecret } from '../custody/keys.ts';
-import type { AuditEntry, AuditStore, WalletRecord } from '../ports.ts';
+import { invalidRequest } from '../errors.ts';
 import type { EncryptedShare } from '../custody/shares.ts';
-import type { WalletService } from '../wallets/service.ts';
-import { transactionSignedEvent } from '../events/events.ts';
+import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
-import { parseInput } from '../shared/zod.ts';
 import type { WalletType } from '../wallets/addresses.ts';
-import type { ChainSigner, SignOperation } from './types.ts';
-import { cosmosSigner } from './cosmos.ts';
-import { evmSigner } from './evm.ts';
-import { solanaSigner } from './solana.ts';
-import { stellarSigner } from './stellar.ts';
-import { suiSigner } from './sui.ts';
-
-export const signers: Record<WalletType, ChainSigner> = {
-  EVM: evmSigner,
-  COSMOS: cosmosSigner,
-  SOLANA: solanaSigner,
-  STELLAR: stellarSigner,
-  SUI: suiSigner,
-};
-
-export type SignOperationName = 'message' | 'raw' | 'transaction' | 'typedData' | 'authorization';
-
-const routeNames: Record<SignOperationName, string> = {
-  message: 'sign-message',
-  raw: 'sign-raw',
-  transaction: 'sign-transaction',
-  typedData: 'sign-typed-data',
-  authorization: 'sign-authorization',
-};
-
-function unsupported(type: WalletType, operation: SignOperationName): ApiError {
-  const hint = type === 'COSMOS' && operation === 'transaction' ? '; sign the exact sign bytes with sign-raw instead' : '';
-  return invalidRequest(`${routeNames[operation]} is not supported for ${type} wallets${hint}`);
-}
-
-/** REST signing is allowed only for API-key-managed wallets: not claimed, user share held here. */
-export function assertSignable(wallet: WalletRecord): void {
-  if (wallet.claimedAt) {
-    throw new ApiError(409, 'WALLET_ALREADY_CLAIMED', 'This wallet was claimed by its user; REST signing is no longer allowed');
-  }
-  if (wallet.custody !== 'api_key') {
-    throw new ApiError(409, 'WALLET_NOT_MIGRATED', "This wallet's user share is held by the client; migrate it with POST /v1/wallets/{walletId}/migrate-share");
-  }
-  if (wallet.status !== 'ready') throw new ApiError(409, 'WALLET_NOT_READY', 'Key generation of this wallet is not complete');
-}
-
-/**
- * Joins the wallet key in memory, runs one signing operation, wipes the key. The one place a
- * wallet key exists in clear; REST signing, transfers and broadcasts all sign through here.
- */
-export function signWithWallet(
-  keks: KekProvider,
-  wallet: WalletRecord,
-  shares: EncryptedShare[],
-  op: SignOperation,
-  input: unknown,
-): ReturnType<SignOperation['sign']> {
-  return withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
-    let publicKey: Uint8Array | undefined;
-    // Derived only by the signers that need it (secp256k1 derivation costs as much as a signature).
-    const key = {
-      secret,
-      address: wallet.address,
-      get publicKey() {
-        return (publicKey ??= publicKeyFromSecret(wallet.scheme, secret));
-      },
-    };
-    return op.sign(key, input);
-  });
-}
-
-/** The audit row of one signature: what was signed (digest), never key material. */
-export function signatureAudit(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], action: string, digest: string, chainId: string | null | undefined): AuditEntry {
-  return {
-    projectId: caller.projectId,
-    apiKeyId: caller.apiKeyId,
-    walletId: wallet.id,
-    requestId: caller.requestId,
-    action,
-    details: { digest, chainId: chainId ?? null, kekIds: shares.map((s) => s.kekId).sort() },
-  };
-}
+import type { WalletService } from '../wallets/service.ts';
+import { parseSigningInput, type SigningChain, type SigningPipeline, type SigningTransfer } from './pipeline.ts';
+import { assertSignable, signRouteNames, type SignOperationName } from './signers.ts';
 
 /** sign-transaction with `broadcast: true` (EVM and Solana), provided by the transactions module. */
 export type BroadcastSigned = (
@@ -96,18 +17,52 @@ export type BroadcastSigned = (
 ) => Promise<{ body: Record<string, unknown>; headers: Record<string, string> }>;
 
 export interface SigningServiceDeps {
-  audit: AuditStore;
-  keks: KekProvider;
+  pipeline: SigningPipeline;
   loadWalletWithShares: WalletService['loadWalletWithShares'];
   broadcastSigned?: BroadcastSigned;
 }
 
+type Parsed = Record<string, unknown> & {
+  transaction?: unknown;
+  network?: string;
+  networkPassphrase?: string;
+  authorization?: { chainId: number };
+  typedData?: { domain: { chainId?: number | string } };
+};
+
+/** The chain a sign-route body names (EVM chain id, Solana network, Stellar passphrase). */
+export function chainOfSigningInput(type: WalletType, operation: SignOperationName, input: Record<string, unknown>): SigningChain {
+  const body = input as Parsed;
+  const chain: SigningChain = { walletType: type, chainId: null, network: null };
+  if (type === 'EVM') {
+    const chainId =
+      operation === 'transaction'
+        ? (body.transaction as { chainId: number }).chainId
+        : operation === 'authorization'
+          ? body.authorization?.chainId
+          : operation === 'typedData'
+            ? body.typedData?.domain.chainId
+            : undefined;
+    chain.chainId = chainId === undefined ? null : String(chainId);
+  } else if (operation === 'transaction') {
+    chain.network = body.network ?? body.networkPassphrase ?? null;
+  }
+  return chain;
+}
+
+/** Destination and amount of an EVM sign-transaction body; other bodies carry none that is decoded. */
+export function transferOfSigningInput(type: WalletType, operation: SignOperationName, input: Record<string, unknown>): SigningTransfer | null {
+  if (type !== 'EVM' || operation !== 'transaction') return null;
+  const tx = input.transaction as { to: string; value: string };
+  return { to: tx.to, value: tx.value, tokenAddress: null };
+}
+
 /**
- * The signing pipeline: load the wallet in the caller's project, check it may be signed over REST,
- * parse the body for the wallet's type, (policy evaluation joins here), join the key in memory,
- * sign, wipe, and append the audit row.
+ * The five REST sign routes: load the wallet in the caller's project, check it may be signed over
+ * REST, parse the body for the wallet's type, then hand the intent to the signing pipeline (or to
+ * the transactions module for `broadcast: true`, which signs through the same pipeline).
  */
-export function createSigningService({ audit, keks, loadWalletWithShares, broadcastSigned }: SigningServiceDeps) {
+export function createSigningService({ pipeline, loadWalletWithShares, broadcastSigned }: SigningServiceDeps) {
   return {
     async sign(
       caller: Caller,
@@ -117,9 +72,7 @@ export function createSigningService({ audit, keks, loadWalletWithShares, broadc
     ): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }> {
       const { wallet, shares } = await loadWalletWithShares(caller, walletId);
       assertSignable(wallet);
-      const op = signers[wallet.type][operation];
-      if (!op) throw unsupported(wallet.type, operation);
-      const input = parseInput(op.body, body) as Record<string, unknown>;
+      const input = parseSigningInput(wallet.type, operation, body);
       if (operation === 'raw' && input.walletType !== undefined && input.walletType !== wallet.type) {
         throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
       }
@@ -130,10 +83,16 @@ export function createSigningService({ audit, keks, loadWalletWithShares, broadc
         if (!broadcastSigned) throw invalidRequest('Broadcasting is not configured in this deployment');
         return broadcastSigned(caller, wallet, shares, input, body);
       }
-      const result = await signWithWallet(keks, wallet, shares, op, input);
-      await audit.append(signatureAudit(caller, wallet, shares, `wallet.sign.${routeNames[operation]}`, result.digest, result.chainId), [
-        transactionSignedEvent(caller.projectId, wallet, result.chainId ?? null, new Date()),
-      ]);
+      const result = await pipeline.sign({
+        caller,
+        wallet,
+        shares,
+        operation,
+        action: `wallet.sign.${signRouteNames[operation]}`,
+        chain: chainOfSigningInput(wallet.type, operation, input),
+        transfer: transferOfSigningInput(wallet.type, operation, input),
+        input,
+      });
       return { body: result.response, headers: {} };
     },
   };

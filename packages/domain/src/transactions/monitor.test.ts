@@ -10,7 +10,7 @@ import {
   monitoringWindow,
   nextCheckDelay,
   type EvmEvidence,
-} from './monitor.ts';
+} from './monitor-rules.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

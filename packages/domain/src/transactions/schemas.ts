@@ -1,3 +1,5 @@
+import { isAddress as isSolanaAddress } from '@solana/kit';
+import { isAddress as isEvmAddress } from 'viem';
 import { z } from 'zod';
 
 const decimalString = (what: string) =>
@@ -30,6 +32,76 @@ export const transferBody = z
   .meta({ id: 'TransferRequest' });
 
 export type TransferInput = z.output<typeof transferBody>;
+
+export type TransferWalletType = 'EVM' | 'SOLANA';
+/** `transfer` signs and sends (value must be > 0); `estimate` only prices the same body. */
+export type TransferPurpose = 'transfer' | 'estimate';
+
+const EVM_ONLY = ['nonce', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice', 'type'] as const;
+const U64_MAX = 2n ** 64n - 1n;
+const isDecimal = (value: string | undefined): value is string => value !== undefined && /^\d+$/.test(value);
+
+/** The asset kind of a transfer body: `kind`, else inferred from `tokenAddress`. */
+export function transferKind(type: TransferWalletType, input: Pick<TransferInput, 'kind' | 'tokenAddress'>): 'NATIVE' | 'ERC20' | 'SPL' {
+  return input.kind ?? (input.tokenAddress === undefined ? 'NATIVE' : type === 'EVM' ? 'ERC20' : 'SPL');
+}
+
+type Issue = (path: keyof TransferInput, message: string) => void;
+
+function evmTransferRules(input: TransferInput, issue: Issue) {
+  if (input.chainId === undefined) issue('chainId', 'required for EVM wallets');
+  if (input.network !== undefined) issue('network', 'not allowed for EVM wallets');
+  if (!isEvmAddress(input.to, { strict: false })) issue('to', 'not an EVM address');
+  const kind = transferKind('EVM', input);
+  if (kind === 'SPL') issue('kind', 'SPL is for Solana wallets; use NATIVE or ERC20');
+  if (kind === 'ERC20' && input.tokenAddress === undefined) issue('tokenAddress', 'required for ERC20 transfers');
+  if (kind === 'NATIVE' && input.tokenAddress !== undefined) issue('tokenAddress', 'not allowed for NATIVE transfers');
+  else if (input.tokenAddress !== undefined && !isEvmAddress(input.tokenAddress, { strict: false })) issue('tokenAddress', 'not an EVM address');
+  if ((input.type ?? 2) === 2) {
+    if (input.gasPrice !== undefined) issue('gasPrice', 'only for type 0; use maxFeePerGas and maxPriorityFeePerGas');
+    if (isDecimal(input.maxFeePerGas) && isDecimal(input.maxPriorityFeePerGas) && BigInt(input.maxPriorityFeePerGas) > BigInt(input.maxFeePerGas)) {
+      issue('maxPriorityFeePerGas', 'must not exceed maxFeePerGas');
+    }
+  } else {
+    for (const field of ['maxFeePerGas', 'maxPriorityFeePerGas'] as const) {
+      if (input[field] !== undefined) issue(field, 'only for type 2; use gasPrice');
+    }
+  }
+}
+
+function solanaTransferRules(input: TransferInput, issue: Issue) {
+  for (const field of EVM_ONLY) if (input[field] !== undefined) issue(field, 'only for EVM wallets');
+  if (!isSolanaAddress(input.to)) issue('to', 'not a Solana address');
+  const kind = transferKind('SOLANA', input);
+  if (kind === 'ERC20') issue('kind', 'ERC20 is for EVM wallets; use NATIVE or SPL');
+  if (kind === 'SPL' && input.tokenAddress === undefined) issue('tokenAddress', 'required for SPL transfers (the mint)');
+  if (kind === 'NATIVE' && input.tokenAddress !== undefined) issue('tokenAddress', 'not allowed for NATIVE transfers');
+  else if (input.tokenAddress !== undefined && !isSolanaAddress(input.tokenAddress)) issue('tokenAddress', 'not a Solana address');
+  if (isDecimal(input.value) && BigInt(input.value) > U64_MAX) issue('value', 'larger than a u64');
+}
+
+function transferRules(type: TransferWalletType, purpose: TransferPurpose) {
+  return transferBody.superRefine((input, ctx) => {
+    const issue: Issue = (path, message) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (type === 'EVM') evmTransferRules(input, issue);
+    else solanaTransferRules(input, issue);
+    if (purpose === 'transfer' && isDecimal(input.value) && BigInt(input.value) === 0n) issue('value', 'must be greater than zero');
+  });
+}
+
+const transferBodies = {
+  EVM: { transfer: transferRules('EVM', 'transfer'), estimate: transferRules('EVM', 'estimate') },
+  SOLANA: { transfer: transferRules('SOLANA', 'transfer'), estimate: transferRules('SOLANA', 'estimate') },
+};
+
+/**
+ * `transferBody` with the rules of one wallet type (addresses, kind and token, fee fields of the
+ * transaction type, u64 amounts; `value > 0` for transfers): each broken rule is an issue on its
+ * field, so the 400 names it in `details`. The public schema (OpenAPI) stays `transferBody`.
+ */
+export function transferBodyFor(type: TransferWalletType, purpose: TransferPurpose) {
+  return transferBodies[type][purpose];
+}
 
 export const transferResponse = z
   .object({ signedTransaction: z.string(), txHash: z.string(), transactionId: z.uuid() })
@@ -118,3 +190,10 @@ export const cancelBody = z
     maxPriorityFeePerGas: decimalString('maxPriorityFeePerGas').optional(),
   })
   .meta({ id: 'CancelTransactionRequest' });
+
+/** `cancelBody` with its cross-field rule (the public schema stays `cancelBody`). */
+export const cancelInput = cancelBody.superRefine((input, ctx) => {
+  if (isDecimal(input.maxFeePerGas) && isDecimal(input.maxPriorityFeePerGas) && BigInt(input.maxPriorityFeePerGas) > BigInt(input.maxFeePerGas)) {
+    ctx.addIssue({ code: 'custom', path: ['maxPriorityFeePerGas'], message: 'must not exceed maxFeePerGas' });
+  }
+});

@@ -1,0 +1,98 @@
+import type { ChainDirectory, ChainInfo } from '../chains/service.ts';
+import type { EncryptedShare } from '../custody/shares.ts';
+import { ApiError } from '../errors.ts';
+import type { NewTransactionRecord, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import type { Clock } from '../shared/clock.ts';
+import { fieldError } from '../shared/zod.ts';
+import { parseSigningInput, type SigningChain, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
+import type { WalletService } from '../wallets/service.ts';
+import { BroadcastRejectedError, ChainUnavailableError, type ChainGateways, type EvmGateway, type SolanaGateway } from './gateways.ts';
+
+export interface TransactionServiceDeps {
+  store: TransactionStore;
+  /** Every signature of this module goes through it (policy, spend, sign, audit). */
+  pipeline: SigningPipeline;
+  gateways: ChainGateways;
+  directory: ChainDirectory;
+  clock: Clock;
+  loadWallet: WalletService['loadWallet'];
+  loadWalletWithShares: WalletService['loadWalletWithShares'];
+}
+
+export type ChainTarget = { type: 'EVM'; gateway: EvmGateway; chainId: string } | { type: 'SOLANA'; gateway: SolanaGateway; network: string };
+
+/** The record fields that differ between the kinds of broadcast. */
+export type RecordFields = Pick<
+  NewTransactionRecord,
+  'to' | 'value' | 'tokenAddress' | 'nonce' | 'recentBlockhash' | 'lastValidBlockHeight' | 'nonceAccount' | 'cancellationOf'
+>;
+
+export interface BroadcastResult {
+  body: { signedTransaction: string; txHash: string; transactionId: string };
+  headers: Record<string, string>;
+}
+
+export const rpcUnavailable = (error: unknown) =>
+  new ApiError(503, 'RPC_UNAVAILABLE', `The chain's RPC could not be reached; retry later (${(error as Error).message.slice(0, 200)})`);
+
+/** Maps gateway errors raised before any record exists to API errors. */
+export async function beforeRecord<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ChainUnavailableError) throw rpcUnavailable(error);
+    if (error instanceof BroadcastRejectedError) {
+      throw new ApiError(400, error.code === 'EXECUTION_FAILED' ? 'EXECUTION_FAILED' : 'INVALID_REQUEST', `The node refused the transaction: ${error.message.slice(0, 300)}`);
+    }
+    throw error;
+  }
+}
+
+/** The configured chains of this deployment, as targets of a transfer or broadcast. */
+export function createChainTargets({ gateways, directory }: Pick<TransactionServiceDeps, 'gateways' | 'directory'>) {
+  function chainInfo(target: { type: 'EVM' | 'SOLANA'; chainId?: string | null; network?: string | null }): ChainInfo | undefined {
+    return directory
+      .list()
+      .find((c) => c.type === target.type && (target.type === 'EVM' ? c.chainId === target.chainId : c.network === target.network));
+  }
+
+  return {
+    chainInfo,
+
+    isDevnet: (record: Pick<TransactionRecord, 'walletType' | 'chainId' | 'network'>) =>
+      chainInfo({ type: record.walletType, chainId: record.chainId, network: record.network })?.isDevnet ?? false,
+
+    evm(chainId: number | undefined): ChainTarget & { type: 'EVM' } {
+      if (chainId === undefined) throw fieldError('chainId', 'required for EVM wallets');
+      const gateway = gateways.evm(chainId);
+      if (!gateway) throw fieldError('chainId', `chain ${chainId} is not configured in this deployment (see GET /v1/chains)`);
+      return { type: 'EVM', gateway, chainId: String(chainId) };
+    },
+
+    solana(network: string | undefined): ChainTarget & { type: 'SOLANA' } {
+      const name = network ?? 'SOLANA';
+      const gateway = gateways.solana(name);
+      if (!gateway) throw fieldError('network', `${name} is not configured in this deployment (see GET /v1/chains)`);
+      return { type: 'SOLANA', gateway, network: name };
+    },
+  };
+}
+
+export type ChainTargets = ReturnType<typeof createChainTargets>;
+
+/** The chain of a target, as the signing pipeline names it. */
+export const signingChain = (target: ChainTarget): SigningChain =>
+  target.type === 'EVM' ? { walletType: 'EVM', chainId: target.chainId, network: null } : { walletType: 'SOLANA', chainId: null, network: target.network };
+
+/** Signs a transaction body through the pipeline; answers the signed transaction. */
+export async function signTransaction(
+  pipeline: SigningPipeline,
+  intent: { caller: Caller; wallet: WalletRecord; shares: EncryptedShare[]; action: string; target: ChainTarget; transfer: SigningTransfer | null },
+  body: unknown,
+): Promise<string> {
+  const { target, ...rest } = intent;
+  const input = parseSigningInput(intent.wallet.type, 'transaction', body);
+  const result = await pipeline.sign({ ...rest, operation: 'transaction', chain: signingChain(target), input });
+  return result.response.signedTransaction as string;
+}

@@ -1,0 +1,148 @@
+import { encodeFunctionData, formatUnits, keccak256, type Hex } from 'viem';
+import type { EncryptedShare } from '../custody/shares.ts';
+import type { WalletRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import { fieldError } from '../shared/zod.ts';
+import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
+import { beforeRecord, rpcUnavailable, signTransaction, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
+import { transferKind, type TransferInput } from './schemas.ts';
+
+const GAS_BUFFER_PERCENT = 120n;
+export const NATIVE_TRANSFER_GAS = 21_000n;
+const TYPICAL_TOKEN_TRANSFER_GAS = 65_000n;
+
+const erc20TransferAbi = [
+  {
+    type: 'function',
+    name: 'transfer',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'value', type: 'uint256' },
+    ],
+    outputs: [{ type: 'bool' }],
+  },
+] as const;
+
+/** The call a transfer body makes; the body passed `transferBodyFor('EVM', ...)`. */
+function evmCall(wallet: WalletRecord, input: TransferInput) {
+  const kind = transferKind('EVM', input);
+  const type = input.type ?? 2;
+  const value = BigInt(input.value);
+  const from = wallet.address as Hex;
+  const call =
+    kind === 'NATIVE'
+      ? { from, to: input.to as Hex, value, data: undefined }
+      : {
+          from,
+          to: input.tokenAddress as Hex,
+          value: 0n,
+          data: encodeFunctionData({ abi: erc20TransferAbi, functionName: 'transfer', args: [input.to as Hex, value] }),
+        };
+  return { kind, type, value, call };
+}
+
+/** The fee fields of the transaction type: the body's overrides, the rest from the node's suggestion. */
+async function evmFees(gateway: EvmGateway, input: TransferInput, type: 0 | 2) {
+  const needSuggestion = type === 2 ? input.maxFeePerGas === undefined || input.maxPriorityFeePerGas === undefined : input.gasPrice === undefined;
+  const suggestion = needSuggestion ? await beforeRecord(gateway.getFeeSuggestion()) : undefined;
+  if (type === 0) return { gasPrice: input.gasPrice ?? suggestion!.gasPrice.toString() };
+  const maxFeePerGas = input.maxFeePerGas ?? suggestion!.maxFeePerGas.toString();
+  let maxPriorityFeePerGas = input.maxPriorityFeePerGas ?? suggestion!.maxPriorityFeePerGas.toString();
+  if (BigInt(maxPriorityFeePerGas) > BigInt(maxFeePerGas)) {
+    // Both given is a schema rule; here the ceiling is the node's suggestion.
+    if (input.maxPriorityFeePerGas !== undefined) throw fieldError('maxPriorityFeePerGas', 'must not exceed maxFeePerGas');
+    maxPriorityFeePerGas = maxFeePerGas;
+  }
+  return { maxFeePerGas, maxPriorityFeePerGas };
+}
+
+/** EVM transfers (native and ERC-20) and their fee estimates. */
+export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainTargets, broadcast: Broadcaster) {
+  const { store, pipeline } = deps;
+
+  return {
+    async transfer(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], input: TransferInput): Promise<BroadcastResult> {
+      const target = targets.evm(input.chainId);
+      const { type, call } = evmCall(wallet, input);
+      const gasLimit = input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n;
+      const fees = await evmFees(target.gateway, input, type);
+      const allocated = input.nonce === undefined;
+      const nonce = allocated
+        ? await store.allocateNonce(wallet.id, target.chainId, await beforeRecord(target.gateway.getPendingNonce(wallet.address as Hex)))
+        : input.nonce!;
+      let signedTransaction: string;
+      try {
+        signedTransaction = await signTransaction(
+          pipeline,
+          { caller, wallet, shares, action: 'wallet.sign.transfer', target, transfer: { to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null } },
+          {
+            transaction: {
+              to: call.to,
+              value: call.value.toString(),
+              ...(call.data ? { data: call.data } : {}),
+              chainId: Number(target.chainId),
+              type,
+              nonce,
+              gasLimit: gasLimit.toString(),
+              ...fees,
+            },
+          },
+        );
+      } catch (error) {
+        if (allocated) await store.releaseNonce(wallet.id, target.chainId, nonce);
+        throw error;
+      }
+      return broadcast({
+        caller,
+        wallet,
+        intentKind: 'transfer',
+        target,
+        signedTransaction,
+        hash: keccak256(signedTransaction as Hex),
+        fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce },
+        allocatedNonce: allocated,
+      });
+    },
+
+    async estimate(wallet: WalletRecord, input: TransferInput) {
+      const target = targets.evm(input.chainId);
+      const { kind, type, value, call } = evmCall(wallet, input);
+      const chain = targets.chainInfo(target);
+      let warning: string | undefined;
+      let gasLimit: bigint;
+      if (input.gasLimit !== undefined) gasLimit = BigInt(input.gasLimit);
+      else {
+        try {
+          gasLimit = ((await target.gateway.estimateGas(call)) * GAS_BUFFER_PERCENT) / 100n;
+        } catch (error) {
+          if (error instanceof ChainUnavailableError) throw rpcUnavailable(error);
+          gasLimit = kind === 'NATIVE' ? NATIVE_TRANSFER_GAS : TYPICAL_TOKEN_TRANSFER_GAS;
+          warning = `Gas estimation failed (${(error as Error).message.slice(0, 200)}); the fee uses a typical gas limit and the transfer may fail`;
+        }
+      }
+      const fees = await evmFees(target.gateway, input, type);
+      const perGas = BigInt('gasPrice' in fees ? fees.gasPrice! : fees.maxFeePerGas);
+      const nativeDecimals = chain?.nativeCurrency.decimals ?? 18;
+      let tokenDecimals = nativeDecimals;
+      if (kind === 'ERC20') {
+        const usdc = chain?.usdc;
+        if (usdc && usdc.address.toLowerCase() === input.tokenAddress!.toLowerCase()) tokenDecimals = usdc.decimals;
+        else {
+          tokenDecimals = 0;
+          warning = [warning, 'Token decimals are not known to this deployment; transferAmount is in base units'].filter(Boolean).join('. ');
+        }
+      }
+      return {
+        estimatedFee: formatUnits(gasLimit * perGas, nativeDecimals),
+        transferAmount: formatUnits(value, tokenDecimals),
+        currency: chain?.nativeCurrency.symbol ?? 'ETH',
+        gasLimit: gasLimit.toString(),
+        ...fees,
+        transactionType: type,
+        ...(warning ? { warning } : {}),
+      };
+    },
+  };
+}

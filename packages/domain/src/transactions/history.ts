@@ -1,0 +1,72 @@
+import { notFound } from '../errors.ts';
+import type { TransactionRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import { keysetPage, type Page } from '../shared/cursor.ts';
+import { parseInput, uuidSchema } from '../shared/zod.ts';
+import type { TransactionServiceDeps } from './context.ts';
+import { listTransactionsQuery, type TransactionDetailView, type TransactionSummaryView } from './schemas.ts';
+
+export function toTransactionSummary(record: TransactionRecord): TransactionSummaryView {
+  const monitoring = record.monitoring;
+  return {
+    transactionId: record.id,
+    walletId: record.walletId,
+    walletType: record.walletType,
+    intentKind: record.intentKind,
+    status: record.status,
+    createdAt: record.createdAt.toISOString(),
+    chainId: record.chainId,
+    network: record.network,
+    ...(record.to !== null ? { to: record.to } : {}),
+    ...(record.value !== null ? { value: record.value } : {}),
+    ...(record.tokenAddress !== null ? { tokenAddress: record.tokenAddress } : {}),
+    hash: record.hash,
+    blockNumber: record.blockNumber === null ? null : record.blockNumber.toString(),
+    blockHash: record.blockHash,
+    failureStage: record.failureStage,
+    failureCode: record.failureCode,
+    failureMessage: record.failureMessage,
+    submittedAt: record.submittedAt?.toISOString() ?? null,
+    resolvedAt: record.resolvedAt?.toISOString() ?? null,
+    ...(monitoring
+      ? {
+          monitoring: {
+            chainOutcome: monitoring.chainOutcome ?? null,
+            winningHash: monitoring.winningHash ?? null,
+            winningStatus: monitoring.winningStatus ?? null,
+            ...(monitoring.state ? { state: monitoring.state } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export function toTransactionDetail(record: TransactionRecord): TransactionDetailView {
+  return {
+    ...toTransactionSummary(record),
+    nonce: record.nonce,
+    ...(record.cancellationOf ? { cancellationOf: record.cancellationOf } : {}),
+  };
+}
+
+/** The transaction history of a wallet: list (newest first, keyset cursor) and lookup. */
+export function createTransactionHistory({ store, loadWallet }: Pick<TransactionServiceDeps, 'store' | 'loadWallet'>) {
+  return {
+    async list(caller: Caller, walletId: string, query: unknown): Promise<Page<TransactionSummaryView>> {
+      const wallet = await loadWallet(caller, walletId);
+      const input = parseInput(listTransactionsQuery, query);
+      return keysetPage(
+        input,
+        (after, limit) => store.list({ projectId: caller.projectId, walletId: wallet.id, status: input.status, intentKind: input.intentKind, after, limit }),
+        toTransactionSummary,
+      );
+    },
+
+    async get(caller: Caller, walletId: string, transactionId: string): Promise<TransactionDetailView> {
+      const wallet = await loadWallet(caller, walletId);
+      const record = uuidSchema.safeParse(transactionId).success ? await store.findInWallet(caller.projectId, wallet.id, transactionId) : null;
+      if (!record) throw notFound('Transaction');
+      return toTransactionDetail(record);
+    },
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * The chain reads of one monitor run, batched per chain, turned into verdicts by the pure rules
+ * (monitor-rules.ts). See monitor.ts for the order of a run.
+ */
+import type { TransactionRecord, TransactionStore } from '../ports.ts';
+import type { EvmGateway, EvmReceipt, Hex, SolanaGateway, SolanaSignatureStatus } from './gateways.ts';
+import { evaluateEvm, evaluateSolana, type EvmEvidence, type EvmHeads, type SolanaEvidence, type Verdict } from './monitor-rules.ts';
+
+export const errorText = (error: unknown) => ((error as Error)?.message ?? String(error)).slice(0, 300);
+
+/** Counts gateway calls of one run. */
+export class Calls {
+  count = 0;
+  run<T>(promise: Promise<T>): Promise<T> {
+    this.count++;
+    return promise;
+  }
+}
+
+/** The receipt an earlier check saw (block not final then), kept in the record's monitoring. */
+function cachedReceipt(r: TransactionRecord): EvmReceipt | null {
+  const c = r.monitoring?.receipt;
+  if (!c) return null;
+  return { transactionHash: r.hash as Hex, status: c.status, blockNumber: BigInt(c.blockNumber), blockHash: c.blockHash as Hex, from: r.fromAddress as Hex };
+}
+
+/**
+ * The EVM evidence of one chain's records, with batched reads: heads and receipts, canonical
+ * hashes and finalized nonces, and for consumed nonces the same-nonce records of ours.
+ */
+export async function checkEvm(
+  store: Pick<TransactionStore, 'findByNonce'>,
+  gateway: EvmGateway,
+  chainId: string,
+  records: TransactionRecord[],
+  calls: Calls,
+  verdicts: Map<string, Verdict>,
+) {
+  let heads: EvmHeads;
+  const receipts: (EvmReceipt | null)[] = [];
+  const fromCache: boolean[] = [];
+  let canonical = new Map<bigint, string | null>();
+  let finalizedNonces = new Map<string, number>();
+  try {
+    // Receipts only for records without one from an earlier check, one lookup per distinct hash
+    // (a signed transaction broadcast twice has two records).
+    const unique = [...new Set(records.filter((r) => !r.monitoring?.receipt).map((r) => r.hash!))];
+    const [h, found] = await Promise.all([
+      calls.run(gateway.getHeads()),
+      unique.length ? calls.run(gateway.getReceipts(unique as Hex[])) : Promise.resolve([]),
+    ]);
+    heads = h;
+    const byHash = new Map(unique.map((x, i) => [x, found[i] ?? null]));
+    for (const r of records) {
+      const cached = cachedReceipt(r);
+      receipts.push(cached ?? byHash.get(r.hash!) ?? null);
+      fromCache.push(cached !== null);
+    }
+    // Canonical hashes only where a receipt could resolve now: at or below the finalized head.
+    const heights = [...new Set(receipts.filter((r): r is EvmReceipt => r !== null && r.blockNumber <= heads.finalized).map((r) => r.blockNumber))];
+    const noReceipt = records.filter((r, i) => receipts[i] === null && r.nonce !== null);
+    const senders = [...new Set(noReceipt.map((r) => r.fromAddress.toLowerCase()))];
+    const [hashes, nonces] = await Promise.all([
+      heights.length ? calls.run(gateway.getBlockHashes(heights)) : Promise.resolve([]),
+      senders.length ? calls.run(gateway.getNonces(senders as Hex[], 'finalized')) : Promise.resolve([]),
+    ]);
+    canonical = new Map(heights.map((x, i) => [x, hashes[i] ?? null]));
+    finalizedNonces = new Map(senders.map((x, i) => [x, nonces[i]!]));
+  } catch (error) {
+    for (const r of records) verdicts.set(r.id, { kind: 'error', message: errorText(error) });
+    return;
+  }
+
+  const evidence = new Map<string, EvmEvidence>();
+  const consumed: TransactionRecord[] = [];
+  records.forEach((r, i) => {
+    const receipt = receipts[i]!;
+    const finalizedNonce = receipt ? undefined : finalizedNonces.get(r.fromAddress.toLowerCase());
+    evidence.set(r.id, { heads, receipt, canonicalHash: receipt ? (canonical.get(receipt.blockNumber) ?? null) : null, finalizedNonce });
+    if (!receipt && r.nonce !== null && finalizedNonce !== undefined && finalizedNonce > r.nonce) consumed.push(r);
+  });
+
+  if (consumed.length > 0) {
+    try {
+      // Who else used these nonces, and their receipts; our own receipts again, read after the nonce.
+      const siblingLists = await Promise.all(consumed.map((r) => store.findByNonce(r.walletId, chainId, r.nonce!)));
+      const hashes = new Set<string>();
+      consumed.forEach((r, i) => {
+        hashes.add(r.hash!);
+        for (const s of siblingLists[i]!) if (s.id !== r.id && s.hash) hashes.add(s.hash);
+      });
+      const list = [...hashes];
+      const found = await calls.run(gateway.getReceipts(list as Hex[]));
+      const byHash = new Map(list.map((h, i) => [h, found[i] ?? null]));
+      const heights = [...new Set(found.filter((x): x is EvmReceipt => x !== null).map((x) => x.blockNumber))].filter((h) => !canonical.has(h));
+      if (heights.length) {
+        const more = await calls.run(gateway.getBlockHashes(heights));
+        heights.forEach((h, i) => canonical.set(h, more[i] ?? null));
+      }
+      consumed.forEach((r, i) => {
+        const own = byHash.get(r.hash!) ?? null;
+        const prior = evidence.get(r.id)!;
+        if (own) {
+          evidence.set(r.id, { heads: prior.heads, receipt: own, canonicalHash: canonical.get(own.blockNumber) ?? null });
+          return;
+        }
+        prior.siblings = siblingLists[i]!
+          .filter((s) => s.id !== r.id && s.hash)
+          .map((s) => {
+            const receipt = byHash.get(s.hash!) ?? null;
+            return { record: s, receipt, canonicalHash: receipt ? (canonical.get(receipt.blockNumber) ?? null) : null };
+          });
+      });
+    } catch (error) {
+      for (const r of consumed) verdicts.set(r.id, { kind: 'error', message: errorText(error) });
+    }
+  }
+  records.forEach((r, i) => {
+    if (verdicts.has(r.id)) return;
+    const ev = evidence.get(r.id)!;
+    const verdict = evaluateEvm(r, ev);
+    if (verdict.kind === 'wait' && ev.receipt) {
+      const receipt = ev.receipt;
+      if (!fromCache[i] || ev.receipt !== receipts[i]) {
+        // Seen now: keep it, so the next checks only need the heads until its block is final.
+        verdict.receipt = { blockNumber: receipt.blockNumber.toString(), blockHash: receipt.blockHash, status: receipt.status };
+      } else if (receipt.blockNumber <= ev.heads.finalized) {
+        // Final but no longer canonical (a reorganisation): look the receipt up afresh next time.
+        verdict.receipt = null;
+      }
+      if (verdict.receipt !== null) verdict.position = receipt.blockNumber;
+    }
+    verdicts.set(r.id, verdict);
+  });
+}
+
+/** The Solana evidence of one network's records: statuses, then expiry proofs only where needed. */
+export async function checkSolana(gateway: SolanaGateway, records: TransactionRecord[], now: Date, calls: Calls, verdicts: Map<string, Verdict>) {
+  let statuses: (SolanaSignatureStatus | null)[];
+  try {
+    const unique = [...new Set(records.map((r) => r.hash!))];
+    const found = await calls.run(gateway.getSignatureStatuses(unique));
+    const byHash = new Map(unique.map((x, i) => [x, found[i] ?? null]));
+    statuses = records.map((r) => byHash.get(r.hash!) ?? null);
+  } catch (error) {
+    for (const r of records) verdicts.set(r.id, { kind: 'error', message: errorText(error) });
+    return;
+  }
+  const evidence = new Map<string, SolanaEvidence>(records.map((r, i) => [r.id, { status: statuses[i] ?? null }]));
+  const unknown = records.filter((_, i) => !statuses[i]);
+  if (unknown.length > 0) {
+    // Expiry proofs, for signatures the node does not know.
+    const proofFailed = new Set<string>();
+    const byHeight = unknown.filter((r) => !r.nonceAccount && r.lastValidBlockHeight !== null);
+    const byBlockhash = unknown.filter((r) => !r.nonceAccount && r.lastValidBlockHeight === null && r.recentBlockhash);
+    const byNonce = unknown.filter((r) => r.nonceAccount && r.recentBlockhash);
+    const tasks: Promise<void>[] = [];
+    if (byHeight.length) {
+      tasks.push(
+        calls.run(gateway.getFinalizedBlockHeight()).then(
+          (height) => byHeight.forEach((r) => (evidence.get(r.id)!.finalizedHeight = height)),
+          (error) => byHeight.forEach((r) => (proofFailed.add(r.id), verdicts.set(r.id, { kind: 'error', message: errorText(error) }))),
+        ),
+      );
+    }
+    for (const r of byBlockhash) {
+      tasks.push(
+        calls.run(gateway.isBlockhashValid(r.recentBlockhash!)).then(
+          (valid) => void (evidence.get(r.id)!.blockhashValid = valid),
+          (error) => void (proofFailed.add(r.id), verdicts.set(r.id, { kind: 'error', message: errorText(error) })),
+        ),
+      );
+    }
+    for (const r of byNonce) {
+      tasks.push(
+        calls.run(gateway.getNonceAccount(r.nonceAccount!)).then(
+          (state) => void (evidence.get(r.id)!.durableNonce = state?.nonce ?? null),
+          (error) => void (proofFailed.add(r.id), verdicts.set(r.id, { kind: 'error', message: errorText(error) })),
+        ),
+      );
+    }
+    await Promise.all(tasks);
+    // A proof read after the status: re-read the status of every record the proof would fail, so a
+    // transaction that landed between the two reads is seen.
+    const candidates = unknown.filter((r) => {
+      if (proofFailed.has(r.id)) return false;
+      const v = evaluateSolana(r, evidence.get(r.id)!, now);
+      return v.kind === 'resolve' && (r.nonceAccount !== null || r.lastValidBlockHeight !== null);
+    });
+    if (candidates.length > 0) {
+      try {
+        const again = await calls.run(gateway.getSignatureStatuses(candidates.map((r) => r.hash!)));
+        candidates.forEach((r, i) => (evidence.get(r.id)!.status = again[i] ?? null));
+      } catch (error) {
+        for (const r of candidates) verdicts.set(r.id, { kind: 'error', message: errorText(error) });
+      }
+    }
+  }
+  for (const r of records) {
+    if (verdicts.has(r.id)) continue;
+    const ev = evidence.get(r.id)!;
+    const verdict = evaluateSolana(r, ev, now);
+    if (verdict.kind === 'wait' && ev.status) verdict.position = ev.status.slot;
+    verdicts.set(r.id, verdict);
+  }
+}
