@@ -13,24 +13,17 @@
  *
  * The audit `digest` is the hex SHA-256 of the signed bytes, i.e. exactly the ECDSA message hash.
  *
- * Speed: @noble/curves 2 with the message hashed by Node's SHA-256 (`prehash: false`). The base
- * point table is widened from the library's default window of 6 bits to 8 bits (lazily built on
- * the first signature, about 1 MB): about 30% more signatures per second on the target machine.
- * This is a process-wide setting of the @noble/curves secp256k1 module; it changes only speed,
- * never results. Node's own ECDSA is slower here because every call has to import the key
- * through OpenSSL's PKCS#8/SEC1 decoder.
+ * The message is hashed by Node's SHA-256 and signed by the one secp256k1 signer (./secp256k1.ts).
  */
 import { createHash } from 'node:crypto';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hexToBytes, messageBody, rawBody } from './common.ts';
+import { signSecp256k1 } from './secp256k1.ts';
 import type { ChainSigner, KeyMaterial, SignOperation } from './types.ts';
-
-secp256k1.Point.BASE.precompute(8);
 
 /** SHA-256 of `bytes` signed with secp256k1: compact 64-byte r || s, low S, as lowercase hex. */
 function signSha256(key: KeyMaterial, bytes: Uint8Array) {
   const hash = createHash('sha256').update(bytes).digest();
-  const signature = secp256k1.sign(hash, key.secret, { prehash: false, lowS: true, format: 'compact' });
+  const { signature } = signSecp256k1(hash, key.secret);
   return {
     response: { signature: Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString('hex') },
     digest: hash.toString('hex'),

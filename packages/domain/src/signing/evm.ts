@@ -23,12 +23,8 @@
  * `chainId`: the transaction's / authorization's chainId, the typed-data domain's chainId (null
  * without one), null for message and raw.
  *
- * Speed (one core of the target machine): ~1.8k sign-message/s, all of it the secp256k1
- * signature (BigInt field arithmetic in @noble/curves; Keccak and the rest are ~10 us). Measured
- * alternatives, not dependencies of this package: tiny-secp256k1 (libsecp256k1 in WASM) ~7.6k
- * signatures/s, the native `secp256k1` addon ~24k/s. Only `signDigest` would change.
+ * Signatures come from the one secp256k1 signer (./secp256k1.ts, libsecp256k1 in WebAssembly).
  */
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import {
   BaseError,
@@ -49,17 +45,8 @@ import {
 import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
+import { signSecp256k1 } from './secp256k1.ts';
 import type { ChainSigner, SignOperation } from './types.ts';
-
-// ---------------------------------------------------------------------------------------------
-// secp256k1
-// ---------------------------------------------------------------------------------------------
-
-// A window of 8 bits for the base-point table (the library default is 6) makes signing ~30%
-// faster for a few MB of memory; the table is built lazily, on the first signature (~0.1 s).
-// Process-wide setting of the @noble/curves secp256k1 module (cosmos.ts sets the same); it
-// changes only speed, never a result.
-secp256k1.Point.BASE.precompute(8);
 
 interface RecoverableSignature {
   /** r || s || v, v = 27 + yParity. */
@@ -71,15 +58,11 @@ interface RecoverableSignature {
 
 /** ECDSA (RFC 6979, low s) over a 32-byte digest; nothing is hashed or prefixed here. */
 function signDigest(digest: Uint8Array, secret: Uint8Array): RecoverableSignature {
-  // 'recovered' format: recovery id (1 byte) || r (32) || s (32).
-  const recovered = secp256k1.sign(digest, secret, { prehash: false, lowS: true, format: 'recovered' });
-  // Ids 2 and 3 (R.x >= n, probability ~2^-128) have no Ethereum encoding.
-  if (recovered[0]! > 1) throw new Error('unrepresentable secp256k1 recovery id');
-  const yParity = recovered[0] === 1 ? 1 : 0;
+  const { signature, recoveryId } = signSecp256k1(digest, secret);
   const bytes = new Uint8Array(65);
-  bytes.set(recovered.subarray(1, 65));
-  bytes[64] = 27 + yParity;
-  return { bytes, r: `0x${hex(bytes.subarray(0, 32))}`, s: `0x${hex(bytes.subarray(32, 64))}`, yParity };
+  bytes.set(signature);
+  bytes[64] = 27 + recoveryId;
+  return { bytes, r: `0x${hex(bytes.subarray(0, 32))}`, s: `0x${hex(bytes.subarray(32, 64))}`, yParity: recoveryId };
 }
 
 function hex(bytes: Uint8Array): string {
