@@ -83,17 +83,16 @@ export function createIdempotency(store: IdempotencyStore, clock: Clock, options
     try {
       response = await execute();
     } catch (error) {
+      clearInterval(renewal);
       // Client errors, and broadcast failures after a transaction record exists (a retry must not
       // send a second transaction), are stored like successes: the request did run.
       if (error instanceof ApiError && (error.status < 500 || typeof error.extra.transactionId === 'string')) {
         const transactionId = error.extra.transactionId;
         response = { status: error.status, body: error.toBody(), headers: typeof transactionId === 'string' ? { 'x-transaction-id': transactionId } : {} };
-        clearInterval(renewal);
         await store.complete(projectId, key, owner, response);
-        throw error;
+      } else {
+        await store.abandon(projectId, key, owner);
       }
-      clearInterval(renewal);
-      await store.abandon(projectId, key, owner);
       throw error;
     }
     clearInterval(renewal);
