@@ -14,16 +14,16 @@ describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (ki
   afterAll(() => db?.close());
 
   it('renews the lease of a request that runs longer than it, so a retry meanwhile neither runs nor takes the key over', async () => {
-    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 300, waitForRunningMs: 100, pollMs: 10 });
+    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000, waitForRunningMs: 200, pollMs: 20 });
     const project = randomUUID();
     let executions = 0;
     const slow = async () => {
       executions++;
-      await sleep(1_200);
+      await sleep(3_000);
       return { status: 201, body: { n: executions } };
     };
     const first = run(project, 'slow', 'h', slow);
-    await sleep(600);
+    await sleep(1_500);
     await expect(run(project, 'slow', 'h', slow)).rejects.toMatchObject({ status: 409, message: expect.stringContaining('still in progress') });
     expect(await first).toEqual({ status: 201, body: { n: 1 }, replayed: false });
     expect(await run(project, 'slow', 'h', slow)).toEqual({ status: 201, body: { n: 1 }, headers: {}, replayed: true });
