@@ -6,7 +6,7 @@ import { createChainRegistry } from '@wallet/chains';
 import type { LocalConsole } from './local/console.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
-import { createServices, openConfiguredDatabase } from './services.ts';
+import { createServices, monitorOwnerName, openConfiguredDatabase } from './services.ts';
 import { startMonitorWorker } from './workers/monitor-worker.ts';
 import { startPruneWorker } from './workers/prune-worker.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
@@ -37,8 +37,10 @@ const services = await createServices(config, { chains: devnets ?? createChainRe
 const monitorWorker = config.workers ? startMonitorWorker({ monitor: services.monitor, logger }) : undefined;
 // Webhook delivery likewise (endpoint leases keep several processes from sending to one endpoint at once).
 const webhookWorker = config.workers ? startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger }) : undefined;
-// Expired idempotency records and old rate-limit counters (deleting dead rows in several processes is harmless).
-const pruneWorker = config.workers ? startPruneWorker({ pruner: services.pruner, intervalMs: config.pruneIntervalMs, logger }) : undefined;
+// Expired idempotency records and old rate-limit counters, by one process at a time (a lease in the database).
+const pruneWorker = config.workers
+  ? startPruneWorker({ pruner: services.pruner, leases: services.stores.workerLeases, owner: monitorOwnerName(), intervalMs: config.pruneIntervalMs, logger })
+  : undefined;
 // Local mode: the console's first owner, created once while no staff account exists; its
 // password is printed here and nowhere else (not in the logs).
 if (config.appEnv === 'local') {

@@ -153,6 +153,16 @@ export interface IdempotencyStore {
   pruneExpired(now: Date, limit: number): Promise<number>;
 }
 
+export interface WorkerLeaseStore {
+  /**
+   * Takes or extends the lease `name` for `owner` until `until`, if it is free, expired or already
+   * this owner's; true when `owner` holds it now. Atomic: of several processes exactly one holds it.
+   */
+  acquire(name: string, owner: string, now: Date, until: Date): Promise<boolean>;
+  /** Gives the lease up (only if `owner` still holds it), so another process need not wait for it to expire. */
+  release(name: string, owner: string): Promise<void>;
+}
+
 export interface RateLimitStore {
   /** Adds one hit to the counter of (apiKeyId, windowStart) and returns the new count. */
   hit(apiKeyId: string, windowStart: Date): Promise<number>;

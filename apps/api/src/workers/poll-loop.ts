@@ -1,4 +1,4 @@
-import { exponentialBackoffMs } from '@wallet/domain';
+import { exponentialBackoffMs, type WorkerLeaseStore } from '@wallet/domain';
 import type { Logger } from '../logger.ts';
 
 export interface PollLoopOptions {
@@ -18,6 +18,12 @@ export interface PollLoopOptions {
   /** Ticks in flight at once (each loop starts a fraction of idleMs after the previous one). */
   concurrency?: number;
   logger: Pick<Logger, 'error'>;
+  /**
+   * For a job one process at a time should run: each tick first takes or extends the named lease
+   * in the database for `ms` (longer than idleMs, or processes take turns), and the loop only
+   * ticks while it holds it. A holder that stops releases it; one that dies loses it after `ms`.
+   */
+  lease?: { store: WorkerLeaseStore; name: string; owner: string; ms: number };
 }
 
 export interface PollLoop {
@@ -29,7 +35,7 @@ export interface PollLoop {
  * The one background poll loop of the workers: tick, pause, again. A failed tick (e.g. the database
  * briefly unreachable) is logged and retried with exponential backoff; the loop never dies of it.
  */
-export function startPollLoop({ name, tick, idleMs, maxErrorBackoffMs = 30_000, concurrency = 1, logger }: PollLoopOptions): PollLoop {
+export function startPollLoop({ name, tick, idleMs, maxErrorBackoffMs = 30_000, concurrency = 1, logger, lease }: PollLoopOptions): PollLoop {
   let stopped = false;
   const sleepers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
 
@@ -45,6 +51,12 @@ export function startPollLoop({ name, tick, idleMs, maxErrorBackoffMs = 30_000, 
       sleepers.add(sleeper);
     });
 
+  async function holdsLease(): Promise<boolean> {
+    if (!lease) return true;
+    const now = Date.now();
+    return lease.store.acquire(lease.name, lease.owner, new Date(now), new Date(now + lease.ms));
+  }
+
   async function loop(index: number) {
     let failures = 0;
     // Spread the loops' first ticks so they do not lease in lockstep.
@@ -52,7 +64,9 @@ export function startPollLoop({ name, tick, idleMs, maxErrorBackoffMs = 30_000, 
     while (!stopped) {
       let delay = idleMs;
       try {
-        if (await tick()) delay = 0;
+        if (await holdsLease()) {
+          if (await tick()) delay = 0;
+        }
         failures = 0;
       } catch (error) {
         failures++;
@@ -78,6 +92,7 @@ export function startPollLoop({ name, tick, idleMs, maxErrorBackoffMs = 30_000, 
         }
         sleepers.clear();
         await running;
+        if (lease) await lease.store.release(lease.name, lease.owner).catch(() => undefined);
       })();
       return stopping;
     },

@@ -2,6 +2,15 @@
 ALTER TABLE "idempotency_records" ADD COLUMN     "lease_expires_at" TIMESTAMPTZ(3),
 ADD COLUMN     "lease_owner" TEXT;
 
+-- CreateTable
+CREATE TABLE "worker_leases" (
+    "name" TEXT NOT NULL,
+    "owner" TEXT NOT NULL,
+    "lease_until" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "worker_leases_pkey" PRIMARY KEY ("name")
+);
+
 -- Enumerated values, enforced by the database (Prisma cannot express CHECK constraints; its diff
 -- ignores them, so `npm run db:check` stays in sync). Keep these lists in step with the domain's.
 ALTER TABLE "idempotency_records" ADD CONSTRAINT "idempotency_records_state_check"
