@@ -17,12 +17,14 @@ describe('loadConfig', () => {
       console: { enabled: true, port: 3000 },
       chains: [],
       webhooks: { timeoutMs: 10_000, pollMs: 100, allowPrivateAddresses: true },
+      idempotencyLeaseMs: 30_000,
+      pruneIntervalMs: 60_000,
     });
   });
 
   it('reads every switch the process uses from the one schema', () => {
-    const config = loadConfig({ LOCAL_DEVNETS: 'off', WORKERS: 'off', CONSOLE: 'off', CONSOLE_PORT: '3100', TRUST_PROXY: 'true', AUTH_CACHE_MS: '0' });
-    expect(config).toMatchObject({ localDevnets: false, workers: false, console: { enabled: false, port: 3100 }, trustProxy: true, authCacheMs: 0 });
+    const config = loadConfig({ LOCAL_DEVNETS: 'off', WORKERS: 'off', CONSOLE: 'off', CONSOLE_PORT: '3100', TRUST_PROXY: 'true', AUTH_CACHE_MS: '0', IDEMPOTENCY_LEASE_MS: '1500', PRUNE_INTERVAL_MS: '500' });
+    expect(config).toMatchObject({ localDevnets: false, workers: false, console: { enabled: false, port: 3100 }, trustProxy: true, authCacheMs: 0, idempotencyLeaseMs: 1500, pruneIntervalMs: 500 });
     // Devnets and the console are local conveniences only.
     expect(loadConfig(production)).toMatchObject({ localDevnets: false, console: { enabled: false }, kekSource: 'env', webhooks: { allowPrivateAddresses: false } });
   });
@@ -34,6 +36,8 @@ describe('loadConfig', () => {
     [{ WORKERS: 'no' }, 'WORKERS: must be on or off'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY: must be true or false'],
     [{ WEBHOOK_POLL_MS: '0' }, 'WEBHOOK_POLL_MS: must be a positive whole number of milliseconds'],
+    [{ IDEMPOTENCY_LEASE_MS: '30s' }, 'IDEMPOTENCY_LEASE_MS: must be a positive whole number of milliseconds'],
+    [{ PRUNE_INTERVAL_MS: '0' }, 'PRUNE_INTERVAL_MS: must be a positive whole number of milliseconds'],
     [{ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '6000' }, 'WEBHOOK_LEASE_MS: must be at least twice WEBHOOK_TIMEOUT_MS'],
     [{ WEBHOOK_TIMEOUT_MS: '40000' }, 'WEBHOOK_TIMEOUT_MS: above 30000 needs WEBHOOK_LEASE_MS of at least twice it'],
     [{ CHAINS: '[{' }, 'CHAINS: must be a JSON array of chains'],

@@ -95,6 +95,8 @@ const envSchema = z
     WEBHOOK_RETRY_MAX_MS: milliseconds.optional(),
     WEBHOOK_POLL_MS: milliseconds.default(100),
     WEBHOOK_LEASE_MS: milliseconds.optional(),
+    IDEMPOTENCY_LEASE_MS: milliseconds.default(30_000),
+    PRUNE_INTERVAL_MS: milliseconds.default(60_000),
   })
   .superRefine((env, ctx) => {
     if (env.APP_ENV !== 'local') {
@@ -133,6 +135,10 @@ function configFrom(env: z.output<typeof envSchema>) {
     localDevnets: env.APP_ENV === 'local' && env.LOCAL_DEVNETS,
     /** Background workers in this process (WORKERS, default on). */
     workers: env.WORKERS,
+    /** Lease of a running idempotent request, renewed while it runs (IDEMPOTENCY_LEASE_MS, default 30000). */
+    idempotencyLeaseMs: env.IDEMPOTENCY_LEASE_MS,
+    /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */
+    pruneIntervalMs: env.PRUNE_INTERVAL_MS,
     /** Local mode only: the admin console next to the API (CONSOLE, CONSOLE_PORT). */
     console: { enabled: env.APP_ENV === 'local' && env.CONSOLE, port: env.CONSOLE_PORT },
     webhooks: {

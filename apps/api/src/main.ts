@@ -6,8 +6,9 @@ import { createChainRegistry } from '@wallet/chains';
 import type { LocalConsole } from './local/console.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
-import { createServices, openConfiguredDatabase } from './services.ts';
+import { createServices, monitorOwnerName, openConfiguredDatabase } from './services.ts';
 import { startMonitorWorker } from './workers/monitor-worker.ts';
+import { startPruneWorker } from './workers/prune-worker.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
 
 let config;
@@ -36,6 +37,10 @@ const services = await createServices(config, { chains: devnets ?? createChainRe
 const monitorWorker = config.workers ? startMonitorWorker({ monitor: services.monitor, logger }) : undefined;
 // Webhook delivery likewise (endpoint leases keep several processes from sending to one endpoint at once).
 const webhookWorker = config.workers ? startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger }) : undefined;
+// Expired idempotency records and old rate-limit counters, by one process at a time (a lease in the database).
+const pruneWorker = config.workers
+  ? startPruneWorker({ pruner: services.pruner, leases: services.stores.workerLeases, owner: monitorOwnerName(), intervalMs: config.pruneIntervalMs, logger })
+  : undefined;
 // Local mode: the console's first owner, created once while no staff account exists; its
 // password is printed here and nowhere else (not in the logs).
 if (config.appEnv === 'local') {
@@ -83,6 +88,7 @@ async function stop(signal: string) {
   server.closeIdleConnections();
   await monitorWorker?.stop();
   await webhookWorker?.stop();
+  await pruneWorker?.stop();
   await services.close();
   await devnets?.stop();
   process.exit(0);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import {
   createApiKeyService,
   createIdempotency,
+  createPruner,
   createRateLimiter,
   createChainService,
   createMigrationService,
@@ -146,7 +147,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     staff: createStaffService({ store: stores.staff, clock }),
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
-    runIdempotent: createIdempotency(stores.idempotency, clock),
+    runIdempotent: createIdempotency(stores.idempotency, clock, { leaseMs: config.idempotencyLeaseMs }),
+    pruner: createPruner({ idempotency: stores.idempotency, rateLimits: stores.rateLimits, clock }),
     /** Webhook configuration per API key, test pings, delivery log and resend (CLI now, tRPC next). */
     webhooks,
     /** The console's use cases (tRPC, GraphQL), scoped to the signed-in staff member's partner. */

@@ -1,6 +1,7 @@
 export * from './errors.ts';
 export * from './ports.ts';
 export * from './shared/caller.ts';
+export * from './shared/backoff.ts';
 export * from './shared/clock.ts';
 export * from './shared/cursor.ts';
 export * from './shared/zod.ts';
@@ -15,6 +16,7 @@ export * from './custody/keys.ts';
 export * from './custody/shares.ts';
 export * from './custody/kek.ts';
 export * from './idempotency/run.ts';
+export * from './maintenance/prune.ts';
 export * from './rate-limit/limiter.ts';
 export * from './events/events.ts';
 export * from './users/service.ts';

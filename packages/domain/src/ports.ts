@@ -130,19 +130,44 @@ export type IdempotencyBegin =
   | { kind: 'started' }
   | { kind: 'existing'; requestHash: string; response: StoredResponse | null };
 
+/** One claim of an idempotency key: who holds it (a random token per claim) and until when. */
+export interface IdempotencyLease {
+  owner: string;
+  expiresAt: Date;
+}
+
 export interface IdempotencyStore {
-  /** Claims (projectId, key) for this request, or reports the existing claim. Expired claims are replaced. */
-  begin(projectId: string, key: string, requestHash: string, now: Date, expiresAt: Date): Promise<IdempotencyBegin>;
-  complete(projectId: string, key: string, response: StoredResponse): Promise<void>;
+  /**
+   * Claims (projectId, key) for this request under `lease`, or reports the existing claim. A record
+   * past `expiresAt` is replaced; a `running` record of the same request whose lease has passed (its
+   * holder crashed) is taken over atomically, so of several retries exactly one starts.
+   */
+  begin(projectId: string, key: string, requestHash: string, now: Date, expiresAt: Date, lease: IdempotencyLease): Promise<IdempotencyBegin>;
+  /** Extends the lease while the holder still runs; false when the claim was lost (taken over or released). */
+  renew(projectId: string, key: string, lease: IdempotencyLease): Promise<boolean>;
+  /** Stores the response, unless the claim was lost meanwhile (then false). */
+  complete(projectId: string, key: string, owner: string, response: StoredResponse): Promise<boolean>;
   /** Releases a claim whose execution failed with a server error, so a retry runs again. */
-  abandon(projectId: string, key: string): Promise<void>;
+  abandon(projectId: string, key: string, owner: string): Promise<void>;
+  /** Deletes up to `limit` records past their 24 h; returns how many. */
+  pruneExpired(now: Date, limit: number): Promise<number>;
+}
+
+export interface WorkerLeaseStore {
+  /**
+   * Takes or extends the lease `name` for `owner` until `until`, if it is free, expired or already
+   * this owner's; true when `owner` holds it now. Atomic: of several processes exactly one holds it.
+   */
+  acquire(name: string, owner: string, now: Date, until: Date): Promise<boolean>;
+  /** Gives the lease up (only if `owner` still holds it), so another process need not wait for it to expire. */
+  release(name: string, owner: string): Promise<void>;
 }
 
 export interface RateLimitStore {
   /** Adds one hit to the counter of (apiKeyId, windowStart) and returns the new count. */
   hit(apiKeyId: string, windowStart: Date): Promise<number>;
-  /** Deletes counters of windows that ended before `before`. */
-  prune(before: Date): Promise<void>;
+  /** Deletes up to `limit` counters of windows that ended before `before`; returns how many. */
+  prune(before: Date, limit: number): Promise<number>;
 }
 
 export interface UserRecord {

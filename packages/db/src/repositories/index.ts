@@ -8,6 +8,7 @@ import { createUserStore } from './users.ts';
 import { createCustodyStore } from './custody.ts';
 import { createTransactionStore } from './transactions.ts';
 import { createWebhookStore } from './webhooks.ts';
+import { createWorkerLeaseStore } from './worker-leases.ts';
 import { createStaffStore } from './staff.ts';
 import { createConsoleStore } from './console.ts';
 
@@ -28,6 +29,7 @@ export function createStores(database: Database) {
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),
     console: createConsoleStore(database),
+    workerLeases: createWorkerLeaseStore(prisma),
   };
 }
 

@@ -22,7 +22,7 @@ if (process.env.TEST_REDIS_URL) {
   }]);
 }
 
-describe.each(kinds)('rate-limit store: %s', (_name, open) => {
+describe.each(kinds)('rate-limit store: %s', (name, open) => {
   const opened: Opened[] = [];
   afterAll(async () => {
     for (const o of opened) await o.close();
@@ -38,7 +38,22 @@ describe.each(kinds)('rate-limit store: %s', (_name, open) => {
     expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(await o.store.hit(other, window)).toBe(1);
     expect(await o.store.hit(key, new Date(window.getTime() + 60_000))).toBe(1);
-    await o.store.prune(new Date(window.getTime() + 60_000));
+    await o.store.prune(new Date(window.getTime() + 60_000), 1000);
     expect(await o.store.hit(key, new Date(window.getTime() + 60_000))).toBe(2);
+  });
+
+  it.runIf(name.startsWith('database'))('prunes old windows in batches of at most `limit`, keeping newer ones', async () => {
+    const o = await open();
+    opened.push(o);
+    const old = new Date(Date.UTC(2025, 0, 1, 0, 0));
+    const keys = Array.from({ length: 5 }, () => randomUUID());
+    for (const key of keys) await o.store.hit(key, old);
+    const current = new Date(old.getTime() + 10 * 60_000);
+    await o.store.hit(keys[0]!, current);
+    expect(await o.store.prune(new Date(old.getTime() + 60_000), 3)).toBe(3);
+    expect(await o.store.prune(new Date(old.getTime() + 60_000), 3)).toBe(2);
+    expect(await o.store.prune(new Date(old.getTime() + 60_000), 3)).toBe(0);
+    expect(await o.store.hit(keys[0]!, old)).toBe(1);
+    expect(await o.store.hit(keys[0]!, current)).toBe(2);
   });
 });

@@ -11,8 +11,10 @@ export function createDatabaseRateLimitStore(prisma: PrismaClient): RateLimitSto
         RETURNING count`;
       return Number(rows[0]?.count ?? 0);
     },
-    async prune(before) {
-      await prisma.rateLimitCounter.deleteMany({ where: { windowStart: { lt: before } } });
+    async prune(before, limit) {
+      return prisma.$executeRaw`
+        DELETE FROM rate_limit_counters WHERE (api_key_id, window_start) IN (
+          SELECT api_key_id, window_start FROM rate_limit_counters WHERE window_start < ${before} LIMIT ${limit})`;
     },
   };
 }

@@ -12,7 +12,7 @@ export function createRedisRateLimitStore(url: string): RateLimitStore & { close
       return Number(count);
     },
     async prune() {
-      // Keys expire by themselves.
+      return 0; // keys expire by themselves
     },
     async close() {
       redis.disconnect();

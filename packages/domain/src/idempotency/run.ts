@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, conflict, invalidRequest } from '../errors.ts';
 import type { IdempotencyStore, StoredResponse } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -33,17 +33,27 @@ export interface IdempotencyOptions {
   /** How long a repeat waits for a first request that is still running before answering 409. */
   waitForRunningMs?: number;
   pollMs?: number;
+  /**
+   * Lease of a running request (default 30 s), renewed every third of it while the request runs.
+   * After a crash the key stays held until the lease passes; then a retry of the same request runs.
+   */
+  leaseMs?: number;
 }
+
+export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
 
 /**
  * Runs `execute` once per (project, key). A repeat with the same fingerprint gets the stored
  * response; a different fingerprint gets 409 CONFLICT; a repeat that arrives while the first is
  * still running waits for it (bounded), then answers 409. Client errors are stored like successes
- * (the request did run); server errors release the key so a retry runs again.
+ * (the request did run); server errors release the key so a retry runs again. A running request
+ * holds a renewed lease: if its process dies, a retry takes the key over once the lease has passed.
  */
 export function createIdempotency(store: IdempotencyStore, clock: Clock, options: IdempotencyOptions = {}) {
   const waitForRunningMs = options.waitForRunningMs ?? 10_000;
   const pollMs = options.pollMs ?? 20;
+  const leaseMs = options.leaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS;
+  const leaseFrom = (owner: string) => ({ owner, expiresAt: new Date(clock.now().getTime() + leaseMs) });
 
   return async function runIdempotent(
     projectId: string,
@@ -51,10 +61,11 @@ export function createIdempotency(store: IdempotencyStore, clock: Clock, options
     fingerprint: string,
     execute: () => Promise<StoredResponse>,
   ): Promise<StoredResponse & { replayed: boolean }> {
+    const owner = randomUUID();
     const deadline = Date.now() + waitForRunningMs;
     for (;;) {
       const now = clock.now();
-      const claim = await store.begin(projectId, key, fingerprint, now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS));
+      const claim = await store.begin(projectId, key, fingerprint, now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), leaseFrom(owner));
       if (claim.kind === 'started') break;
       if (claim.requestHash !== fingerprint) {
         throw conflict('Idempotency-Key was already used with a different request');
@@ -66,23 +77,27 @@ export function createIdempotency(store: IdempotencyStore, clock: Clock, options
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
 
+    const renewal = setInterval(() => void store.renew(projectId, key, leaseFrom(owner)).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
+    renewal.unref();
     let response: StoredResponse;
     try {
       response = await execute();
     } catch (error) {
+      clearInterval(renewal);
       // Client errors, and broadcast failures after a transaction record exists (a retry must not
       // send a second transaction), are stored like successes: the request did run.
       if (error instanceof ApiError && (error.status < 500 || typeof error.extra.transactionId === 'string')) {
         const transactionId = error.extra.transactionId;
         response = { status: error.status, body: error.toBody(), headers: typeof transactionId === 'string' ? { 'x-transaction-id': transactionId } : {} };
-        await store.complete(projectId, key, response);
-        throw error;
+        await store.complete(projectId, key, owner, response);
+      } else {
+        await store.abandon(projectId, key, owner);
       }
-      await store.abandon(projectId, key);
       throw error;
     }
-    if (response.status >= 500) await store.abandon(projectId, key);
-    else await store.complete(projectId, key, response);
+    clearInterval(renewal);
+    if (response.status >= 500) await store.abandon(projectId, key, owner);
+    else await store.complete(projectId, key, owner, response);
     return { ...response, replayed: false };
   };
 }

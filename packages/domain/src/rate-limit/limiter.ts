@@ -12,19 +12,15 @@ export interface RateLimitResult {
 
 /**
  * Fixed one-minute windows per API key, counted in a shared store (database or Redis) so every
- * API process enforces the same budget. Throws 429 RATE_LIMITED with `retryAfter` seconds.
+ * API process enforces the same budget; the pruning worker deletes old counters. Throws 429
+ * RATE_LIMITED with `retryAfter` seconds.
  */
 export function createRateLimiter(store: RateLimitStore, clock: Clock) {
-  let lastPrune = 0;
   return async function consume(apiKeyId: string, perMinute: number): Promise<RateLimitResult | null> {
     if (perMinute === 0) return null;
     const now = clock.now().getTime();
     const windowStart = now - (now % WINDOW_MS);
     const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-    if (now - lastPrune > WINDOW_MS) {
-      lastPrune = now;
-      void store.prune(new Date(windowStart - WINDOW_MS)).catch(() => undefined);
-    }
     const count = await store.hit(apiKeyId, new Date(windowStart));
     if (count > perMinute) {
       throw new ApiError(429, 'RATE_LIMITED', `Rate limit of ${perMinute} requests per minute exceeded`, {

@@ -1,102 +1,62 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { invalidRequest } from '../errors.ts';
 
 /**
  * Which addresses a webhook may be sent to in production: public unicast only. Refused: loopback,
  * private (RFC 1918, unique-local), link-local, carrier-grade NAT, unspecified, multicast,
  * documentation/benchmark/reserved ranges, and IPv6 forms that embed such an IPv4 address
- * (IPv4-mapped, IPv4-compatible, NAT64 64:ff9b::/96, 6to4 2002::/16).
+ * (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64 64:ff9b::/96, 6to4 2002::/16). Parsing and matching are
+ * node:net's (the same parser the socket uses), so no text form can be read differently here.
  */
-const V4_BLOCKED: Array<[number[], number]> = [
-  [[0, 0, 0, 0], 8],
-  [[10, 0, 0, 0], 8],
-  [[100, 64, 0, 0], 10],
-  [[127, 0, 0, 0], 8],
-  [[169, 254, 0, 0], 16],
-  [[172, 16, 0, 0], 12],
-  [[192, 0, 0, 0], 24],
-  [[192, 0, 2, 0], 24],
-  [[192, 88, 99, 0], 24],
-  [[192, 168, 0, 0], 16],
-  [[198, 18, 0, 0], 15],
-  [[198, 51, 100, 0], 24],
-  [[203, 0, 113, 0], 24],
-  [[224, 0, 0, 0], 4],
-  [[240, 0, 0, 0], 4],
+const V4_BLOCKED: Array<[string, number]> = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 
 const V6_BLOCKED: Array<[string, number]> = [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
+  ['::ffff:0:0:0', 96], // IPv4-translated (RFC 6145): never a public destination
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
   ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID, ...)
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): never a public destination
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
 ];
 
-function matches(bytes: number[], prefix: number[], bits: number): boolean {
-  for (let i = 0; i < bits; i++) {
-    const byte = i >> 3;
-    const mask = 0x80 >> (i & 7);
-    if ((bytes[byte]! & mask) !== (prefix[byte]! & mask)) return false;
-  }
-  return true;
+const blocked = new BlockList();
+for (const [address, bits] of V4_BLOCKED) {
+  // BlockList also applies IPv4 rules to IPv4-mapped IPv6 addresses (::ffff:a.b.c.d).
+  blocked.addSubnet(address, bits, 'ipv4');
+  // NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::) carry the IPv4 address in fixed bits.
+  blocked.addSubnet(`64:ff9b::${address}`, 96 + bits, 'ipv6');
+  const [a, b, c, d] = address.split('.').map(Number) as [number, number, number, number];
+  blocked.addSubnet(`2002:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}::`, 16 + bits, 'ipv6');
 }
+for (const [address, bits] of V6_BLOCKED) blocked.addSubnet(address, bits, 'ipv6');
 
-function ipv4Bytes(ip: string): number[] | null {
-  const parts = ip.split('.');
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return null;
-  return parts.map(Number);
-}
-
-/** The 16 bytes of an IPv6 address (zone id dropped, embedded dotted IPv4 tail allowed). */
-export function ipv6Bytes(ip: string): number[] | null {
-  let text = ip.split('%')[0]!.toLowerCase();
-  const tail = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const v4 = ipv4Bytes(tail[2]!);
-    if (!v4) return null;
-    text = `${tail[1]}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const head = groups(halves[0]!);
-  const rest = halves.length === 2 ? groups(halves[1]!) : [];
-  const missing = 8 - head.length - rest.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest];
-  if (!all.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null;
-  return all.flatMap((g) => {
-    const n = parseInt(g, 16);
-    return [n >> 8, n & 0xff];
-  });
-}
-
-const V6_BLOCKED_BYTES = V6_BLOCKED.map(([ip, bits]) => [ipv6Bytes(ip)!, bits] as const);
-
-function isPublicV4(bytes: number[]): boolean {
-  return !V4_BLOCKED.some(([prefix, bits]) => matches(bytes, prefix, bits));
-}
-
-/** Whether `ip` (IPv4 or IPv6 text) is a public unicast address a production webhook may reach. */
+/** Whether `ip` (IPv4 or IPv6 text, an IPv6 zone id ignored) is a public unicast address a production webhook may reach. */
 export function isPublicAddress(ip: string): boolean {
-  const v4 = ipv4Bytes(ip);
-  if (v4) return isPublicV4(v4);
-  const v6 = ipv6Bytes(ip);
-  if (!v6) return false;
-  if (V6_BLOCKED_BYTES.some(([prefix, bits]) => matches(v6, prefix, bits))) return false;
-  // Forms that carry an IPv4 address: judge that address.
-  const zero = (from: number, to: number) => v6.slice(from, to).every((b) => b === 0);
-  if (zero(0, 10) && v6[10] === 0xff && v6[11] === 0xff) return isPublicV4(v6.slice(12)); // ::ffff:a.b.c.d
-  if (zero(0, 12)) return false; // ::a.b.c.d (deprecated IPv4-compatible)
-  if (matches(v6, ipv6Bytes('64:ff9b::')!, 96) || matches(v6, ipv6Bytes('64:ff9b:1::')!, 48)) return isPublicV4(v6.slice(12));
-  if (v6[0] === 0x20 && v6[1] === 0x02) return isPublicV4(v6.slice(2, 6)); // 6to4
-  return true;
+  const address = ip.split('%')[0]!;
+  const version = isIP(address);
+  if (version === 0) return false;
+  return !blocked.check(address, version === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** Resolves a host name to every address it has (IPv4 and IPv6). */

@@ -1,3 +1,5 @@
+import { exponentialBackoffMs } from '../shared/backoff.ts';
+
 /**
  * Retry schedule of a webhook delivery. Attempt 1 goes out as soon as the event is dispatched;
  * after the n-th failed attempt the next one waits `min(baseMs * 2^(n-1), maxDelayMs)`, scaled by a
@@ -28,7 +30,7 @@ export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = {
 
 /** The wait after the `failedAttempts`-th consecutive failure (1-based). */
 export function retryDelayMs(failedAttempts: number, schedule: RetrySchedule = DEFAULT_RETRY_SCHEDULE, random: () => number = Math.random): number {
-  const nominal = Math.min(schedule.baseMs * 2 ** Math.min(Math.max(failedAttempts - 1, 0), 40), schedule.maxDelayMs);
+  const nominal = exponentialBackoffMs(failedAttempts, schedule.baseMs, schedule.maxDelayMs);
   const factor = 1 - schedule.jitter + 2 * schedule.jitter * random();
   return Math.max(1, Math.round(nominal * factor));
 }
@@ -36,6 +38,6 @@ export function retryDelayMs(failedAttempts: number, schedule: RetrySchedule = D
 /** The nominal (jitter-free) time from the first attempt to the last one of a round. */
 export function nominalRetrySpanMs(schedule: RetrySchedule = DEFAULT_RETRY_SCHEDULE): number {
   let total = 0;
-  for (let n = 1; n < schedule.maxAttempts; n++) total += Math.min(schedule.baseMs * 2 ** (n - 1), schedule.maxDelayMs);
+  for (let n = 1; n < schedule.maxAttempts; n++) total += exponentialBackoffMs(n, schedule.baseMs, schedule.maxDelayMs);
   return total;
 }

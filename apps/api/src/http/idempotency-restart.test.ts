@@ -1,0 +1,104 @@
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startAnvil, type AnvilInstance } from '@wallet/chains/devnets';
+import { startRpcFaultProxy, type RpcFaultProxy } from '@wallet/chains/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../config.ts';
+import { spawnService } from '../testing/service-process.ts';
+
+const run = promisify(execFile);
+const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
+const LEASE_MS = 1_500;
+
+/**
+ * The real service process, SIGKILLed while an idempotent transfer is still running (its chain RPC
+ * held by a fault proxy), then restarted on the same data directory: a retry with the same key
+ * runs once the dead request's lease has passed, instead of answering 409 for 24 hours.
+ */
+describe('an Idempotency-Key across a SIGKILL of the service', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-idem-restart-'));
+  const children: ChildProcess[] = [];
+  let anvil: AnvilInstance;
+  let proxy: RpcFaultProxy;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ blockTimeSeconds: 0.5 });
+    proxy = await startRpcFaultProxy(anvil.rpcUrl);
+    env = {
+      ...(process.env as Record<string, string>),
+      APP_ENV: 'local',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      DATABASE_URL: '',
+      LOG_LEVEL: 'info',
+      LOCAL_DEVNETS: 'off',
+      IDEMPOTENCY_LEASE_MS: String(LEASE_MS),
+      CHAINS: JSON.stringify([{ type: 'EVM', chainId: anvil.chainId, rpcUrl: proxy.url, isDevnet: true }]),
+    };
+  });
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await proxy?.stop();
+    await anvil?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('lets the same key run again after the lease of the killed request, once', async () => {
+    const first = await spawnService({ ...env, WORKERS: 'off' }, children);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'idem-restart'], { cwd: repoRoot, env });
+    const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
+    const post = (base: string, urlPath: string, body: unknown, key?: string) =>
+      fetch(`${base}${urlPath}`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+        body: JSON.stringify(body),
+      });
+    const wallet = (await (await post(first.url, '/v1/wallets', { type: 'EVM', userIdentifier: 'idem-restart', userIdentifierType: 'CUSTOM_ID' })).json()) as {
+      id: string;
+      address: string;
+    };
+    const funded = await fetch(anvil.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [wallet.address, '0xde0b6b3a7640000'] }),
+    });
+    expect(((await funded.json()) as { error?: unknown }).error).toBeUndefined();
+
+    const key = `transfer-${Math.random()}`;
+    const transfer = { to: RECIPIENT, value: '1234', chainId: anvil.chainId };
+    proxy.setMode({ delayMs: 120_000 });
+    const seen = proxy.requests;
+    const held = post(first.url, `/v1/wallets/${wallet.id}/transfer`, transfer, key).catch((error: unknown) => error);
+    // The transfer has claimed its key and waits for the chain.
+    await expect.poll(() => proxy.requests, { timeout: 10_000, interval: 10 }).toBeGreaterThan(seen);
+    const killed = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await killed;
+    expect(await held).toBeInstanceOf(Error);
+    proxy.setMode('pass');
+
+    const second = await spawnService(env, children);
+    const retried = await post(second.url, `/v1/wallets/${wallet.id}/transfer`, transfer, key);
+    const body = (await retried.json()) as { transactionId: string };
+    expect(retried.status, JSON.stringify(body)).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(body.transactionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const replayed = await post(second.url, `/v1/wallets/${wallet.id}/transfer`, transfer, key);
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replayed.json()) as { transactionId: string }).transactionId).toBe(body.transactionId);
+    const history = (await (await fetch(`${second.url}/v1/wallets/${wallet.id}/transactions`, { headers: { 'x-api-key': apiKey } })).json()) as {
+      data: { transactionId: string }[];
+    };
+    expect(history.data.map((t) => t.transactionId)).toEqual([body.transactionId]);
+
+    const exited = new Promise((resolve) => second.child.once('exit', resolve));
+    second.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

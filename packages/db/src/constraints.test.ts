@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, testDatabaseKinds, type Database } from './database.ts';
+
+const uuid = () => randomUUID();
+const now = new Date();
+
+/**
+ * One INSERT per enumerated column, every NOT NULL column filled. The row's CHECK constraints run
+ * before its foreign keys (those are checked at the end of the statement), so a good value either
+ * inserts or fails on a foreign key (23503), and a bad one fails on the CHECK (23514).
+ */
+const rows: { table: string; column: string; good: string; values: () => Record<string, unknown> }[] = [
+  { table: 'idempotency_records', column: 'state', good: 'running', values: () => ({ project_id: uuid(), key: uuid(), request_hash: 'h', expires_at: now }) },
+  { table: 'api_keys', column: 'environment', good: 'production', values: () => ({ id: uuid(), project_id: uuid(), plan: 'growth', key_prefix: 'p', key_hash: uuid() }) },
+  { table: 'api_keys', column: 'plan', good: 'scale', values: () => ({ id: uuid(), project_id: uuid(), environment: 'development', key_prefix: 'p', key_hash: uuid() }) },
+  ...(['type', 'scheme', 'status', 'user_identifier_type', 'custody'] as const).map((column) => ({
+    table: 'wallets',
+    column,
+    good: { type: 'SUI', scheme: 'ED25519', status: 'creating', user_identifier_type: 'FARCASTER', custody: 'client' }[column],
+    values: () => {
+      const all: Record<string, unknown> = { id: uuid(), project_id: uuid(), type: 'EVM', scheme: 'DKLS', address: '0x0', public_key: 'k', status: 'ready', user_identifier: 'u', user_identifier_type: 'EMAIL', custody: 'api_key', updated_at: now };
+      delete all[column];
+      return all;
+    },
+  })),
+  { table: 'key_shares', column: 'role', good: 'user', values: () => ({ wallet_id: uuid(), kek_id: 'k', iv: Buffer.alloc(12), ciphertext: Buffer.alloc(16) }) },
+  { table: 'users', column: 'identifier_type', good: 'PHONE', values: () => ({ id: uuid(), project_id: uuid(), identifier: 'u' }) },
+  ...(['status', 'intent_kind', 'wallet_type', 'failure_stage'] as const).map((column) => ({
+    table: 'transaction_records',
+    column,
+    good: { status: 'reverted', intent_kind: 'sign_transaction', wallet_type: 'SOLANA', failure_stage: 'monitor_timeout' }[column],
+    values: () => {
+      const all: Record<string, unknown> = { id: uuid(), project_id: uuid(), partner_id: uuid(), wallet_id: uuid(), wallet_type: 'EVM', intent_kind: 'transfer', status: 'pending', from_address: '0x0', updated_at: now };
+      delete all[column];
+      return all;
+    },
+  })),
+  { table: 'webhook_deliveries', column: 'status', good: 'delivered', values: () => ({ event_id: uuid(), endpoint_id: uuid(), event_seq: 1 }) },
+  { table: 'staff_accounts', column: 'role', good: 'support', values: () => ({ id: uuid(), partner_id: uuid(), email: `${uuid()}@x.test`, password_hash: 'h' }) },
+];
+
+describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)', (kind) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(() => db?.close());
+
+  const insert = async (table: string, values: Record<string, unknown>) => {
+    const columns = Object.keys(values);
+    const sql = `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
+    try {
+      await db.query(sql, Object.values(values));
+      return 'inserted';
+    } catch (error) {
+      return String((error as { code?: unknown }).code);
+    }
+  };
+
+  it.each(rows.map((r) => [`${r.table}.${r.column}`, r] as const))('%s refuses a value outside its set', async (_name, row) => {
+    expect(await insert(row.table, { ...row.values(), [row.column]: 'bogus' })).toBe('23514');
+    expect(['inserted', '23503']).toContain(await insert(row.table, { ...row.values(), [row.column]: row.good }));
+  });
+
+  it('refuses a bad value written by an UPDATE too', async () => {
+    const key = uuid();
+    await db.prisma.idempotencyRecord.create({ data: { projectId: uuid(), key, requestHash: 'h', state: 'running', expiresAt: now } });
+    await expect(db.prisma.idempotencyRecord.updateMany({ where: { key }, data: { state: 'finished' } })).rejects.toThrow(/idempotency_records_state_check/);
+  });
+});

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { createIdempotency, systemClock } from '@wallet/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
+import { createIdempotencyStore } from './idempotency.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (kind) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(() => db?.close());
+
+  it('renews the lease of a request that runs longer than it, so a retry meanwhile neither runs nor takes the key over', async () => {
+    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000, waitForRunningMs: 200, pollMs: 20 });
+    const project = randomUUID();
+    let executions = 0;
+    const slow = async () => {
+      executions++;
+      await sleep(3_000);
+      return { status: 201, body: { n: executions } };
+    };
+    const first = run(project, 'slow', 'h', slow);
+    await sleep(1_500);
+    await expect(run(project, 'slow', 'h', slow)).rejects.toMatchObject({ status: 409, message: expect.stringContaining('still in progress') });
+    expect(await first).toEqual({ status: 201, body: { n: 1 }, replayed: false });
+    expect(await run(project, 'slow', 'h', slow)).toEqual({ status: 201, body: { n: 1 }, headers: {}, replayed: true });
+    expect(executions).toBe(1);
+  });
+
+  it('stores client errors and releases the key after a server error', async () => {
+    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000 });
+    const project = randomUUID();
+    const failing = (status: number) => async () => ({ status, body: { status } });
+    expect(await run(project, 'client', 'h', failing(422))).toMatchObject({ status: 422, replayed: false });
+    expect(await run(project, 'client', 'h', failing(200))).toMatchObject({ status: 422, replayed: true });
+    expect(await run(project, 'server', 'h', failing(503))).toMatchObject({ status: 503, replayed: false });
+    expect(await run(project, 'server', 'h', failing(200))).toMatchObject({ status: 200, replayed: false });
+  });
+});
