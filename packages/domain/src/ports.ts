@@ -158,6 +158,8 @@ export interface NewEvent {
   projectId: string;
   type: string;
   data: Record<string, unknown>;
+  /** The transaction record the event is about (stored in an indexed column); absent for other events. */
+  transactionId?: string | null;
 }
 
 export interface SignUpResult {

@@ -187,7 +187,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
   }
 
   async function webhookDeliveriesOf(record: TransactionRecord): Promise<TransactionDeliveryView[]> {
-    const events = await store.transactionEvents(record.projectId, record.id, record.hash);
+    const events = await store.transactionEvents(record.projectId, record.id);
     return events.flatMap(({ event, deliveries }): TransactionDeliveryView[] => {
       const base = { eventId: event.id, type: event.type, createdAt: event.createdAt.toISOString() };
       if (deliveries.length === 0) {
