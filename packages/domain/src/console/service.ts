@@ -181,8 +181,10 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
 
   const writer = (principal: ConsolePrincipal) => requireWriteAccess(principal as StaffPrincipal);
 
+  /** A revoked key has no webhook configuration to read or change: answered like a missing key (as the CLI does). */
   async function webhookScope(principal: PartnerPrincipal & Partial<Pick<ConsolePrincipal, 'staffId'>>, apiKeyId: string) {
     const key = await scope.apiKey(principal, apiKeyId);
+    if (key.revokedAt) throw notFound('API key');
     return { apiKeyId: key.id, projectId: key.projectId, ...(principal.staffId ? { actor: { staffId: principal.staffId } } : {}) };
   }
 
