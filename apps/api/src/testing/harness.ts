@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '@wallet/domain';
 import { createTestDatabase, type DatabaseKind } from '@wallet/db';
-import { createApp } from '../app.ts';
+import { createApp, type AppOptions } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
@@ -35,6 +35,8 @@ export async function startTestApp(
     /** Extra configuration variables (e.g. WEBHOOK_CA_FILE, WEBHOOK_TIMEOUT_MS). */
     env?: Record<string, string>;
     webhooks?: ServiceOptions['webhooks'];
+    /** createApp options (default: as outside local mode, e.g. Secure cookies, no public introspection). */
+    app?: Pick<AppOptions, 'secureCookies' | 'graphiql' | 'publicIntrospection'>;
   } = {},
 ) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
@@ -43,7 +45,7 @@ export async function startTestApp(
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
   const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks });
-  const app = createApp({ services, logger });
+  const app = createApp({ services, logger, ...options.app });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(0, host);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
