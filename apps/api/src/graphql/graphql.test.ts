@@ -51,12 +51,16 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
       expect(signedIn.body.errors, document).toBeUndefined();
     }
     expect((await graphql(app, a.cookies.support, documents[0]!)).body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    // Nor by guessing: a misspelt field gets no "Did you mean" naming the real ones.
+    const guessed = await graphql(app, undefined, '{ walets { id } transactionByHsh(hash: "0x1") { hash } }');
+    expect(guessed.body.errors?.map((e) => e.message)).toEqual(['Cannot query field "walets" on type "Query".', 'Cannot query field "transactionByHsh" on type "Query".']);
 
     const local = await startTestApp(kind, { app: { secureCookies: false, graphiql: true, publicIntrospection: true } });
     try {
       const open = await graphql(local, undefined, documents[1]!);
       expect(open.status).toBe(200);
       expect(open.body.data.__type.fields.map((f: { name: string }) => f.name)).toContain('address');
+      expect((await graphql(local, undefined, '{ walets { id } }')).body.errors?.[0]?.message).toMatch(/Did you mean "wallets"/);
     } finally {
       await local.close();
     }

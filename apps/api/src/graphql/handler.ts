@@ -67,6 +67,24 @@ const introspectionNeedsSession: Plugin<GraphQLContext> = {
   },
 };
 
+const DID_YOU_MEAN = / Did you mean .*\?$/;
+
+/** Validation errors without graphql-js's "Did you mean …?" hints, which name fields and types to anyone (an introspection by guessing). */
+const noSuggestions: Plugin = {
+  onValidate() {
+    return ({ result, setResult }) => {
+      if (!result.some((e) => DID_YOU_MEAN.test(e.message))) return;
+      setResult(
+        result.map((e) =>
+          DID_YOU_MEAN.test(e.message)
+            ? new GraphQLError(e.message.replace(DID_YOU_MEAN, ''), { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, extensions: e.extensions })
+            : e,
+        ),
+      );
+    };
+  },
+};
+
 /**
  * `/graphql`: graphql-yoga over the Pothos schema, authenticated by the console's session cookie.
  * Read-only (queries only; GET and POST), batching off, depth and cost limited, GraphiQL only
@@ -83,7 +101,7 @@ export function graphqlHandler(
     landingPage: false,
     batching: false,
     logging: false,
-    plugins: [limits, unauthorizedStatus, ...(publicIntrospection ? [] : [introspectionNeedsSession])],
+    plugins: [limits, unauthorizedStatus, ...(publicIntrospection ? [] : [introspectionNeedsSession, noSuggestions])],
     maskedErrors: { maskError: (error) => toGraphQLError(error as GraphQLError, logger) },
     context: async ({ req }) => ({
       services,
