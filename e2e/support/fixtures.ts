@@ -1,4 +1,5 @@
 import { expect, test as base, type Page } from '@playwright/test';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './stack.ts';
 
@@ -31,6 +32,15 @@ export const stack = {
   },
 };
 
+/**
+ * A secret a test saw (an API key or webhook secret shown once, a session cookie): the global
+ * teardown fails the run when the service's output contains it (tests run in worker processes,
+ * so the list is a file).
+ */
+export function rememberSecret(value: string) {
+  if (value) appendFileSync(env('E2E_SECRETS_FILE'), `${value}\n`);
+}
+
 export const test = base.extend({
   baseURL: async ({}, use) => {
     await use(stack.consoleUrl);
@@ -49,6 +59,8 @@ export async function signIn(page: Page, who: Credentials) {
   await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('whoami')).toContainText(who.email);
+  const session = (await page.context().cookies()).find((cookie) => cookie.name === 'wallet_session');
+  rememberSecret(session?.value ?? '');
 }
 
 /** Follows a link of the console's main navigation. */

@@ -1,6 +1,6 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot, startStack } from './stack.ts';
+import { repoRoot, secretInOutput, startStack } from './stack.ts';
 
 /** One fresh stack for the run; the tests read where it is from the environment (workers inherit it). */
 export default async function globalSetup() {
@@ -13,7 +13,18 @@ export default async function globalSetup() {
   process.env.E2E_OWNER = JSON.stringify(stack.owner);
   process.env.E2E_SUPPORT = JSON.stringify(stack.support);
   process.env.E2E_DATA_DIR = stack.dataDir;
+  const secretsFile = path.join(stack.dataDir, 'e2e-secrets');
+  writeFileSync(secretsFile, '');
+  process.env.E2E_SECRETS_FILE = secretsFile;
+  // After the run: no password, session token, API key or webhook secret the tests saw was logged.
   return async () => {
+    const seen = existsSync(secretsFile) ? readFileSync(secretsFile, 'utf8').split('\n').filter(Boolean) : [];
+    const leak = secretInOutput(stack.output(), [
+      { kind: 'staff password', value: stack.owner.password },
+      { kind: 'staff password', value: stack.support.password },
+      ...seen.map((value) => ({ kind: 'secret seen by a test (API key, webhook secret or session token)', value })),
+    ]);
     await stack.stop();
+    if (leak) throw new Error(leak);
   };
 }

@@ -21,6 +21,20 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/**
+ * Where the service's output holds one of the secrets (by its place in `secrets`, never its value),
+ * or null. The one line that prints the first owner's password by design (`consoleOwner`) is skipped.
+ */
+export function secretInOutput(output: string, secrets: Array<{ kind: string; value: string }>): string | null {
+  const lines = output.split('\n');
+  for (const [index, line] of lines.entries()) {
+    if (line.startsWith('{"consoleOwner"')) continue;
+    const found = secrets.find((s) => s.value && line.includes(s.value));
+    if (found) return `a ${found.kind} appears in line ${index + 1} of the service output`;
+  }
+  return null;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

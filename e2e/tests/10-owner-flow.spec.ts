@@ -1,5 +1,5 @@
 import { startReceiver, verifyWebhook, type Receiver } from '../../apps/api/src/webhooks/testing/receiver.ts';
-import { expect, nav, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * The owner's day: a project and an API key in the console, the key used over REST to create a
@@ -53,6 +53,7 @@ test('empty states, then a project and an API key whose secret is shown once', a
   const secret = page.getByTestId('secret-once');
   await expect(secret).toHaveText(/^sk_/);
   apiKey = (await secret.textContent())!.trim();
+  rememberSecret(apiKey);
   await snap(page, 'projects-api-key-created');
   await page.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByTestId('secret-once')).toHaveCount(0);
@@ -73,6 +74,7 @@ test('a webhook endpoint on a local HTTPS receiver: test ping, delivery log, res
   const secret = page.getByTestId('secret-once');
   await expect(secret).toHaveText(/^whsec_/);
   webhookSecret = (await secret.textContent())!.trim();
+  rememberSecret(webhookSecret);
   await page.getByRole('button', { name: 'Done' }).click();
 
   await page.getByRole('button', { name: 'Send test ping' }).click();

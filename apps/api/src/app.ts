@@ -25,6 +25,8 @@ export interface AppOptions {
   secureCookies?: boolean;
   /** GraphiQL at /graphql (default: only where cookies are not `Secure`, i.e. local mode). */
   graphiql?: boolean;
+  /** GraphQL introspection without a staff session (default: with GraphiQL, i.e. local mode only). */
+  publicIntrospection?: boolean;
 }
 
 export function allRoutes(services: Services): RouteDef[] {
@@ -37,7 +39,15 @@ export function allRoutes(services: Services): RouteDef[] {
   ];
 }
 
-export function createApp({ services, logger, trustProxy = false, extraRouters = [], secureCookies = true, graphiql = !secureCookies }: AppOptions): Express {
+export function createApp({
+  services,
+  logger,
+  trustProxy = false,
+  extraRouters = [],
+  secureCookies = true,
+  graphiql = !secureCookies,
+  publicIntrospection = graphiql,
+}: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -68,7 +78,7 @@ export function createApp({ services, logger, trustProxy = false, extraRouters =
   // GraphQL (yoga, Pothos, the schema) loads on its first request: most processes never serve one.
   let graphql: Promise<ReturnType<typeof graphqlHandler>> | undefined;
   app.use('/graphql', (req, res, next) => {
-    graphql ??= import('./graphql/handler.ts').then((module) => module.graphqlHandler(services, { graphiql, logger }));
+    graphql ??= import('./graphql/handler.ts').then((module) => module.graphqlHandler(services, { graphiql, publicIntrospection, logger }));
     graphql.then((handler) => handler(req, res, { req, res })).catch(next);
   });
   // Outside /v1 (so /v1 requests do not walk their layers); the extra routers must not use /v1 paths.

@@ -55,6 +55,7 @@ const app = createApp({
   trustProxy: config.trustProxy,
   secureCookies: config.appEnv !== 'local',
   graphiql: config.appEnv === 'local',
+  publicIntrospection: config.appEnv === 'local',
   extraRouters: embedded ? [controlRouter(services, controlToken)] : [],
 });
 

@@ -1,7 +1,7 @@
 // Runs a file-backed PGlite in a worker thread (pglite-worker.ts) behind the PostgreSQL wire
 // protocol on a private unix socket, so the main thread uses the same pg.Pool +
 // @prisma/adapter-pg path as a real server while the queries execute on another core.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,14 +44,61 @@ function workerEntry(): string | URL {
 
 // pg connects to `${host}/.s.PGSQL.${port}` when host is a directory.
 const SOCKET_PORT = 5432;
+const SOCKET_FILE = `.s.PGSQL.${SOCKET_PORT}`;
+/** Socket directories are `wallet-pglite-<pid>-<random>`: the owner's pid tells a stale one. */
+const SOCKET_DIR_PREFIX = 'wallet-pglite-';
+/** sun_path holds 108 bytes with the terminating NUL. */
+const MAX_SOCKET_PATH = 107;
+
+const processAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Where socket directories go: the temporary directory, or /tmp when its path would not fit a socket path. */
+export function socketBase(): string {
+  const longest = path.join(tmpdir(), `${SOCKET_DIR_PREFIX}4194304-XXXXXX`, SOCKET_FILE);
+  return Buffer.byteLength(longest) <= MAX_SOCKET_PATH ? tmpdir() : '/tmp';
+}
+
+/**
+ * Removes the socket directories of processes that no longer exist: a process killed with SIGKILL
+ * never removes its own. Returns the directories removed.
+ */
+export function removeStaleSocketDirs(base = socketBase()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const pid = /^wallet-pglite-(\d+)-/.exec(name)?.[1];
+    if (!pid || Number(pid) === process.pid || processAlive(Number(pid))) continue;
+    try {
+      rmSync(path.join(base, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // another user's directory, or removed meanwhile
+    }
+  }
+  return removed;
+}
 
 export async function startPGliteServer(dataDir: string): Promise<PGliteServer> {
-  const socketDir = mkdtempSync(path.join(tmpdir(), 'wallet-pglite-'));
+  const base = socketBase();
+  removeStaleSocketDirs(base);
+  const socketDir = mkdtempSync(path.join(base, `${SOCKET_DIR_PREFIX}${process.pid}-`));
   const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
   const channel = new MessageChannel();
   const data: PGliteWorkerData = {
     dataDir,
-    socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
+    socketPath: path.join(socketDir, SOCKET_FILE),
     queryPort: channel.port2,
   };
   const worker = new Worker(workerEntry(), {

@@ -37,6 +37,10 @@ export interface ApiKeyStore {
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   findById(id: string): Promise<ApiKeyRecord | null>;
   replaceSecret(id: string, keyPrefix: string, keyHash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * Revokes the key and, in the same statement, stops its webhook endpoint: the endpoint is disabled
+   * (reason `API_KEY_REVOKED`, lease dropped) and its pending deliveries become `failed`, unsent.
+   */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
   /** Changes plan and limits of a key that is not revoked; null when there is none. */
   update(id: string, patch: Partial<Pick<ApiKeyRecord, 'plan' | 'rateLimitPerMinute' | 'ipAllowlist'>>): Promise<ApiKeyRecord | null>;
@@ -183,6 +187,8 @@ export interface NewEvent {
   projectId: string;
   type: string;
   data: Record<string, unknown>;
+  /** The transaction record the event is about (stored in an indexed column); absent for other events. */
+  transactionId?: string | null;
 }
 
 export interface SignUpResult {

@@ -33,6 +33,39 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
     expect(expired.status).toBe(401);
   });
 
+  it('describes its schema only to signed-in staff outside local mode; in local mode to anyone', async () => {
+    const documents = [
+      '{ __schema { queryType { name } } }',
+      '{ __type(name: "Wallet") { fields { name } } }',
+      'query { ...F } fragment F on Query { __schema { types { name } } }',
+    ];
+    for (const document of documents) {
+      const anonymous = await graphql(app, undefined, document);
+      expect(anonymous.status, document).toBe(401);
+      expect(anonymous.body.data ?? null).toBeNull();
+      expect(anonymous.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'UNAUTHORIZED', status: 401, message: 'Sign in first' } })]);
+      expect(JSON.stringify(anonymous.body)).not.toMatch(/Wallet|queryType/);
+      const forged = await graphql(app, 'wallet_session=forged', document);
+      expect(forged.status).toBe(401);
+      const signedIn = await graphql(app, a.cookies.support, document);
+      expect(signedIn.body.errors, document).toBeUndefined();
+    }
+    expect((await graphql(app, a.cookies.support, documents[0]!)).body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    // Nor by guessing: a misspelt field gets no "Did you mean" naming the real ones.
+    const guessed = await graphql(app, undefined, '{ walets { id } transactionByHsh(hash: "0x1") { hash } }');
+    expect(guessed.body.errors?.map((e) => e.message)).toEqual(['Cannot query field "walets" on type "Query".', 'Cannot query field "transactionByHsh" on type "Query".']);
+
+    const local = await startTestApp(kind, { app: { secureCookies: false, graphiql: true, publicIntrospection: true } });
+    try {
+      const open = await graphql(local, undefined, documents[1]!);
+      expect(open.status).toBe(200);
+      expect(open.body.data.__type.fields.map((f: { name: string }) => f.name)).toContain('address');
+      expect((await graphql(local, undefined, '{ walets { id } }')).body.errors?.[0]?.message).toMatch(/Did you mean "wallets"/);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('finds wallets by address and user identifier across the partner projects, in cursor pages', async () => {
     const second = await a.owner.apiKeys.create.mutate({ projectId: (await a.owner.projects.create.mutate({ name: `gql-${randomUUID()}` })).projectId, environment: 'development', plan: 'scale' });
     const identifier = `shared-${randomUUID()}`;

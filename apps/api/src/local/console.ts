@@ -6,7 +6,9 @@
  * `apps/admin/.next` is missing or older than the console's sources (about 30-40 s on 2 cores,
  * once per change), since `next dev` compiles every page on its first visit (seconds each) and
  * keeps a file watcher and dev overlay around. The console forwards `/trpc` and `/graphql` to
- * the API given in API_URL, read at request time, so one build serves any API port.
+ * the API given in API_URL, read at request time, so one build serves any API port. Builds hold
+ * `apps/admin/.next-build.lock` (build-lock.ts): a second process waits and then finds the build
+ * fresh, instead of writing the same `.next` at the same time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -14,9 +16,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.ts';
+import { buildUnlessFresh } from './build-lock.ts';
 import { repoRoot } from '../config.ts';
 
 export const adminDir = path.join(repoRoot, 'apps/admin');
+export const consoleBuildLock = path.join(adminDir, '.next-build.lock');
 const exitWithParent = fileURLToPath(new URL('./exit-with-parent.cjs', import.meta.url));
 
 export interface LocalConsole {
@@ -109,15 +113,24 @@ export function startLocalConsole(options: { apiUrl: string; host: string; port:
   const tail: string[] = [];
 
   const ready = (async () => {
-    if (!consoleBuildIsFresh()) {
-      const started = Date.now();
-      logger.info({ dir: adminDir }, 'building the console (next build; only when its sources changed)');
-      current = run(['build', '--turbopack'], {}, logger, tail);
-      const code = await exited(current);
-      if (stopped) throw new Error('stopped');
-      if (code !== 0) throw new Error(`next build failed (exit ${code}):\n${tail.join('\n')}`);
-      logger.info({ ms: Date.now() - started }, 'console built');
-    }
+    await buildUnlessFresh(
+      consoleBuildLock,
+      consoleBuildIsFresh,
+      async () => {
+        const started = Date.now();
+        logger.info({ dir: adminDir }, 'building the console (next build; only when its sources changed)');
+        current = run(['build', '--turbopack'], {}, logger, tail);
+        const code = await exited(current);
+        if (stopped) throw new Error('stopped');
+        if (code !== 0) throw new Error(`next build failed (exit ${code}):\n${tail.join('\n')}`);
+        logger.info({ ms: Date.now() - started }, 'console built');
+      },
+      {
+        cancelled: () => stopped,
+        onWait: (holderPid) => logger.info({ holderPid }, 'waiting for another process building the console'),
+      },
+    );
+    if (stopped) throw new Error('stopped');
     current = run(['start', '--hostname', host, '--port', String(port)], { API_URL: apiUrl, PORT: String(port) }, logger, tail);
     const server = current;
     const deadline = Date.now() + 60_000;

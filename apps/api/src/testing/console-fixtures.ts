@@ -81,6 +81,8 @@ export async function storedRecord(
     projectId: owner.projectId,
     type: 'send.broadcasted',
     data: { userId: null, walletId: wallet.id, txHash: record.hash, type: 'EVM', evmChainId: '84532', isDevnet: true, broadcastedAt: new Date().toISOString() },
+
+    transactionId: record.id,
   };
   return app.services.stores.transactions.create(record, [event]);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '@wallet/domain';
 import { createTestDatabase, type DatabaseKind } from '@wallet/db';
-import { createApp } from '../app.ts';
+import { createApp, type AppOptions } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
@@ -22,9 +22,37 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** Kinds of secrets the log check looks for. */
+export type SecretKind = 'API key' | 'KEK' | 'staff password' | 'session token' | 'webhook secret';
+
+type Method = (...args: never[]) => Promise<unknown>;
+
+/**
+ * Wraps `target[name]` so that every secret its results hold (read by `pick`) is recorded; the
+ * call itself is unchanged. Services call each other through these objects (the console calls
+ * `apiKeys.create`, `ensureLocalOwner` calls `this.createAccount`), so those are recorded too.
+ */
+function recordFrom<T extends object>(target: T, name: keyof T, pick: (result: any) => Array<string | undefined>, record: (value: string) => void) {
+  const original = target[name] as Method;
+  (target as Record<keyof T, Method>)[name] = async function (this: unknown, ...args: never[]) {
+    const result = await original.apply(this, args);
+    for (const value of pick(result)) if (value) record(value);
+    return result;
+  };
+}
+
+function leakIn(lines: string[], secrets: Map<string, SecretKind>): string | null {
+  for (const [index, line] of lines.entries()) {
+    for (const [value, kind] of secrets) if (line.includes(value)) return `a ${kind} appears in log line ${index + 1} of ${lines.length}`;
+  }
+  return null;
+}
+
 /**
  * The real app on a real port over a real database (in-memory PGlite or a fresh PostgreSQL
- * database). Logs are captured so tests can check that no secret was ever written.
+ * database). Logs are captured, and every API key, staff password, session token and webhook secret
+ * the services hand out is recorded: `close()` fails the suite when any of them, or a KEK, appears
+ * in the logs (`assertNoSecretsInLogs`).
  */
 export async function startTestApp(
   kind: DatabaseKind,
@@ -36,6 +64,8 @@ export async function startTestApp(
     env?: Record<string, string>;
     webhooks?: ServiceOptions['webhooks'];
     signing?: ServiceOptions['signing'];
+    /** createApp options (default: as outside local mode, e.g. Secure cookies, no public introspection). */
+    app?: Pick<AppOptions, 'secureCookies' | 'graphiql' | 'publicIntrospection'>;
   } = {},
 ) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
@@ -44,13 +74,20 @@ export async function startTestApp(
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
   const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing });
-  const app = createApp({ services, logger });
+  const recorded = new Map<string, SecretKind>();
+  const as = (kind: SecretKind) => (value: string) => void recorded.set(value, kind);
+  recordFrom(services.apiKeys, 'create', (r) => [r.apiKey], as('API key'));
+  recordFrom(services.apiKeys, 'rotate', (r) => [r.apiKey], as('API key'));
+  recordFrom(services.staff, 'createAccount', (r) => [r.password], as('staff password'));
+  recordFrom(services.staff, 'signIn', (r) => [r.token], as('session token'));
+  recordFrom(services.webhooks, 'set', (r) => [r.secret], as('webhook secret'));
+  recordFrom(services.webhooks, 'rotateSecret', (r) => [r.secret], as('webhook secret'));
+  const app = createApp({ services, logger, ...options.app });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(0, host);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const issuedKeys: string[] = [];
 
   async function request(method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...options.headers };
@@ -87,21 +124,33 @@ export async function startTestApp(
         rateLimitPerMinute: args.rateLimitPerMinute ?? (args.plan ? undefined : 0),
         ipAllowlist: args.ipAllowlist,
       });
-      issuedKeys.push(issued.apiKey);
       return issued;
     },
-    /** Every secret this app handed out or holds: API keys and the key-encryption keys. */
-    secrets(): string[] {
+    /** Every secret this app handed out or holds, by kind: API keys, staff passwords, session tokens, webhook secrets, KEKs. */
+    secretsByKind(): Map<string, SecretKind> {
+      const all = new Map(recorded);
       const keks = JSON.parse(readFileSync(path.join(dataDir, 'keks.json'), 'utf8')) as unknown;
-      const kekValues = JSON.stringify(keks).match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? [];
-      return [...issuedKeys, ...kekValues];
+      for (const value of JSON.stringify(keks).match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? []) all.set(value, 'KEK');
+      return all;
     },
+    secrets(): string[] {
+      return [...this.secretsByKind().keys()];
+    },
+    /** Throws, naming the kind and log line but never the value, when a secret appears in the captured logs. */
+    assertNoSecretsInLogs(): void {
+      const leak = leakIn(logLines, this.secretsByKind());
+      if (leak) throw new Error(leak);
+    },
+    /** Stops everything, then fails when a secret was logged (so every suite checks its logs). */
     async close() {
+      const secrets = this.secretsByKind();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await services.close();
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
+      const leak = leakIn(logLines, secrets);
+      if (leak) throw new Error(leak);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiKeyRecord, ApiKeyStore, Environment, NewApiKey, Plan } from '@wallet/domain';
+import { API_KEY_REVOKED, type ApiKeyRecord, type ApiKeyStore, type Environment, type NewApiKey, type Plan } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 
@@ -91,7 +91,20 @@ export function createApiKeyStore({ prisma, query }: Database): ApiKeyStore {
       return updated[0] ? toApiKeyRecord(updated[0]) : null;
     },
     async revoke(id, at) {
-      await prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });
+      // One statement: the key, its webhook endpoint (disabled, lease dropped so a worker serving it
+      // stops) and the endpoint's pending deliveries (failed: never sent).
+      await query(
+        `WITH revoked AS (
+           UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id
+         ), endpoint AS (
+           UPDATE webhook_endpoints SET enabled = false, disabled_at = $2, disabled_reason = $3,
+                  lease_owner = NULL, lease_until = NULL, updated_at = now()
+           WHERE api_key_id IN (SELECT id FROM revoked) RETURNING id
+         )
+         UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = $3, updated_at = now()
+         WHERE endpoint_id IN (SELECT id FROM endpoint) AND status = 'pending'`,
+        [id, at, API_KEY_REVOKED],
+      );
       const row = await prisma.apiKey.findUnique({ where: { id }, include: withPartner });
       return row ? toApiKeyRecord(row) : null;
     },

@@ -18,14 +18,15 @@ export function createAuditStore({ query }: Database): AuditStore {
       await query(
         `WITH audit AS (
            INSERT INTO audit_log (project_id, api_key_id, wallet_id, request_id, action, details) VALUES ($1, $2, $3, $4, $5, $6))
-         INSERT INTO events (id, project_id, type, data)
-         SELECT * FROM unnest($7::text[], $8::uuid[], $9::text[], $10::jsonb[])`,
+         INSERT INTO events (id, project_id, type, data, transaction_id)
+         SELECT * FROM unnest($7::text[], $8::uuid[], $9::text[], $10::jsonb[], $11::uuid[])`,
         [
           ...auditValues,
           events.map((e) => e.id),
           events.map((e) => e.projectId),
           events.map((e) => e.type),
           events.map((e) => JSON.stringify(e.data)),
+          events.map((e) => e.transactionId ?? null),
         ],
       );
     },

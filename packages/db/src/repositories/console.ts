@@ -104,15 +104,9 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
       return rows.map(toTransactionRecord);
     },
 
-    async transactionEvents(projectId, transactionId, hash) {
+    async transactionEvents(projectId, transactionId) {
       const rows = await prisma.event.findMany({
-        where: {
-          projectId,
-          OR: [
-            { data: { path: ['transactionId'], equals: transactionId } },
-            ...(hash ? [{ data: { path: ['txHash'], equals: hash } }, { data: { path: ['hash'], equals: hash } }] : []),
-          ],
-        },
+        where: { projectId, transactionId },
         include: { deliveries: { include: deliveryLogInclude, orderBy: { id: 'asc' } } },
         orderBy: { seq: 'asc' },
       });

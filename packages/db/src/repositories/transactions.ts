@@ -245,9 +245,10 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
            FROM c WHERE t.id = c.id AND t.lease_owner = $1
            RETURNING t.id
          ), written AS (
-           INSERT INTO events (id, project_id, type, data)
-           SELECT e.id, e.project_id, e.type, e.data
-           FROM unnest($15::text[], $16::uuid[], $17::text[], $18::jsonb[], $19::uuid[]) AS e(id, project_id, type, data, record_id)
+           INSERT INTO events (id, project_id, type, data, transaction_id)
+           SELECT e.id, e.project_id, e.type, e.data, e.transaction_id
+           FROM unnest($15::text[], $16::uuid[], $17::text[], $18::jsonb[], $19::uuid[], $21::uuid[])
+             AS e(id, project_id, type, data, record_id, transaction_id)
            WHERE e.record_id IN (SELECT id FROM saved)
          )
          SELECT id FROM saved`,
@@ -272,6 +273,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
           events.map((e) => JSON.stringify(e.data)),
           events.map((e) => e.recordId),
           completions.map((c) => (c.evidenceBlock === null ? null : c.evidenceBlock.toString())),
+          events.map((e) => e.transactionId ?? null),
         ],
       );
       return rows.map((r) => r.id);

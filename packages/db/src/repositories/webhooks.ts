@@ -185,8 +185,8 @@ export function createWebhookStore({ prisma, query }: Database): WebhookStore {
     },
 
     async recordAttempts(endpointId, results, health) {
-      if (results.length === 0 && !health) return { failingSince: null };
-      const rows = await query<{ failingSince: Date | null }>(
+      if (results.length === 0 && !health) return { failingSince: null, enabled: true };
+      const rows = await query<{ failingSince: Date | null; enabled: boolean }>(
         `WITH r AS (
            SELECT * FROM unnest($2::bigint[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::timestamptz[])
              WITH ORDINALITY AS r(delivery_id, attempted_at, status_code, latency_ms, error, status, next_attempt_at, ord)
@@ -195,9 +195,10 @@ export function createWebhookStore({ prisma, query }: Database): WebhookStore {
            SELECT delivery_id, attempted_at, status_code, latency_ms, error FROM r ORDER BY ord
          ), applied AS (
            UPDATE webhook_deliveries d SET
-             status = CASE WHEN d.status = 'delivered' THEN 'delivered' ELSE r.status END,
+             status = CASE WHEN d.status = 'delivered' THEN 'delivered'
+                           WHEN d.status = 'failed' AND r.status <> 'delivered' THEN 'failed' ELSE r.status END,
              attempts = d.attempts + 1,
-             next_attempt_at = CASE WHEN d.status = 'delivered' THEN NULL ELSE r.next_attempt_at END,
+             next_attempt_at = CASE WHEN d.status IN ('delivered', 'failed') THEN NULL ELSE r.next_attempt_at END,
              last_status_code = r.status_code,
              last_error = r.error,
              delivered_at = COALESCE(d.delivered_at, CASE WHEN r.status = 'delivered' THEN r.attempted_at END),
@@ -211,7 +212,7 @@ export function createWebhookStore({ prisma, query }: Database): WebhookStore {
            WHERE id = $1 AND $9::text IS NOT NULL
            RETURNING failing_since
          )
-         SELECT failing_since AS "failingSince" FROM health`,
+         SELECT (SELECT failing_since FROM health) AS "failingSince", enabled FROM webhook_endpoints WHERE id = $1`,
         [
           endpointId,
           results.map((r) => r.deliveryId),
@@ -225,7 +226,7 @@ export function createWebhookStore({ prisma, query }: Database): WebhookStore {
           health?.kind === 'failing' ? health.since : health?.kind === 'still-failing' ? health.firstFailureAt : null,
         ],
       );
-      return { failingSince: rows[0]?.failingSince ?? null };
+      return { failingSince: rows[0]?.failingSince ?? null, enabled: rows[0]?.enabled ?? false };
     },
 
     async disableIfFailingSince(endpointId, failingBefore, at, reason) {
@@ -276,6 +277,7 @@ export function createWebhookStore({ prisma, query }: Database): WebhookStore {
         `INSERT INTO webhook_deliveries (event_id, endpoint_id, event_seq, status, attempts, next_attempt_at)
          SELECT e.id, w.id, e.seq, 'pending', 0, $3
          FROM events e JOIN webhook_endpoints w ON w.project_id = e.project_id
+         JOIN api_keys k ON k.id = w.api_key_id AND k.revoked_at IS NULL
          WHERE e.id = ANY ($1::text[]) AND w.enabled AND ($2::uuid IS NULL OR w.api_key_id = $2::uuid)
            AND (e.type = ANY (w.event_types)
                 OR EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.event_id = e.id AND x.endpoint_id = w.id))

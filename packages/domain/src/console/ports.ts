@@ -69,10 +69,10 @@ export interface ConsoleStore {
   findTransaction(partnerId: string, transactionId: string): Promise<TransactionRecord | null>;
   listTransactions(filter: PartnerTransactionFilter): Promise<TransactionRecord[]>;
   /**
-   * The events of a record (data.transactionId equals its id, or data.txHash / data.hash its
-   * hash) in the project, oldest first, each with every delivery and its attempts.
+   * The events about a record (the events' indexed `transaction_id`) in the project, oldest first,
+   * each with every delivery and its attempts.
    */
-  transactionEvents(projectId: string, transactionId: string, hash: string | null): Promise<Array<{ event: StoredEvent; deliveries: WebhookDeliveryLog[] }>>;
+  transactionEvents(projectId: string, transactionId: string): Promise<Array<{ event: StoredEvent; deliveries: WebhookDeliveryLog[] }>>;
   /** The endpoint's deliveries, newest first, before delivery id `before`. */
   endpointDeliveries(endpointId: string, before: string | undefined, limit: number): Promise<EndpointDelivery[]>;
   /** Records created since `since`, counted per UTC day and status. */

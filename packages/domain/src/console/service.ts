@@ -181,13 +181,15 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
 
   const writer = (principal: ConsolePrincipal) => requireWriteAccess(principal as StaffPrincipal);
 
+  /** A revoked key has no webhook configuration to read or change: answered like a missing key (as the CLI does). */
   async function webhookScope(principal: PartnerPrincipal & Partial<Pick<ConsolePrincipal, 'staffId'>>, apiKeyId: string) {
     const key = await scope.apiKey(principal, apiKeyId);
+    if (key.revokedAt) throw notFound('API key');
     return { apiKeyId: key.id, projectId: key.projectId, ...(principal.staffId ? { actor: { staffId: principal.staffId } } : {}) };
   }
 
   async function webhookDeliveriesOf(record: TransactionRecord): Promise<TransactionDeliveryView[]> {
-    const events = await store.transactionEvents(record.projectId, record.id, record.hash);
+    const events = await store.transactionEvents(record.projectId, record.id);
     return events.flatMap(({ event, deliveries }): TransactionDeliveryView[] => {
       const base = { eventId: event.id, type: event.type, createdAt: event.createdAt.toISOString() };
       if (deliveries.length === 0) {

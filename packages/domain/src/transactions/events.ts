@@ -21,6 +21,7 @@ const event = (record: TransactionRecord, type: string, data: Record<string, unk
   projectId: record.projectId,
   type,
   data,
+  transactionId: record.id,
 });
 
 export function broadcastedEvents(record: TransactionRecord, isDevnet: boolean, at: Date): NewEvent[] {

@@ -25,6 +25,8 @@
  *   is `failed`;
  * - an endpoint whose attempts have failed without a success for `disableAfterMs` (5 days) is
  *   disabled with a reason the partner reads in its configuration;
+ * - an endpoint found disabled when results are written (by its partner, or its API key revoked)
+ *   gets no new attempt: the batch ends there;
  * - no new attempt starts after half the lease has passed: the batch ends, the lease is renewed and
  *   the next batch starts (the lease therefore has to outlast half of itself plus one time-out);
  * - with several workers, dispatch batches may commit out of order and an event inserted with a
@@ -195,21 +197,23 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   }
 
   /**
-   * Sends one batch (already in creation order) to the endpoint; returns whether the endpoint was
-   * disabled meanwhile. Results are recorded in groups while the batch runs and all of them before
-   * this returns.
+   * Sends one batch (already in creation order) to the endpoint; returns whether this worker disabled
+   * the endpoint meanwhile, or found it disabled. Results are recorded in groups while the batch runs
+   * and all of them before this returns.
    */
-  async function sendBatch(endpoint: WebhookEndpointRecord, batch: DueDelivery[]): Promise<{ disabled: boolean; sent: number }> {
+  async function sendBatch(endpoint: WebhookEndpointRecord, batch: DueDelivery[]): Promise<{ disabled: boolean; off: boolean; sent: number }> {
     const startedAt = Date.now();
     const secrets = activeSecrets(keks, endpoint, clock.now());
     const buffer: Array<AttemptResult & { ok: boolean }> = [];
     let disabled = false;
+    let off = false;
     let writing: Promise<void> | null = null;
     let writeError: unknown;
 
     async function write(items: Array<AttemptResult & { ok: boolean }>) {
-      const { failingSince } = await store.recordAttempts(endpoint.id, items, healthChange(items));
-      if (failingSince && clock.now().getTime() - failingSince.getTime() >= options.disableAfterMs && !disabled) {
+      const { failingSince, enabled } = await store.recordAttempts(endpoint.id, items, healthChange(items));
+      if (!enabled) off = true;
+      else if (failingSince && clock.now().getTime() - failingSince.getTime() >= options.disableAfterMs && !disabled) {
         const last = items[items.length - 1]!;
         const reason =
           `Disabled automatically on ${clock.now().toISOString()}: every delivery attempt since ${failingSince.toISOString()} ` +
@@ -257,12 +261,12 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     let sent = 0;
 
     for (const delivery of batch) {
-      if (stopping || disabled || writeError || Date.now() - startedAt > options.leaseMs / 2) break;
+      if (stopping || disabled || off || writeError || Date.now() - startedAt > options.leaseMs / 2) break;
       const key = orderingKey(delivery);
       const previous = lanes.get(key);
       if (previous) await previous;
       await acquire();
-      if (stopping || disabled || writeError) {
+      if (stopping || disabled || off || writeError) {
         release();
         break;
       }
@@ -286,7 +290,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     await Promise.all(running);
     while (buffer.length > 0 || writing) await (writing ?? flush());
     if (writeError) throw writeError;
-    return { disabled, sent };
+    return { disabled, off, sent };
   }
 
   /**
@@ -302,11 +306,12 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       while (endpoint && endpoint.enabled && !stopping) {
         const due = await store.dueDeliveries(endpoint.id, clock.now(), options.batchSize, afterSeq);
         if (due.length === 0) break;
-        const { disabled, sent } = await sendBatch(endpoint, due);
+        const { disabled, off, sent } = await sendBatch(endpoint, due);
         if (disabled) {
           holding = false;
           break;
         }
+        if (off) break;
         if (sent < due.length) afterSeq = sent > 0 ? due[sent - 1]!.eventSeq : afterSeq;
         else if (due.length < options.batchSize) break;
         else afterSeq = due[due.length - 1]!.eventSeq;

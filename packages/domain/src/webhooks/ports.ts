@@ -43,6 +43,9 @@ export type WebhookEndpointPatch = Partial<
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
+/** The disabled reason of a revoked key's endpoint, and the last error of its deliveries never sent. */
+export const API_KEY_REVOKED = 'API key revoked';
+
 /** A due delivery with the event it carries. */
 export interface DueDelivery {
   id: string;
@@ -129,10 +132,15 @@ export interface WebhookStore {
   dueDeliveries(endpointId: string, now: Date, limit: number, afterSeq?: string): Promise<DueDelivery[]>;
   /**
    * Appends the attempts to the log and applies them to their deliveries (a delivered row stays
-   * delivered), and applies `health` to the endpoint's failing-since, in one statement; returns the
-   * endpoint's failing-since afterwards.
+   * delivered; a row failed meanwhile, e.g. by a key revocation, stays failed unless this attempt
+   * delivered it), and applies `health` to the endpoint's failing-since, in one statement; returns
+   * the endpoint's failing-since afterwards and whether it is still enabled.
    */
-  recordAttempts(endpointId: string, results: AttemptResult[], health: EndpointHealthChange | null): Promise<{ failingSince: Date | null }>;
+  recordAttempts(
+    endpointId: string,
+    results: AttemptResult[],
+    health: EndpointHealthChange | null,
+  ): Promise<{ failingSince: Date | null; enabled: boolean }>;
   /**
    * Disables the endpoint (enabled = false, reason) if it is still enabled and failing since
    * `failingBefore` or earlier; releases its lease. Returns whether it did.
@@ -145,7 +153,7 @@ export interface WebhookStore {
   /** Events whose `data.txHash` or `data.hash` equals the hash, oldest first. */
   findEventsByTxHash(hash: string, projectId: string | null): Promise<StoredEvent[]>;
   /**
-   * A fresh round for each event to every enabled endpoint of its project (optionally only the
+   * A fresh round for each event to every enabled endpoint of an unrevoked key of its project (optionally only the
    * endpoint of `apiKeyId`) that had a delivery for it or is subscribed to its type: the delivery is
    * created or set pending, due at `now`. Returns the deliveries armed.
    */

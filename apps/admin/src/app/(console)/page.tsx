@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useProject, WithProject } from '@/components/project';
 import { Card, Empty, ErrorBox, Loading, PageHeader, Select } from '@/components/ui';
 import { transactionStatuses } from '@/lib/schemas';
+import { countTicks } from '@/lib/ticks';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 
 const colors: Record<string, string> = {
@@ -38,7 +39,8 @@ function BroadcastsChart({ rows, days }: { rows: Row[]; days: number }) {
   }
   const statuses = [...new Set([...transactionStatuses, ...rows.map((r) => r.status)])];
   const totals = labels.map((d) => [...(byDay.get(d)?.values() ?? [])].reduce((a, b) => a + b, 0));
-  const max = Math.max(1, ...totals);
+  const ticks = countTicks(Math.max(...totals));
+  const max = ticks.at(-1)!;
   const width = 720;
   const height = 220;
   const pad = { left: 32, bottom: 24, top: 8 };
@@ -47,13 +49,13 @@ function BroadcastsChart({ rows, days }: { rows: Row[]; days: number }) {
   return (
     <figure>
       <svg role="img" aria-label={`Broadcasts per day by status, last ${days} days`} viewBox={`0 0 ${width} ${height}`} className="w-full">
-        {[0, 0.5, 1].map((f) => {
-          const y = height - pad.bottom - f * max * scale;
+        {ticks.map((tick) => {
+          const y = height - pad.bottom - tick * scale;
           return (
-            <g key={f}>
+            <g key={tick}>
               <line x1={pad.left} x2={width} y1={y} y2={y} stroke="#e2e8f0" />
               <text x={pad.left - 6} y={y + 4} textAnchor="end" fontSize="10" fill="#64748b">
-                {Math.round(f * max)}
+                {tick}
               </text>
             </g>
           );
