@@ -64,7 +64,7 @@ describe('the LiteSVM devnet with a state file', () => {
     // Everything landed before the stop is final now.
     const [status] = (await rpc2.getSignatureStatuses([sig as Signature]).send()).value;
     expect(status).toMatchObject({ confirmationStatus: 'finalized', err: null });
-    expect((await rpc2.getTransaction(sig, { maxSupportedTransactionVersion: 0 }).send())?.meta?.err).toBeNull();
+    expect((await rpc2.getTransaction(sig, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send())?.meta?.err).toBeNull();
     expect((await rpc2.getBalance(bob.address).send()).value).toBe(300_000_000n);
     const ata = await getAssociatedTokenAddress(alice.address, second.usdcMint);
     expect((await rpc2.getTokenAccountBalance(ata).send()).value.amount).toBe('5000000');
