@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startAnvil } from './anvil.ts';
 import { LOCAL_FUNDER_PRIVATE_KEY, localChain } from './dev-account.ts';
 
@@ -14,6 +14,7 @@ describe('startAnvil with a state file', () => {
   it('keeps blocks, receipts, nonces and the genesis hash across a stop and start', async () => {
     const statePath = path.join(dir, 'anvil.json');
     const first = await startAnvil({ blockTimeSeconds: 0.25, statePath });
+    onTestFinished(() => first.stop());
     const chain = localChain(first.rpcUrl, first.chainId);
     const account = privateKeyToAccount(LOCAL_FUNDER_PRIVATE_KEY);
     let client = createPublicClient({ chain, transport: http(first.rpcUrl) });
