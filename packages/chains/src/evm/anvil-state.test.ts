@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
@@ -40,6 +40,31 @@ describe('startAnvil with a state file', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('stops an anvil left running on the same state file (its parent died) and continues from its latest state', async () => {
+    const statePath = path.join(dir, 'leftover.json');
+    const orphan = await startAnvil({ blockTimeSeconds: 0.25, statePath, stateIntervalSeconds: 3600 });
+    onTestFinished(() => orphan.stop());
+    const chain = localChain(orphan.rpcUrl, orphan.chainId);
+    const hash = await createWalletClient({ account: privateKeyToAccount(LOCAL_FUNDER_PRIVATE_KEY), chain, transport: http(orphan.rpcUrl) }).sendTransaction({
+      to: '0x70997970c51812dc3a010c54a3fc8b4cdc7c4a3e',
+      value: 1n,
+    });
+    await createPublicClient({ chain, transport: http(orphan.rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    expect(readFileSync(`${statePath}.pid`, 'utf8')).toBe(String(orphan.pid));
+
+    const next = await startAnvil({ blockTimeSeconds: 0.25, statePath });
+    try {
+      expect(next.stoppedLeftover).toBe(orphan.pid);
+      expect(() => process.kill(orphan.pid, 0)).toThrow();
+      // Written by the leftover on SIGTERM (its hourly interval never came).
+      const client = createPublicClient({ transport: http(next.rpcUrl) });
+      expect((await client.getTransactionReceipt({ hash })).status).toBe('success');
+    } finally {
+      await next.stop();
+    }
+    expect(existsSync(`${statePath}.pid`)).toBe(false);
   });
 
   it('moves a state file it cannot read aside and starts a fresh chain', async () => {

@@ -7,7 +7,7 @@
  * even without traffic.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { renameSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -37,6 +37,8 @@ export interface AnvilInstance {
   pid: number;
   /** The file a corrupt state was moved to before this start, if that happened. */
   discardedState?: string;
+  /** The pid of an anvil left running on the same state file (its parent was killed) that this start stopped first. */
+  stoppedLeftover?: number;
   /** SIGTERM, then SIGKILL after 3 s (10 s with a state file, which anvil writes on SIGTERM); resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
 }
@@ -208,6 +210,43 @@ async function startOnce(
   return { rpcUrl, chainId, pid: child.pid, stop };
 }
 
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * An anvil survives a SIGKILL of the process that started it (the 'exit' hook cannot run) and would
+ * keep dumping into the state file. Its pid is kept next to the file: a leftover still running on
+ * this file is stopped with SIGTERM (so it writes its latest state) before a new one loads it.
+ */
+async function stopLeftover(statePath: string): Promise<number | undefined> {
+  const pidFile = `${statePath}.pid`;
+  let pid: number;
+  let cmdline: string;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    rmSync(pidFile, { force: true });
+    return undefined;
+  }
+  if (!cmdline.includes('anvil') || !cmdline.split('\0').includes(statePath)) {
+    rmSync(pidFile, { force: true });
+    return undefined;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_GRACE_WITH_STATE_MS;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(25);
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(pidFile, { force: true });
+  return pid;
+}
+
 /** Starts anvil and resolves once `eth_chainId` answers. */
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilInstance> {
   const chainId = opts.chainId ?? 84532;
@@ -220,6 +259,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
   if (opts.port !== undefined && !(Number.isInteger(opts.port) && opts.port >= 0 && opts.port < 65536)) {
     throw new Error(`invalid port ${opts.port}`);
   }
+  const stoppedLeftover = opts.statePath ? await stopLeftover(opts.statePath) : undefined;
   let discardedState: string | undefined;
   const attempt = async (port: number): Promise<AnvilInstance> => {
     try {
@@ -231,7 +271,20 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
       return startOnce(port, chainId, blockTime, extra, grace);
     }
   };
-  const withDiscarded = (a: AnvilInstance): AnvilInstance => (discardedState ? { ...a, discardedState } : a);
+  const withDiscarded = (a: AnvilInstance): AnvilInstance => {
+    if (!opts.statePath) return a;
+    const pidFile = `${opts.statePath}.pid`;
+    writeFileSync(pidFile, String(a.pid));
+    return {
+      ...a,
+      ...(discardedState ? { discardedState } : {}),
+      ...(stoppedLeftover ? { stoppedLeftover } : {}),
+      async stop() {
+        await a.stop();
+        rmSync(pidFile, { force: true });
+      },
+    };
+  };
   if (opts.port) {
     // Otherwise an existing node on that port could answer eth_chainId in place of ours.
     await assertPortFree(opts.port);
