@@ -64,6 +64,7 @@ async function timedStart() {
 describe('local devnets across restarts of the service', () => {
   let apiKey: string;
   let evmWallet: { id: string };
+  let solWallet: { id: string };
 
   it('keep their chains: transfers after a restart confirm (EVM nonce continues, Solana too)', async () => {
     const { service: first, ms: firstMs } = await timedStart();
@@ -71,7 +72,7 @@ describe('local devnets across restarts of the service', () => {
     apiKey = JSON.parse(issued.stdout).apiKey;
     let api = await client(first, apiKey);
     evmWallet = await api.call('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'restart-evm', userIdentifierType: 'CUSTOM_ID' }) as { id: string };
-    const solWallet = await api.call('POST', '/v1/wallets', { type: 'SOLANA', userIdentifier: 'restart-sol', userIdentifierType: 'CUSTOM_ID' });
+    solWallet = (await api.call('POST', '/v1/wallets', { type: 'SOLANA', userIdentifier: 'restart-sol', userIdentifierType: 'CUSTOM_ID' })) as { id: string };
     await api.fund(evmWallet.id, '1');
     await api.fund(solWallet.id, '1');
     const evm1 = await api.transfer(evmWallet.id, { to: RECIPIENT, value: '1000', chainId: 84532 });
@@ -106,6 +107,7 @@ describe('local devnets across restarts of the service', () => {
     expect(await api.record(evmWallet.id, stuck.transactionId)).toMatchObject({ status: 'submitted' });
     await stop(first);
     rmSync(path.join(dataDir, 'devnets', 'anvil-state.json'));
+    rmSync(path.join(dataDir, 'devnets', 'solana-state.bin'));
 
     const second = await spawnService(env, children);
     api = await client(second, apiKey);
@@ -119,6 +121,11 @@ describe('local devnets across restarts of the service', () => {
     await api.call('POST', '/v1/local/faucet', { walletId: evmWallet.id, amount: '5', token: 'usdc' });
     const next = await api.transfer(evmWallet.id, { to: RECIPIENT, value: '1000', chainId: 84532 });
     expect(await api.settled(evmWallet.id, next.transactionId)).toMatchObject({ status: 'confirmed', nonce: 0 });
+    // The fresh Solana devnet has a new USDC mint and faucet keys, and serves transfers as before.
+    await api.call('POST', '/v1/local/faucet', { walletId: solWallet.id, amount: '1' });
+    await api.call('POST', '/v1/local/faucet', { walletId: solWallet.id, amount: '2', token: 'usdc' });
+    const solNext = await api.transfer(solWallet.id, { to: SOLANA_RECIPIENT, value: '1000000', network: 'SOLANA_DEVNET' });
+    expect(await api.settled(solWallet.id, solNext.transactionId)).toMatchObject({ status: 'confirmed' });
     await stop(second);
 
     // The failure was announced like any other: its events are in the outbox.
