@@ -130,7 +130,15 @@ export async function startSolanaDevnet(opts: StartSolanaDevnetOptions = {}): Pr
     if (statePath) saveSnapshot(statePath, { chain: chain.toState(), keys });
   };
   saveState();
-  const saver = statePath ? setInterval(saveState, opts.stateIntervalMs ?? 5_000) : undefined;
+  const saver = statePath
+    ? setInterval(() => {
+        try {
+          saveState();
+        } catch {
+          // e.g. a full disk: tried again at the next interval, and on stop (where it throws).
+        }
+      }, opts.stateIntervalMs ?? 5_000)
+    : undefined;
   saver?.unref();
 
   const slotWaiters = new Set<{ slot: number; resolve: () => void }>();
