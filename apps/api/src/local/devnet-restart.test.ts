@@ -17,8 +17,19 @@ const children: ChildProcess[] = [];
 const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
 const SOLANA_RECIPIENT = 'Fg6PaFpoGXkYsidMpWTK6W2BeZ7FEfcYkg476zPFsLnS';
 
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+afterAll(async () => {
+  // SIGTERM first: a SIGKILLed service would leave its anvil running.
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.once('exit', () => resolve(clearTimeout(timer)));
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
   rmSync(dataDir, { recursive: true, force: true });
 });
 
