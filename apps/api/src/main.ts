@@ -72,7 +72,7 @@ const server = app.listen(config.port, config.host, () => {
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   removeControlFile = embedded ? writeControlFile(config.dataDir, url, controlToken) : () => undefined;
   logger.info(
-    { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl },
+    { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl, devnetState: devnets?.stateDir },
     'wallet service listening',
   );
   // Local mode: the console (apps/admin) next to the API, on CONSOLE_PORT (3000); CONSOLE=off skips it.
