@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createChainRegistry } from '@wallet/chains';
+import { systemClock } from '@wallet/domain';
 import type { LocalConsole } from './local/console.ts';
 import { controlRouter, newControlToken, writeControlFile } from './local/control.ts';
 import { createLogger } from './logger.ts';
@@ -28,10 +29,23 @@ mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 // their code is loaded only then, so other environments never load devnet code. The database
 // opens meanwhile.
 const [devnets, database] = await Promise.all([
-  config.localDevnets ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains })) : undefined,
+  config.localDevnets
+    ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains, dataDir: config.dataDir }))
+    : undefined,
   openConfiguredDatabase(config),
 ]);
 const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains), database });
+// Before the monitor starts: a devnet that started fresh (its state lost) takes its unresolved
+// records (failed, CHAIN_RESET) and its nonce counters with it.
+if (devnets) {
+  for (const file of devnets.discardedState) logger.warn({ file }, 'unreadable devnet state file moved aside; that devnet started fresh');
+  for (const reset of await devnets.reconcile({ store: services.stores.chainReset, clock: systemClock })) {
+    const { walletType, chain, genesisHash, previousGenesisHash, failed, nonceRows } = reset;
+    if (previousGenesisHash !== null || failed.length > 0 || nonceRows > 0) {
+      logger.warn({ walletType, chain, genesisHash, previousGenesisHash, failedRecords: failed.length, nonceRows }, 'local devnet started fresh: its unresolved records failed with CHAIN_RESET, its nonces reset');
+    }
+  }
+}
 // The transaction monitor runs in every API process unless WORKERS=off; leases in the database keep
 // several processes on one PostgreSQL from checking the same record at once.
 const monitorWorker = config.workers ? startMonitorWorker({ monitor: services.monitor, logger }) : undefined;
@@ -64,7 +78,7 @@ const server = app.listen(config.port, config.host, () => {
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   removeControlFile = embedded ? writeControlFile(config.dataDir, url, controlToken) : () => undefined;
   logger.info(
-    { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl },
+    { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl, devnetState: devnets?.stateDir },
     'wallet service listening',
   );
   // Local mode: the console (apps/admin) next to the API, on CONSOLE_PORT (3000); CONSOLE=off skips it.

@@ -5,3 +5,4 @@
  */
 export * from './evm/index.ts';
 export * from './solana/index.ts';
+export { writeFileAtomic } from './atomic-file.ts';

@@ -35,6 +35,7 @@ export * from './transactions/events.ts';
 export * from './transactions/service.ts';
 export * from './transactions/monitor-rules.ts';
 export * from './transactions/monitor.ts';
+export * from './transactions/chain-reset.ts';
 export * from './webhooks/event-types.ts';
 export * from './webhooks/ports.ts';
 export * from './webhooks/addresses.ts';

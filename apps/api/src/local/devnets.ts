@@ -1,9 +1,30 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createChainRegistry, type ChainEntry } from '@wallet/chains';
-import { deployTestUsdc, fundEvmWallet, startAnvil, startSolanaDevnet } from '@wallet/chains/devnets';
-import type { ChainDirectory, ChainGateways, LocalFaucet } from '@wallet/domain';
+import {
+  deployTestUsdc,
+  ensureDeployed,
+  evmGenesisHash,
+  fundEvmWallet,
+  startAnvil,
+  startSolanaDevnet,
+  writeFileAtomic,
+} from '@wallet/chains/devnets';
+import { resolveChainReset, type ChainDirectory, type ChainGateways, type ChainResetStore, type Clock, type LocalFaucet, type ResetChain } from '@wallet/domain';
 
 /** The EVM devnet answers as Base Sepolia, where the spec's local-test yield markets live. */
 export const LOCAL_EVM_CHAIN_ID = 84532;
+
+/** A devnet chain and the genesis hash it answers now. */
+export interface DevnetIdentity extends ResetChain {
+  genesisHash: string;
+}
+
+export interface DevnetReset extends DevnetIdentity {
+  previousGenesisHash: string | null;
+  failed: string[];
+  nonceRows: number;
+}
 
 export interface LocalDevnets {
   directory: ChainDirectory;
@@ -11,21 +32,54 @@ export interface LocalDevnets {
   faucet: LocalFaucet;
   evmRpcUrl: string;
   solanaRpcUrl: string;
+  identities: DevnetIdentity[];
+  /** With `dataDir`: where the devnets keep their state. */
+  stateDir?: string;
+  /** State files that could not be read and were moved aside (those chains started fresh). */
+  discardedState: string[];
+  /**
+   * With `dataDir`: for each devnet whose genesis hash is not the one recorded in the state
+   * directory (it started fresh, or nothing was recorded yet), fails its unresolved records with
+   * `CHAIN_RESET` and resets its nonces; then records the current genesis hashes.
+   */
+  reconcile(deps: { store: ChainResetStore; clock: Clock }): Promise<DevnetReset[]>;
   stop(): Promise<void>;
+}
+
+const GENESIS_FILE = 'genesis.json';
+const key = (c: ResetChain) => `${c.walletType}:${c.chain}`;
+
+function readRecorded(file: string): Record<string, string> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
 }
 
 /**
  * Local mode: anvil (EVM, chain id 84532) and our LiteSVM JSON-RPC server (SOLANA_DEVNET), each
- * with a test USDC, started with the service and stopped with it.
+ * with a test USDC, started with the service and stopped with it. With `dataDir` their state lives
+ * in `dataDir/devnets` and survives restarts (README: "Local chains").
  */
 export async function startLocalDevnets(
-  options: { blockTimeSeconds?: number; slotMs?: number; otherChains?: ChainEntry[] } = {},
+  options: { blockTimeSeconds?: number; slotMs?: number; otherChains?: ChainEntry[]; dataDir?: string } = {},
 ): Promise<LocalDevnets> {
-  const anvil = await startAnvil({ chainId: LOCAL_EVM_CHAIN_ID, blockTimeSeconds: options.blockTimeSeconds ?? 1 });
+  const stateDir = options.dataDir ? path.join(options.dataDir, 'devnets') : undefined;
+  if (stateDir) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const anvil = await startAnvil({
+    chainId: LOCAL_EVM_CHAIN_ID,
+    blockTimeSeconds: options.blockTimeSeconds ?? 1,
+    ...(stateDir ? { statePath: path.join(stateDir, 'anvil-state.json') } : {}),
+  });
   let solana: Awaited<ReturnType<typeof startSolanaDevnet>> | undefined;
   try {
-    const usdcAddress = await deployTestUsdc(anvil.rpcUrl, LOCAL_EVM_CHAIN_ID);
-    solana = await startSolanaDevnet({ slotMs: options.slotMs ?? 400 });
+    const deployUsdc = () => deployTestUsdc(anvil.rpcUrl, LOCAL_EVM_CHAIN_ID);
+    const [usdcAddress, evmGenesis] = await Promise.all([
+      stateDir ? ensureDeployed(anvil.rpcUrl, path.join(stateDir, 'evm-deployments.json'), 'TestUSDC', deployUsdc).then((d) => d.address) : deployUsdc(),
+      evmGenesisHash(anvil.rpcUrl),
+    ]);
+    solana = await startSolanaDevnet({ slotMs: options.slotMs ?? 400, ...(stateDir ? { statePath: path.join(stateDir, 'solana-state.bin') } : {}) });
     const registry = createChainRegistry([
       {
         type: 'EVM',
@@ -59,11 +113,32 @@ export async function startLocalDevnets(
         return { txHash: signatures.at(-1)! };
       },
     };
+    const identities: DevnetIdentity[] = [
+      { walletType: 'EVM', chain: String(LOCAL_EVM_CHAIN_ID), isDevnet: true, genesisHash: evmGenesis },
+      { walletType: 'SOLANA', chain: 'SOLANA_DEVNET', isDevnet: true, genesisHash: sol.genesisHash },
+    ];
     return {
       ...registry,
       faucet,
       evmRpcUrl: anvil.rpcUrl,
       solanaRpcUrl: sol.rpcUrl,
+      identities,
+      ...(stateDir ? { stateDir } : {}),
+      discardedState: [anvil.discardedState, sol.discardedState].filter((f): f is string => f !== undefined),
+      async reconcile(deps) {
+        if (!stateDir) return [];
+        const file = path.join(stateDir, GENESIS_FILE);
+        const recorded = readRecorded(file);
+        const resets: DevnetReset[] = [];
+        for (const identity of identities) {
+          const previous = recorded[key(identity)] ?? null;
+          if (previous === identity.genesisHash) continue;
+          resets.push({ ...identity, previousGenesisHash: previous, ...(await resolveChainReset(deps, identity)) });
+        }
+        // Recorded only after the records are resolved: a crash in between resolves them on the next start.
+        writeFileAtomic(file, `${JSON.stringify(Object.fromEntries(identities.map((i) => [key(i), i.genesisHash])), null, 2)}\n`);
+        return resets;
+      },
       async stop() {
         await Promise.all([anvil.stop(), sol.stop()]);
       },

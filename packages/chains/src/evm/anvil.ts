@@ -7,6 +7,7 @@
  * even without traffic.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -20,18 +21,31 @@ export interface StartAnvilOptions {
   blockTimeSeconds?: number;
   /** Extra anvil CLI arguments appended verbatim (e.g. `['--fork-url', url]`). */
   extraArgs?: readonly string[];
+  /**
+   * Keep the chain in this file (anvil `--state`): loaded on start when it exists (blocks, receipts,
+   * accounts, genesis hash), written every `stateIntervalSeconds` and on SIGTERM/SIGINT. A file
+   * anvil cannot parse (e.g. cut short by a crash mid-write) is moved aside and the chain starts fresh.
+   */
+  statePath?: string;
+  /** Default 5. */
+  stateIntervalSeconds?: number;
 }
 
 export interface AnvilInstance {
   rpcUrl: string;
   chainId: number;
   pid: number;
-  /** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. Idempotent. */
+  /** The file a corrupt state was moved to before this start, if that happened. */
+  discardedState?: string;
+  /** The pid of an anvil left running on the same state file (its parent was killed) that this start stopped first. */
+  stoppedLeftover?: number;
+  /** SIGTERM, then SIGKILL after 3 s (10 s with a state file, which anvil writes on SIGTERM); resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 3_000;
+const STOP_GRACE_WITH_STATE_MS = 10_000;
 
 /** Absolute path of the anvil binary shipped by the optional dependency. */
 export function anvilBinaryPath(): string {
@@ -119,6 +133,7 @@ class AnvilStartError extends Error {
   constructor(
     message: string,
     readonly addressInUse: boolean,
+    readonly badStateFile = false,
   ) {
     super(message);
     this.name = 'AnvilStartError';
@@ -130,6 +145,7 @@ async function startOnce(
   chainId: number,
   blockTime: number,
   extraArgs: readonly string[],
+  stopGraceMs = STOP_GRACE_MS,
 ): Promise<AnvilInstance> {
   const args = [
     '--host', '127.0.0.1',
@@ -158,7 +174,7 @@ async function startOnce(
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = waitExit(child);
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), stopGraceMs);
     try {
       await exited;
     } finally {
@@ -173,6 +189,7 @@ async function startOnce(
       throw new AnvilStartError(
         `anvil exited before becoming ready (code ${child.exitCode}, signal ${child.signalCode}): ${stderr.trim()}`,
         /address already in use|os error 98/i.test(stderr),
+        /for '--(load-)?state <PATH>'/.test(stderr),
       );
     }
     const id = await rpcChainId(rpcUrl);
@@ -193,27 +210,92 @@ async function startOnce(
   return { rpcUrl, chainId, pid: child.pid, stop };
 }
 
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * An anvil survives a SIGKILL of the process that started it (the 'exit' hook cannot run) and would
+ * keep dumping into the state file. Its pid is kept next to the file: a leftover still running on
+ * this file is stopped with SIGTERM (so it writes its latest state) before a new one loads it.
+ */
+async function stopLeftover(statePath: string): Promise<number | undefined> {
+  const pidFile = `${statePath}.pid`;
+  let pid: number;
+  let cmdline: string;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    rmSync(pidFile, { force: true });
+    return undefined;
+  }
+  if (!cmdline.includes('anvil') || !cmdline.split('\0').includes(statePath)) {
+    rmSync(pidFile, { force: true });
+    return undefined;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_GRACE_WITH_STATE_MS;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(25);
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(pidFile, { force: true });
+  return pid;
+}
+
 /** Starts anvil and resolves once `eth_chainId` answers. */
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilInstance> {
   const chainId = opts.chainId ?? 84532;
   const blockTime = opts.blockTimeSeconds ?? 1;
-  const extra = opts.extraArgs ?? [];
+  const stateArgs = opts.statePath ? ['--state', opts.statePath, '--state-interval', String(opts.stateIntervalSeconds ?? 5)] : [];
+  const extra = [...stateArgs, ...(opts.extraArgs ?? [])];
+  const grace = opts.statePath ? STOP_GRACE_WITH_STATE_MS : STOP_GRACE_MS;
   if (!(blockTime > 0 && Number.isFinite(blockTime))) throw new Error(`blockTimeSeconds must be > 0, got ${blockTime}`);
   if (!(Number.isSafeInteger(chainId) && chainId > 0)) throw new Error(`chainId must be a positive integer, got ${chainId}`);
   if (opts.port !== undefined && !(Number.isInteger(opts.port) && opts.port >= 0 && opts.port < 65536)) {
     throw new Error(`invalid port ${opts.port}`);
   }
+  const stoppedLeftover = opts.statePath ? await stopLeftover(opts.statePath) : undefined;
+  let discardedState: string | undefined;
+  const attempt = async (port: number): Promise<AnvilInstance> => {
+    try {
+      return await startOnce(port, chainId, blockTime, extra, grace);
+    } catch (err) {
+      if (!(err instanceof AnvilStartError && err.badStateFile && opts.statePath && !discardedState)) throw err;
+      discardedState = `${opts.statePath}.corrupt-${Date.now()}`;
+      renameSync(opts.statePath, discardedState);
+      return startOnce(port, chainId, blockTime, extra, grace);
+    }
+  };
+  const withDiscarded = (a: AnvilInstance): AnvilInstance => {
+    if (!opts.statePath) return a;
+    const pidFile = `${opts.statePath}.pid`;
+    writeFileSync(pidFile, String(a.pid));
+    return {
+      ...a,
+      ...(discardedState ? { discardedState } : {}),
+      ...(stoppedLeftover ? { stoppedLeftover } : {}),
+      async stop() {
+        await a.stop();
+        rmSync(pidFile, { force: true });
+      },
+    };
+  };
   if (opts.port) {
     // Otherwise an existing node on that port could answer eth_chainId in place of ours.
     await assertPortFree(opts.port);
-    return startOnce(opts.port, chainId, blockTime, extra);
+    return withDiscarded(await attempt(opts.port));
   }
   // Free port chosen here, so another process can grab it before anvil binds: retry a few times.
-  for (let attempt = 1; ; attempt++) {
+  for (let n = 1; ; n++) {
     try {
-      return await startOnce(await freePort(), chainId, blockTime, extra);
+      return withDiscarded(await attempt(await freePort()));
     } catch (err) {
-      if (!(err instanceof AnvilStartError && err.addressInUse) || attempt >= 3) throw err;
+      if (!(err instanceof AnvilStartError && err.addressInUse) || n >= 3) throw err;
     }
   }
 }

@@ -19,3 +19,4 @@ export {
 } from './test-usdc.ts';
 export { fundEvmWallet, type FundEvmWalletParams, type FundEvmWalletResult } from './faucet.ts';
 export { localChain } from './dev-account.ts';
+export { ensureDeployed, evmGenesisHash } from './deployments.ts';

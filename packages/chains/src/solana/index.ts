@@ -1,11 +1,8 @@
+export { BLOCKHASH_VALID_SLOTS, LAMPORTS_PER_SIGNATURE, RpcError, type Commitment } from './chain.ts';
 export {
-  BLOCKHASH_VALID_SLOTS,
-  LAMPORTS_PER_SIGNATURE,
-  RpcError,
   fundSolanaWallet,
   fundSolanaWalletViaRpc,
   startSolanaDevnet,
-  type Commitment,
   type FundSolanaWalletOptions,
   type SolanaDevnet,
   type StartSolanaDevnetOptions,

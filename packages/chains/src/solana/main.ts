@@ -1,6 +1,6 @@
 /**
  * Run the local Solana devnet as its own process:
- *   node --import tsx packages/chains/src/solana/main.ts [--port 8899] [--slot-ms 400]
+ *   node --import tsx packages/chains/src/solana/main.ts [--port 8899] [--slot-ms 400] [--state FILE]
  * (or SOLANA_DEVNET_PORT / SOLANA_DEVNET_SLOT_MS). Prints one JSON line {"rpcUrl","usdcMint","mintAuthority"} when
  * ready; stops on SIGTERM / SIGINT.
  */
@@ -8,13 +8,13 @@ import { parseArgs } from 'node:util';
 import { startSolanaDevnet } from './devnet.ts';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, 'slot-ms': { type: 'string' } },
+  options: { port: { type: 'string' }, 'slot-ms': { type: 'string' }, state: { type: 'string' } },
   allowPositionals: false,
 });
 const port = Number(values.port ?? process.env.SOLANA_DEVNET_PORT ?? 0);
 const slotMs = Number(values['slot-ms'] ?? process.env.SOLANA_DEVNET_SLOT_MS ?? 400);
 
-const devnet = await startSolanaDevnet({ port, slotMs });
+const devnet = await startSolanaDevnet({ port, slotMs, ...(values.state ? { statePath: values.state } : {}) });
 process.stdout.write(
   `${JSON.stringify({ rpcUrl: devnet.rpcUrl, usdcMint: devnet.usdcMint, mintAuthority: devnet.mintAuthority.address })}\n`,
 );

@@ -6,7 +6,7 @@ import { createDatabaseRateLimitStore } from './rate-limits.ts';
 import { createWalletStore } from './wallets.ts';
 import { createUserStore } from './users.ts';
 import { createCustodyStore } from './custody.ts';
-import { createTransactionStore } from './transactions.ts';
+import { createChainResetStore, createTransactionStore } from './transactions.ts';
 import { createWebhookStore } from './webhooks.ts';
 import { createWorkerLeaseStore } from './worker-leases.ts';
 import { createStaffStore } from './staff.ts';
@@ -26,6 +26,7 @@ export function createStores(database: Database) {
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
     transactions: createTransactionStore(database),
+    chainReset: createChainResetStore(database),
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),
     console: createConsoleStore(database),

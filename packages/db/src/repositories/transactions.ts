@@ -1,4 +1,5 @@
 import type {
+  ChainResetStore,
   FailureStage,
   IntentKind,
   MonitoringInfo,
@@ -291,5 +292,30 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
         return toTransactionRecord(row);
       });
     },
+  };
+}
+
+/** What resolving a reset chain needs (packages/domain/src/transactions/chain-reset.ts). */
+export function createChainResetStore(database: Database): ChainResetStore {
+  const { prisma, query } = database;
+  return {
+    async resetNonces(chainId) {
+      const rows = await query<{ n: string | number }>(
+        `WITH counters AS (DELETE FROM nonce_counters WHERE chain_id = $1 RETURNING 1),
+              released AS (DELETE FROM released_nonces WHERE chain_id = $1 RETURNING 1)
+         SELECT (SELECT count(*) FROM counters) + (SELECT count(*) FROM released) AS n`,
+        [chainId],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+    async listUnresolvedOnChain(walletType, chain, limit) {
+      const rows = await prisma.transactionRecord.findMany({
+        where: { walletType, status: { in: ['pending', 'submitted'] }, ...(walletType === 'EVM' ? { chainId: chain } : { network: chain }) },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: limit,
+      });
+      return rows.map(toTransactionRecord);
+    },
+    update: createTransactionStore(database).update,
   };
 }

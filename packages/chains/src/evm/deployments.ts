@@ -1,0 +1,60 @@
+/**
+ * Contracts deployed on a local EVM devnet whose state survives restarts: their addresses are kept
+ * in a JSON file next to the chain's state, tied to the chain's genesis hash, so a restart reuses
+ * them and a chain that started fresh gets new ones.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { Address, Hex } from 'viem';
+import { writeFileAtomic } from '../atomic-file.ts';
+
+interface DeploymentsFile {
+  genesisHash: string;
+  contracts: Record<string, Address>;
+}
+
+async function rpc<T>(rpcUrl: string, method: string, params: unknown[]): Promise<T> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error || body.result === undefined) throw new Error(`${method} failed: ${body.error?.message ?? res.status}`);
+  return body.result;
+}
+
+/** Hash of block 0: anvil stamps its genesis with the start time, so a fresh chain has a new one. */
+export async function evmGenesisHash(rpcUrl: string): Promise<Hex> {
+  return (await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false])).hash;
+}
+
+function read(file: string): DeploymentsFile | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as DeploymentsFile;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The address of contract `name` on the chain at `rpcUrl`: the recorded one when it belongs to this
+ * chain (same genesis hash) and has code, else the one `deploy` returns, then recorded.
+ */
+export async function ensureDeployed(
+  rpcUrl: string,
+  file: string,
+  name: string,
+  deploy: () => Promise<Address>,
+): Promise<{ address: Address; reused: boolean }> {
+  const genesisHash = await evmGenesisHash(rpcUrl);
+  const recorded = read(file);
+  const known = recorded?.genesisHash === genesisHash ? recorded.contracts[name] : undefined;
+  if (known && (await rpc<Hex>(rpcUrl, 'eth_getCode', [known, 'latest'])) !== '0x') return { address: known, reused: true };
+  const address = await deploy();
+  // Re-read: another contract may have been recorded meanwhile by a caller in this process.
+  const current = read(file);
+  const contracts = current?.genesisHash === genesisHash ? { ...current.contracts, [name]: address } : { [name]: address };
+  writeFileAtomic(file, `${JSON.stringify({ genesisHash, contracts } satisfies DeploymentsFile, null, 2)}\n`);
+  return { address, reused: false };
+}
