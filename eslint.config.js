@@ -12,7 +12,7 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.base],
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['vitest.shared.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['vitest.shared.ts', 'apps/admin/vitest.config.ts'] }, tsconfigRootDir: import.meta.dirname },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
