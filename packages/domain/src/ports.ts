@@ -291,6 +291,10 @@ export interface TransactionRecord {
   cancellationOf: string | null;
   requestId: string | null;
   apiKeyId: string | null;
+  /** The Idempotency-Key of the request that broadcast it (a retry after a crash finds the record). */
+  idempotencyKey: string | null;
+  /** The signed transaction as broadcast: replays answer with it, re-sends use it. */
+  signedTransaction: string | null;
   submittedAt: Date | null;
   resolvedAt: Date | null;
   evidenceAt: Date | null;
@@ -305,8 +309,18 @@ export interface TransactionRecord {
 
 export type NewTransactionRecord = Omit<
   TransactionRecord,
-  'createdAt' | 'updatedAt' | 'checkCount' | 'consecutiveErrors' | 'evidenceAt' | 'evidenceBlock' | 'resolvedAt' | 'blockNumber' | 'blockHash'
-> & { createdAt?: Date };
+  | 'createdAt'
+  | 'updatedAt'
+  | 'checkCount'
+  | 'consecutiveErrors'
+  | 'evidenceAt'
+  | 'evidenceBlock'
+  | 'resolvedAt'
+  | 'blockNumber'
+  | 'blockHash'
+  | 'idempotencyKey'
+  | 'signedTransaction'
+> & { createdAt?: Date; idempotencyKey?: string | null; signedTransaction?: string | null };
 
 /** Fields a broadcast step or a monitor check may change. */
 export type TransactionPatch = Partial<
@@ -407,6 +421,8 @@ export interface TransactionStore {
    */
   update(id: string, patch: TransactionPatch, events: NewEvent[], onlyIfStatus: TransactionStatus): Promise<TransactionRecord | null>;
   findInWallet(projectId: string, walletId: string, transactionId: string): Promise<TransactionRecord | null>;
+  /** The record a request with this Idempotency-Key broadcast, if any. */
+  findByIdempotencyKey(projectId: string, idempotencyKey: string): Promise<TransactionRecord | null>;
   /** Newest first (createdAt desc, id desc) after the keyset position. */
   list(filter: TransactionListFilter): Promise<TransactionRecord[]>;
   /** Every record of the wallet on that chain broadcast with this nonce (same-nonce races). */

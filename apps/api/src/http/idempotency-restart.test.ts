@@ -101,4 +101,52 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     second.child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
+
+  it('never signs or sends a second transaction when the killed request had already recorded its broadcast', async () => {
+    const first = await spawnService({ ...env, WORKERS: 'off' }, children);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'idem-broadcast'], { cwd: repoRoot, env });
+    const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
+    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    const created = await fetch(`${first.url}/v1/wallets`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ type: 'EVM', userIdentifier: 'idem-broadcast', userIdentifierType: 'CUSTOM_ID' }),
+    });
+    const wallet = (await created.json()) as { id: string; address: string };
+    const rpc = async (method: string, params: unknown[]) => {
+      const response = await fetch(anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+      return ((await response.json()) as { result: unknown }).result;
+    };
+    await rpc('anvil_setBalance', [wallet.address, '0xde0b6b3a7640000']);
+
+    // The request signs and records its transaction, then waits for the node, which never sees it.
+    const key = `broadcast-${Math.random()}`;
+    const transfer = JSON.stringify({ to: RECIPIENT, value: '777', chainId: anvil.chainId });
+    const post = (base: string) => fetch(`${base}/v1/wallets/${wallet.id}/transfer`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: transfer });
+    proxy.setMode({ delayMs: 120_000, methods: ['eth_sendRawTransaction'] });
+    const held = post(first.url).catch((error: unknown) => error);
+    await expect.poll(() => proxy.methods.includes('eth_sendRawTransaction'), { timeout: 20_000, interval: 10 }).toBe(true);
+    const killed = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await killed;
+    expect(await held).toBeInstanceOf(Error);
+    proxy.setMode('pass');
+
+    const second = await spawnService(env, children);
+    const retried = await post(second.url);
+    const body = (await retried.json()) as { transactionId: string; txHash: string; signedTransaction: string };
+    expect(retried.status, JSON.stringify(body)).toBe(200);
+    const list = async () =>
+      ((await (await fetch(`${second.url}/v1/wallets/${wallet.id}/transactions`, { headers })).json()) as { data: { transactionId: string; status: string }[] }).data;
+    // One record, the killed request's, sent now with its stored bytes and confirmed; one transaction on the chain.
+    expect((await list()).map((t) => t.transactionId)).toEqual([body.transactionId]);
+    await expect.poll(async () => (await list())[0]?.status, { timeout: 60_000, interval: 250 }).toBe('confirmed');
+    expect(await rpc('eth_getTransactionCount', [wallet.address, 'latest'])).toBe('0x1');
+    const sent = (await rpc('eth_getTransactionByHash', [body.txHash])) as { input: string; to: string } | null;
+    expect(sent?.to.toLowerCase()).toBe(RECIPIENT.toLowerCase());
+
+    const exited = new Promise((resolve) => second.child.once('exit', resolve));
+    second.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
 });

@@ -101,7 +101,7 @@ export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): (re
     if (route.method === 'post' && typeof key === 'string') {
       checkIdempotencyKey(key);
       const fingerprint = requestFingerprint('POST', `${req.baseUrl}${req.path}`, req.body ?? null);
-      const outcome = await runIdempotent(caller.projectId, key, fingerprint, () => route.handler(context));
+      const outcome = await runIdempotent(caller.projectId, key, fingerprint, () => route.handler({ ...context, caller: { ...caller, idempotencyKey: key } }));
       if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
       result = outcome;
     } else {

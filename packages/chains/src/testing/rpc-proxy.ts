@@ -3,7 +3,7 @@
  * "the chain could not answer" paths against real devnets:
  * - 'pass'               forward every request unchanged;
  * - 'drop'               destroy the socket without answering;
- * - { delayMs }          wait, then forward;
+ * - { delayMs, methods? } wait, then forward (with `methods`: only requests naming one of them; others pass);
  * - 'http500'            answer HTTP 500;
  * - { failMethods }      answer JSON-RPC error -32603 for those methods only and forward the rest (batch arrays
  *                        element-wise: the other elements are forwarded as one batch and the answers merged in order).
@@ -12,7 +12,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type RpcFaultMode = 'pass' | 'drop' | 'http500' | { delayMs: number } | { failMethods: readonly string[] };
+export type RpcFaultMode = 'pass' | 'drop' | 'http500' | { delayMs: number; methods?: readonly string[] } | { failMethods: readonly string[] };
 
 export interface RpcFaultProxy {
   url: string;
@@ -57,10 +57,8 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
     } catch {
       parsed = undefined;
     }
-    for (const r of Array.isArray(parsed) ? parsed : [parsed]) {
-      const m = (r as RpcRequest | null)?.method;
-      if (typeof m === 'string') methods.push(m);
-    }
+    const named = (Array.isArray(parsed) ? parsed : [parsed]).map((r) => (r as RpcRequest | null)?.method).filter((m) => typeof m === 'string');
+    methods.push(...named);
     const current = mode;
     const reply = (status: number, text: string, contentType = 'application/json') => {
       if (res.destroyed || res.writableEnded) return;
@@ -73,7 +71,7 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       return;
     }
     if (current === 'http500') return reply(500, 'Internal Server Error (injected by the fault proxy)', 'text/plain');
-    if (typeof current === 'object' && 'delayMs' in current) {
+    if (typeof current === 'object' && 'delayMs' in current && (!current.methods || named.some((m) => current.methods!.includes(m)))) {
       await new Promise((r) => setTimeout(r, current.delayMs));
       if (res.destroyed || req.socket.destroyed) return; // the client gave up
     }

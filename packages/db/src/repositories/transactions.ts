@@ -31,6 +31,7 @@ const RECORD_COLUMNS = [
   'id', 'project_id', 'partner_id', 'wallet_id', 'wallet_type', 'intent_kind', 'status', 'chain_id', 'network', 'from_address',
   'to', 'value', 'token_address', 'nonce', 'hash', 'recent_blockhash', 'last_valid_block_height', 'nonce_account', 'block_number',
   'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'request_id', 'api_key_id',
+  'idempotency_key', 'signed_transaction',
   'submitted_at', 'resolved_at', 'evidence_at', 'evidence_block', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
 ]
   .map((c) => `"${c}" AS "${c.replace(/_([a-z])/g, (_m, l: string) => l.toUpperCase())}"`)
@@ -124,6 +125,11 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
         if (events.length > 0) await tx.event.createMany({ data: events.map(eventData) });
         return toTransactionRecord(row);
       });
+    },
+
+    async findByIdempotencyKey(projectId, idempotencyKey) {
+      const row = await prisma.transactionRecord.findUnique({ where: { projectId_idempotencyKey: { projectId, idempotencyKey } } });
+      return row ? toTransactionRecord(row) : null;
     },
 
     async findInWallet(projectId, walletId, transactionId) {

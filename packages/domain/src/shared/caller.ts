@@ -8,4 +8,6 @@ export interface Caller {
   environment: Environment;
   plan: Plan;
   requestId: string | null;
+  /** The request's Idempotency-Key, when it carries one (broadcasting use cases record it). */
+  idempotencyKey?: string;
 }

@@ -31,14 +31,59 @@ export interface Broadcast {
   allocatedNonce: boolean;
 }
 
+/** The error answering a broadcast the node refused (400) or whose outcome is unknown (502). */
+function broadcastFailed(record: Pick<TransactionRecord, 'id' | 'failureCode' | 'failureMessage'>): ApiError {
+  const unknown = record.failureCode === 'RPC_UNAVAILABLE';
+  return new ApiError(
+    unknown ? 502 : 400,
+    'BROADCAST_FAILED',
+    unknown ? `The broadcast's outcome is unknown: ${record.failureMessage}` : `The node refused the transaction: ${record.failureMessage}`,
+    { transactionId: record.id, failureStage: 'broadcast', failureCode: record.failureCode },
+  );
+}
+
 /**
- * Records and sends a signed transaction. The record (status `pending`) is written before the node
- * sees the transaction, so a crash between the two leaves a record the monitor still resolves. The
- * node's refusal or a lost answer leaves the record `failed` at stage `broadcast` and answers with
- * its id; acceptance makes it `submitted`.
+ * Records and sends a signed transaction. The record (status `pending`, with the signed bytes and
+ * the request's Idempotency-Key) is written before the node sees the transaction, so a crash
+ * between the two leaves a record the monitor still resolves and a retry of the request finds
+ * (`replay`). The node's refusal or a lost answer leaves the record `failed` at stage `broadcast`
+ * and answers with its id; acceptance makes it `submitted`.
  */
 export function createBroadcaster({ store, clock, isDevnet }: BroadcastDeps) {
-  return async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, allocatedNonce }: Broadcast): Promise<BroadcastResult> {
+  async function send(record: TransactionRecord, target: ChainTarget, signedTransaction: string, nonceToRelease: number | null, resend: boolean): Promise<BroadcastResult> {
+    const devnet = isDevnet(record);
+    const headers = { 'x-transaction-id': record.id };
+    try {
+      if (target.type === 'EVM') await target.gateway.sendRawTransaction(signedTransaction as Hex);
+      else await target.gateway.sendTransaction(signedTransaction);
+    } catch (error) {
+      // A re-send may find its transaction already known or even mined (its nonce then reads as
+      // used): the record stays for the monitor, which resolves it by its hash.
+      const accepted =
+        error instanceof BroadcastRejectedError && (error.code === 'ALREADY_PROCESSED' || (resend && error.code === 'NONCE_TOO_LOW'));
+      if (!accepted) {
+        const rejected = error instanceof BroadcastRejectedError;
+        if (!rejected && !(error instanceof ChainUnavailableError)) throw error;
+        const failureCode = rejected ? error.code : 'RPC_UNAVAILABLE';
+        const failureMessage = (error as Error).message.slice(0, 500);
+        const at = clock.now();
+        const failed = { ...record, status: 'failed' as const, failureStage: 'broadcast' as const, failureCode, failureMessage, resolvedAt: at, nextCheckAt: null };
+        await store.update(record.id, failed, resolvedEvents(failed, devnet, at), 'pending');
+        // A refused transaction never used its nonce: hand it out again. A lost answer may have.
+        if (rejected && nonceToRelease !== null && failureCode !== 'NONCE_TOO_LOW') {
+          await store.releaseNonce(record.walletId, record.chainId!, nonceToRelease);
+        }
+        throw broadcastFailed(failed);
+      }
+    }
+    const at = clock.now();
+    const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
+    // Only while still pending: the monitor may already have seen it land (and resolved it).
+    await store.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
+    return { body: { signedTransaction, txHash: record.hash!, transactionId: record.id }, headers };
+  }
+
+  async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, allocatedNonce }: Broadcast): Promise<BroadcastResult> {
     const now = clock.now();
     const record = await store.create(
       {
@@ -59,45 +104,33 @@ export function createBroadcaster({ store, clock, isDevnet }: BroadcastDeps) {
         monitoring: null,
         requestId: caller.requestId,
         apiKeyId: caller.apiKeyId,
+        idempotencyKey: caller.idempotencyKey ?? null,
+        signedTransaction,
         submittedAt: null,
         nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
         ...fields,
       },
       [],
     );
-    const devnet = isDevnet(record);
-    const headers = { 'x-transaction-id': record.id };
-    try {
-      if (target.type === 'EVM') await target.gateway.sendRawTransaction(signedTransaction as Hex);
-      else await target.gateway.sendTransaction(signedTransaction);
-    } catch (error) {
-      const accepted = error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED';
-      if (!accepted) {
-        const rejected = error instanceof BroadcastRejectedError;
-        if (!rejected && !(error instanceof ChainUnavailableError)) throw error;
-        const failureCode = rejected ? error.code : 'RPC_UNAVAILABLE';
-        const failureMessage = (error as Error).message.slice(0, 500);
-        const at = clock.now();
-        const failed = { ...record, status: 'failed' as const, failureStage: 'broadcast' as const, failureCode, failureMessage, resolvedAt: at, nextCheckAt: null };
-        await store.update(record.id, failed, resolvedEvents(failed, devnet, at), 'pending');
-        // A refused transaction never used its nonce: hand it out again. A lost answer may have.
-        if (rejected && allocatedNonce && fields.nonce !== null && failureCode !== 'NONCE_TOO_LOW') {
-          await store.releaseNonce(wallet.id, record.chainId!, fields.nonce);
-        }
-        throw new ApiError(
-          rejected ? 400 : 502,
-          'BROADCAST_FAILED',
-          rejected ? `The node refused the transaction: ${failureMessage}` : `The broadcast's outcome is unknown: ${failureMessage}`,
-          { transactionId: record.id, failureStage: 'broadcast', failureCode },
-        );
-      }
-    }
-    const at = clock.now();
-    const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
-    // Only while still pending: the monitor may already have seen it land (and resolved it).
-    await store.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
-    return { body: { signedTransaction, txHash: hash, transactionId: record.id }, headers };
-  };
+    return send(record, target, signedTransaction, allocatedNonce ? fields.nonce : null, false);
+  }
+
+  /**
+   * The answer to a retried request (same Idempotency-Key) whose first run broadcast `record` but
+   * died before its response was stored: never a second signature or transaction. A record still
+   * `pending` was perhaps never sent, so its stored bytes are sent (again); a failed broadcast
+   * answers its stored error; anything else answers as the first run would have.
+   */
+  async function replay(record: TransactionRecord, target: ChainTarget): Promise<BroadcastResult> {
+    if (record.status === 'failed' && record.failureStage === 'broadcast') throw broadcastFailed(record);
+    if (record.status === 'pending' && record.signedTransaction) return send(record, target, record.signedTransaction, null, true);
+    return {
+      body: { signedTransaction: record.signedTransaction ?? '', txHash: record.hash!, transactionId: record.id },
+      headers: { 'x-transaction-id': record.id },
+    };
+  }
+
+  return Object.assign(broadcast, { replay });
 }
 
 export type Broadcaster = ReturnType<typeof createBroadcaster>;

@@ -24,6 +24,17 @@ export function createTransactionService(deps: TransactionServiceDeps) {
   const targets = createChainTargets(deps);
   const broadcast = createBroadcaster({ store: deps.store, clock: deps.clock, isDevnet: targets.isDevnet });
   const transfers = { EVM: createEvmTransfers(deps, targets, broadcast), SOLANA: createSolanaTransfers(deps, targets, broadcast) };
+  const broadcastSigned = createBroadcastSigned(deps, targets, broadcast);
+  const cancel = createCancel(deps, targets, broadcast);
+
+  /** A retry of a request that already broadcast (its Idempotency-Key is on a record) replays it. */
+  async function earlierBroadcast(caller: Caller): Promise<BroadcastResult | null> {
+    if (!caller.idempotencyKey) return null;
+    const record = await deps.store.findByIdempotencyKey(caller.projectId, caller.idempotencyKey);
+    if (!record) return null;
+    const target = record.walletType === 'EVM' ? targets.evm(Number(record.chainId)) : targets.solana(record.network ?? undefined);
+    return broadcast.replay(record, target);
+  }
 
   return {
     isDevnet: targets.isDevnet,
@@ -31,6 +42,8 @@ export function createTransactionService(deps: TransactionServiceDeps) {
     async transfer(caller: Caller, walletId: string, body: unknown): Promise<BroadcastResult> {
       const { wallet, shares } = await deps.loadWalletWithShares(caller, walletId);
       assertSignable(wallet);
+      const earlier = await earlierBroadcast(caller);
+      if (earlier) return earlier;
       if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') throw invalidRequest(`transfer is supported for EVM and SOLANA wallets, not ${wallet.type}`);
       const input = parseInput(transferBodyFor(wallet.type, 'transfer'), body);
       return transfers[wallet.type].transfer(caller, wallet, shares, input);
@@ -43,8 +56,14 @@ export function createTransactionService(deps: TransactionServiceDeps) {
       return transfers[wallet.type].estimate(wallet, input);
     },
 
-    broadcastSigned: createBroadcastSigned(deps, targets, broadcast),
-    cancel: createCancel(deps, targets, broadcast),
+    async broadcastSigned(...args: Parameters<typeof broadcastSigned>): Promise<BroadcastResult> {
+      return (await earlierBroadcast(args[0])) ?? broadcastSigned(...args);
+    },
+
+    async cancel(...args: Parameters<typeof cancel>): Promise<BroadcastResult> {
+      return (await earlierBroadcast(args[0])) ?? cancel(...args);
+    },
+
     ...createTransactionHistory(deps),
   };
 }
