@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { createScratchDatabase } from '@wallet/db';
 import { generateKekEntry } from '@wallet/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from './config.ts';
+import { spawnService } from './testing/service-process.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'wallet-prod-modules-'));
@@ -37,25 +38,7 @@ describe('a production process', () => {
       LOG_LEVEL: 'info',
       RECORD_MODULES_FILE: modulesFile,
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './apps/api/src/testing/record-modules.mjs', 'apps/api/src/main.ts'], {
-      cwd: repoRoot,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const line = output.split('\n').find((l) => l.includes('wallet service listening'));
-        if (line) {
-          clearInterval(timer);
-          resolve((JSON.parse(line) as { url: string }).url);
-        }
-      }, 25);
-      child.once('exit', (code) => reject(new Error(`service exited with ${code}: ${output}`)));
-    });
+    const { child, url } = await spawnService(env, children, ['--import', 'tsx', '--import', './apps/api/src/testing/record-modules.mjs']);
 
     // Serve: a key, a wallet, a signature, the chain list (nothing lazily loaded may pull devnets in).
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'prod'], { cwd: repoRoot, env });

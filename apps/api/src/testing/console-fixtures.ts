@@ -3,6 +3,7 @@ import { newEventId, type NewTransactionRecord, type TransactionRecord } from '@
 import { expect } from 'vitest';
 import type { TestApp } from './harness.ts';
 import { staffClient } from './staff-client.ts';
+import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts';
 
 const unique = () => Math.random().toString(36).slice(2);
 
@@ -46,36 +47,18 @@ export async function storedRecord(
   patch: Partial<NewTransactionRecord> = {},
 ): Promise<TransactionRecord> {
   const hash = `0x${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
-  const record: NewTransactionRecord = {
-    id: randomUUID(),
+  const record = transactionRecordFixture({
     projectId: owner.projectId,
     partnerId: owner.partnerId,
     walletId: wallet.id,
-    walletType: 'EVM',
-    intentKind: 'transfer',
-    status: 'submitted',
-    chainId: '84532',
-    network: null,
     fromAddress: wallet.address,
     to: '0x000000000000000000000000000000000000dEaD',
     value: '1000',
-    tokenAddress: null,
-    nonce: 0,
     hash,
-    recentBlockhash: null,
-    lastValidBlockHeight: null,
-    nonceAccount: null,
-    failureStage: null,
-    failureCode: null,
-    failureMessage: null,
-    monitoring: null,
-    cancellationOf: null,
-    requestId: null,
     apiKeyId: owner.apiKeyId,
-    submittedAt: new Date(),
     nextCheckAt: null,
     ...patch,
-  };
+  });
   const event = {
     id: newEventId(),
     projectId: owner.projectId,

@@ -10,11 +10,17 @@ export interface ServiceProcess {
 
 /**
  * Starts the service as `npm start` does (the bundle of apps/api/src/main.ts, built when stale) with `env`, and resolves
- * with its URL once it logs that it listens. The admin console is off unless `env` turns it on.
+ * with its URL once it logs that it listens. The admin console is off unless `env` turns it on. `nodeArgs` runs
+ * the TypeScript sources instead, with those node options before the entry (e.g. loader hooks).
  */
-export async function spawnService(env: Record<string, string | undefined>, children: ChildProcess[] = []): Promise<ServiceProcess> {
-  await buildApi();
-  const child = spawn(process.execPath, startCommand.args, {
+export async function spawnService(
+  env: Record<string, string | undefined>,
+  children: ChildProcess[] = [],
+  nodeArgs?: string[],
+): Promise<ServiceProcess> {
+  if (!nodeArgs) await buildApi();
+  const args = nodeArgs ? [...nodeArgs, 'apps/api/src/main.ts'] : startCommand.args;
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { CONSOLE: 'off', ...startCommand.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

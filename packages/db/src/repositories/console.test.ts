@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { broadcastedEvents, newEventId, resolvedEvents, type NewTransactionRecord } from '@wallet/domain';
+import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
 import { createAuditStore } from './audit.ts';
@@ -7,35 +8,7 @@ import { createConsoleStore } from './console.ts';
 import { createTransactionStore } from './transactions.ts';
 
 function pendingRecord(projectId: string, walletId: string, hash: string): NewTransactionRecord {
-  return {
-    id: randomUUID(),
-    projectId,
-    partnerId: randomUUID(),
-    walletId,
-    walletType: 'EVM',
-    intentKind: 'sign_transaction',
-    status: 'pending',
-    chainId: '84532',
-    network: null,
-    fromAddress: '0x0000000000000000000000000000000000000001',
-    to: null,
-    value: null,
-    tokenAddress: null,
-    nonce: 7,
-    hash,
-    recentBlockhash: null,
-    lastValidBlockHeight: null,
-    nonceAccount: null,
-    failureStage: null,
-    failureCode: null,
-    failureMessage: null,
-    monitoring: null,
-    cancellationOf: null,
-    requestId: null,
-    apiKeyId: null,
-    submittedAt: null,
-    nextCheckAt: new Date(0),
-  };
+  return transactionRecordFixture({ projectId, walletId, hash, intentKind: 'sign_transaction', status: 'pending', to: null, value: null, nonce: 7, submittedAt: null });
 }
 
 describe.each(testDatabaseKinds)('events of a transaction record (%s)', (kind) => {

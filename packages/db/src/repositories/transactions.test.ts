@@ -1,41 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { NewTransactionRecord } from '@wallet/domain';
+import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
 import { createTransactionStore } from './transactions.ts';
 
-function newRecord(overrides: Partial<NewTransactionRecord> = {}): NewTransactionRecord {
-  return {
-    id: randomUUID(),
-    projectId: randomUUID(),
-    partnerId: randomUUID(),
-    walletId: randomUUID(),
-    walletType: 'EVM',
-    intentKind: 'transfer',
-    status: 'submitted',
-    chainId: '84532',
-    network: null,
-    fromAddress: '0x0000000000000000000000000000000000000001',
-    to: '0x0000000000000000000000000000000000000002',
-    value: '1',
-    tokenAddress: null,
-    nonce: 0,
-    hash: `0x${randomUUID().replaceAll('-', '')}`,
-    recentBlockhash: null,
-    lastValidBlockHeight: null,
-    nonceAccount: null,
-    failureStage: null,
-    failureCode: null,
-    failureMessage: null,
-    monitoring: null,
-    cancellationOf: null,
-    requestId: null,
-    apiKeyId: null,
-    submittedAt: new Date(),
-    nextCheckAt: new Date(0),
-    ...overrides,
-  };
-}
+const newRecord = transactionRecordFixture;
 
 describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
   let database: Database;
