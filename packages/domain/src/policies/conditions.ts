@@ -70,7 +70,7 @@ export const policyAggregateConditionSchema = z
       asset: z.string().min(1).optional().describe('spend.token only: the token counted (contract, mint, denom, CODE:ISSUER)'),
     }),
     op: z.enum(policyAggregateOperators),
-    value: z.string(),
+    value: z.string({ error: 'expected the limit as a decimal string in base units' }),
   })
   .describe("Compares the meter's value after this request (key x wallet x network x asset x window) with `value`");
 

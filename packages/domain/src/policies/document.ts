@@ -200,7 +200,7 @@ function checkLeaf(leaf: PolicyConditionLeaf, walletType: PolicyWalletType, acti
     const { aggregate, value } = leaf.condition;
     const problem = covered((a) => actionHasMeter(walletType, a, aggregate.meter), `meter ${aggregate.meter}`);
     if (problem) report([...leaf.path, 'aggregate', 'meter'], `${problem}; spend meters count ${meteredActions(walletType)}`);
-    if (aggregate.asset != null) {
+    else if (aggregate.asset != null) {
       if (aggregate.meter !== 'spend.token') report([...leaf.path, 'aggregate', 'asset'], 'only a spend.token meter names an asset');
       else {
         const assetProblem = policyValueProblem('asset', walletType, aggregate.asset);
