@@ -29,6 +29,8 @@ import {
   createWebhookService,
   createStaffService,
   createConsoleService,
+  createPartnerScope,
+  createPolicyService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -153,6 +155,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     webhooks,
     /** The console's use cases (tRPC, GraphQL), scoped to the signed-in staff member's partner. */
     console: createConsoleService({ store: stores.console, apiKeyStore: stores.apiKeys, apiKeys, webhooks, clock }),
+    /** Partner policies and their versions (REST reads, console and CLI writes, evaluation). */
+    policies: createPolicyService({ store: stores.policies, clock, partnerScope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }) }),
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

@@ -55,3 +55,5 @@ export * from './console/service.ts';
 export * from './policies/facts.ts';
 export * from './policies/conditions.ts';
 export * from './policies/document.ts';
+export * from './policies/ports.ts';
+export * from './policies/service.ts';

@@ -11,6 +11,7 @@ import { createWebhookStore } from './webhooks.ts';
 import { createWorkerLeaseStore } from './worker-leases.ts';
 import { createStaffStore } from './staff.ts';
 import { createConsoleStore } from './console.ts';
+import { createPolicyStore } from './policies.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -30,6 +31,7 @@ export function createStores(database: Database) {
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),
     console: createConsoleStore(database),
+    policies: createPolicyStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
   };
 }
