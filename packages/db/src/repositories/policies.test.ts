@@ -82,6 +82,24 @@ describe.each(testDatabaseKinds)('policy storage and versions (%s)', (kind) => {
     await expect(database.query(`UPDATE policy_versions SET status = 'draft'`)).rejects.toThrow(/policy_versions_status_check/);
   });
 
+  it('makes a next version only for the same selector (wallet type and network set); another one is a 409 that changes nothing', async () => {
+    const scope = keyScope(await newProject());
+    await service.apply(scope, doc('sel', { selector: { walletType: 'EVM', chainId: ['84532', '1'] } }));
+    // Order is irrelevant and wallet or key sets may change.
+    const same = await service.apply(scope, doc('sel', { selector: { walletType: 'EVM', chainId: ['1', '84532'], walletId: [randomUUID()] } }));
+    expect(same.version).toBe('2');
+    const solana = { selector: { walletType: 'SOLANA' }, rules: [{ id: 'raw', effect: 'allow', actions: ['raw_signature'] }] };
+    for (const other of [{ selector: { walletType: 'EVM', chainId: ['1'] } }, { selector: { walletType: 'EVM' } }, solana]) {
+      const refused = await refusal(service.apply(scope, doc('sel', other)));
+      expect(refused.toBody()).toMatchObject({ code: 'CONFLICT', details: [{ path: 'selector' }] });
+    }
+    await service.deactivate(scope, 'sel');
+    expect((await refusal(service.apply(scope, doc('sel', { selector: { walletType: 'EVM' } })))).status).toBe(409);
+    // The refused applies left no version, no counter step and no audit row behind.
+    expect((await service.apply(scope, doc('sel', { selector: { walletType: 'EVM', chainId: ['1', '84532'] } }))).version).toBe('3');
+    expect((await auditRows(scope.projectId)).map((a) => a.action)).toEqual(['policy.apply', 'policy.apply', 'policy.deactivate', 'policy.apply']);
+  });
+
   it('20 concurrent applies of one id get versions 1..20 and leave exactly one active version', async () => {
     const scope = keyScope(await newProject());
     const views = await Promise.all(Array.from({ length: 20 }, (_, i) => service.apply(scope, doc('race', { metadata: { productMode: 'guardrail', description: `apply ${i}` } }))));

@@ -38,7 +38,7 @@ export function createPolicyStore({ prisma }: Database): PolicyStore {
   });
 
   return {
-    async apply(at, input, audit) {
+    async apply(at, input, audit, checkPrevious) {
       return prisma.$transaction(async (tx) => {
         // Creating or bumping the counter row takes its lock until commit, so concurrent applies
         // of one id number their versions one after another and see each other's active version.
@@ -49,6 +49,10 @@ export function createPolicyStore({ prisma }: Database): PolicyStore {
           RETURNING id, latest_version`;
         if (!policy) throw new Error('policies upsert returned no row');
         const version = policy.latest_version;
+        if (version > 1 && checkPrevious) {
+          const previous = await tx.policyVersion.findUnique({ where: { policyKey_version: { policyKey: policy.id, version: version - 1 } }, include: withPolicy });
+          if (previous) checkPrevious(toRecord(previous));
+        }
         await tx.policyVersion.updateMany({
           where: { policyKey: policy.id, status: 'active' },
           data: { status: 'inactive', deactivatedAt: input.createdAt, deactivatedByType: input.createdBy.type, deactivatedById: input.createdBy.id, replacedBy: version },

@@ -36,11 +36,14 @@ export interface PolicyStore {
    * In one transaction: creates the policy at version 1 or numbers the next version, stores it
    * active, makes the previously active version inactive (replaced by the new one) and appends the
    * audit row built from the new version. Concurrent applies of one policy get consecutive versions.
+   * `checkPrevious` sees the latest existing version under the policy's lock; what it throws rolls
+   * everything back. The stored document's `version` is the number given here.
    */
   apply(
     at: PolicyLocation,
     version: Omit<PolicyVersionRecord, 'version' | 'status' | 'deactivatedAt' | 'deactivatedBy' | 'replacedBy' | keyof PolicyLocation>,
     audit: (version: PolicyVersionRecord) => AuditEntry,
+    checkPrevious?: (previous: PolicyVersionRecord) => void,
   ): Promise<PolicyVersionRecord>;
   /** In one transaction: makes the active version inactive and appends the audit row; null when none is active. */
   deactivate(

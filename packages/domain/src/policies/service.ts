@@ -4,7 +4,7 @@
  * (project + environment + actor) made by one of the scope helpers below, so transports stay thin.
  */
 import { z } from 'zod';
-import { notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import type { AuditEntry, Environment } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -70,6 +70,21 @@ export function toPolicyView(record: PolicyVersionRecord): PolicyView {
   };
 }
 
+const networkSet = (doc: PolicyDocument) => (doc.selector.chainId ? [...new Set(doc.selector.chainId.map((c) => c.toLowerCase()))].sort().join(',') : '*');
+
+/**
+ * Spec rule 6: the wallet type and the network set are the selector, and only an edit of the same
+ * selector makes a next version (Para: another selector needs another id). Wallet and API key sets
+ * may change between versions.
+ */
+function checkSameSelector(previous: PolicyDocument, next: PolicyDocument): void {
+  if (previous.selector.walletType === next.selector.walletType && networkSet(previous) === networkSet(next)) return;
+  const was = `${previous.selector.walletType} on ${previous.selector.chainId?.join(', ') ?? 'every network'}`;
+  throw conflict(`Policy ${next.id} selects ${was}; a different wallet type or network set needs a new policy id`, {
+    details: [{ path: 'selector', message: `expected the selector of version ${previous.version}: ${was}` }],
+  });
+}
+
 export interface PolicyServiceDeps {
   store: PolicyStore;
   clock: Clock;
@@ -128,6 +143,7 @@ export function createPolicyService({ store, clock, partnerScope }: PolicyServic
           createdBy: scope.actor,
         },
         (version) => auditEntry(scope, 'policy.apply', version),
+        (previous) => checkSameSelector(previous.document, doc),
       );
       return toPolicyView(record);
     },
