@@ -38,6 +38,22 @@ const rows: { table: string; column: string; good: string; values: () => Record<
   })),
   { table: 'webhook_deliveries', column: 'status', good: 'delivered', values: () => ({ event_id: uuid(), endpoint_id: uuid(), event_seq: 1 }) },
   { table: 'staff_accounts', column: 'role', good: 'support', values: () => ({ id: uuid(), partner_id: uuid(), email: `${uuid()}@x.test`, password_hash: 'h' }) },
+  { table: 'policies', column: 'environment', good: 'production', values: () => ({ id: uuid(), project_id: uuid(), policy_id: 'p', latest_version: 1 }) },
+  ...(['status', 'wallet_type', 'created_by_type', 'deactivated_by_type'] as const).map((column) => ({
+    table: 'policy_versions',
+    column,
+    good: { status: 'active', wallet_type: 'SUI', created_by_type: 'operator', deactivated_by_type: 'staff' }[column],
+    values: () => ({
+      policy_key: uuid(),
+      version: 1,
+      document: '{}',
+      status: 'inactive',
+      wallet_type: 'EVM',
+      created_at: now,
+      created_by_type: 'api_key',
+      deactivated_at: column === 'status' ? null : now,
+    }),
+  })),
 ];
 
 describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)', (kind) => {
