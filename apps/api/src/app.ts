@@ -8,6 +8,7 @@ import type { RouteDef } from './http/route.ts';
 import { docsRouter } from './routes/docs.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { migrationRoutes } from './routes/migration.ts';
+import { policyRoutes } from './routes/policies.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
@@ -35,6 +36,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...signingRoutes(services.signing),
     ...transactionRoutes(services.transactions),
     ...migrationRoutes(services.migration),
+    ...policyRoutes(services.policies),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),
   ];
 }

@@ -57,3 +57,4 @@ export * from './policies/conditions.ts';
 export * from './policies/document.ts';
 export * from './policies/ports.ts';
 export * from './policies/service.ts';
+export * from './policies/schemas.ts';
