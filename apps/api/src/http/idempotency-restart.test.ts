@@ -47,26 +47,40 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  const rpc = async (method: string, params: unknown[]) => {
+    const response = await fetch(anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    return (await response.json()) as { result?: unknown; error?: unknown };
+  };
+
+  /** A key of a new partner (from the CLI) and an EVM wallet made through the running service, funded on anvil. */
+  async function fundedWallet(url: string, partner: string) {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', partner], { cwd: repoRoot, env });
+    const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
+    const created = await fetch(`${url}/v1/wallets`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'EVM', userIdentifier: partner, userIdentifierType: 'CUSTOM_ID' }),
+    });
+    const wallet = (await created.json()) as { id: string; address: string };
+    expect((await rpc('anvil_setBalance', [wallet.address, '0xde0b6b3a7640000'])).error).toBeUndefined();
+    return { apiKey, wallet };
+  }
+
+  async function sigkill(service: { child: ChildProcess }) {
+    const killed = new Promise((resolve) => service.child.once('exit', resolve));
+    service.child.kill('SIGKILL');
+    await killed;
+  }
+
   it('lets the same key run again after the lease of the killed request, once', async () => {
     const first = await spawnService({ ...env, WORKERS: 'off' }, children);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'idem-restart'], { cwd: repoRoot, env });
-    const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
+    const { apiKey, wallet } = await fundedWallet(first.url, 'idem-restart');
     const post = (base: string, urlPath: string, body: unknown, key?: string) =>
       fetch(`${base}${urlPath}`, {
         method: 'POST',
         headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
         body: JSON.stringify(body),
       });
-    const wallet = (await (await post(first.url, '/v1/wallets', { type: 'EVM', userIdentifier: 'idem-restart', userIdentifierType: 'CUSTOM_ID' })).json()) as {
-      id: string;
-      address: string;
-    };
-    const funded = await fetch(anvil.rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [wallet.address, '0xde0b6b3a7640000'] }),
-    });
-    expect(((await funded.json()) as { error?: unknown }).error).toBeUndefined();
 
     const key = `transfer-${Math.random()}`;
     const transfer = { to: RECIPIENT, value: '1234', chainId: anvil.chainId };
@@ -75,9 +89,7 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     const held = post(first.url, `/v1/wallets/${wallet.id}/transfer`, transfer, key).catch((error: unknown) => error);
     // The transfer has claimed its key and waits for the chain.
     await expect.poll(() => proxy.requests, { timeout: 10_000, interval: 10 }).toBeGreaterThan(seen);
-    const killed = new Promise((resolve) => first.child.once('exit', resolve));
-    first.child.kill('SIGKILL');
-    await killed;
+    await sigkill(first);
     expect(await held).toBeInstanceOf(Error);
     proxy.setMode('pass');
 
@@ -104,20 +116,8 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
 
   it('never signs or sends a second transaction when the killed request had already recorded its broadcast', async () => {
     const first = await spawnService({ ...env, WORKERS: 'off' }, children);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'idem-broadcast'], { cwd: repoRoot, env });
-    const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
+    const { apiKey, wallet } = await fundedWallet(first.url, 'idem-broadcast');
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
-    const created = await fetch(`${first.url}/v1/wallets`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ type: 'EVM', userIdentifier: 'idem-broadcast', userIdentifierType: 'CUSTOM_ID' }),
-    });
-    const wallet = (await created.json()) as { id: string; address: string };
-    const rpc = async (method: string, params: unknown[]) => {
-      const response = await fetch(anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-      return ((await response.json()) as { result: unknown }).result;
-    };
-    await rpc('anvil_setBalance', [wallet.address, '0xde0b6b3a7640000']);
 
     // The request signs and records its transaction, then waits for the node, which never sees it.
     const key = `broadcast-${Math.random()}`;
@@ -126,9 +126,7 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     proxy.setMode({ delayMs: 120_000, methods: ['eth_sendRawTransaction'] });
     const held = post(first.url).catch((error: unknown) => error);
     await expect.poll(() => proxy.methods.includes('eth_sendRawTransaction'), { timeout: 20_000, interval: 10 }).toBe(true);
-    const killed = new Promise((resolve) => first.child.once('exit', resolve));
-    first.child.kill('SIGKILL');
-    await killed;
+    await sigkill(first);
     expect(await held).toBeInstanceOf(Error);
     proxy.setMode('pass');
 
@@ -141,8 +139,8 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     // One record, the killed request's, sent now with its stored bytes and confirmed; one transaction on the chain.
     expect((await list()).map((t) => t.transactionId)).toEqual([body.transactionId]);
     await expect.poll(async () => (await list())[0]?.status, { timeout: 60_000, interval: 250 }).toBe('confirmed');
-    expect(await rpc('eth_getTransactionCount', [wallet.address, 'latest'])).toBe('0x1');
-    const sent = (await rpc('eth_getTransactionByHash', [body.txHash])) as { input: string; to: string } | null;
+    expect((await rpc('eth_getTransactionCount', [wallet.address, 'latest'])).result).toBe('0x1');
+    const sent = (await rpc('eth_getTransactionByHash', [body.txHash])).result as { input: string; to: string } | null;
     expect(sent?.to.toLowerCase()).toBe(RECIPIENT.toLowerCase());
 
     const exited = new Promise((resolve) => second.child.once('exit', resolve));

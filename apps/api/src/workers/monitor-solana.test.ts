@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import { type Hex } from 'viem';
+import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts';
 import { describe, expect, it } from 'vitest';
 import { EVM_CHAIN, RECIPIENT, MIN, monitorDevnets, testDatabaseKinds } from '../testing/monitor-fixtures.ts';
 
@@ -45,25 +46,7 @@ describe.each(testDatabaseKinds)('the transaction monitor on Solana and over tim
     const { blockhash } = await solana.getLatestBlockhash();
     const finalized = await solana.getFinalizedBlockHeight();
     const signature = () => getBase58Decoder().decode(randomBytes(64));
-    const base = {
-      projectId: randomUUID(),
-      partnerId: randomUUID(),
-      walletId: randomUUID(),
-      intentKind: 'sign_transaction' as const,
-      status: 'submitted' as const,
-      to: null,
-      value: null,
-      tokenAddress: null,
-      failureStage: null,
-      failureCode: null,
-      failureMessage: null,
-      monitoring: null,
-      cancellationOf: null,
-      requestId: null,
-      apiKeyId: null,
-      submittedAt: new Date(),
-      nextCheckAt: new Date(0),
-    };
+    const base = transactionRecordFixture({ intentKind: 'sign_transaction', to: null, value: null });
     const sol = { ...base, walletType: 'SOLANA' as const, chainId: null, network: 'SOLANA_DEVNET', fromAddress: (await wallet('SOLANA')).address, nonce: null };
     // Signatures this chain never saw: past their last valid height; not yet; a partner transaction over a blockhash
     // the chain does not know (no height); a durable-nonce transaction whose account holds no nonce.

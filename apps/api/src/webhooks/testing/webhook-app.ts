@@ -4,6 +4,7 @@ import type { Clock, WebhookDelivery } from '@wallet/domain';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startTestApp, type TestApp } from '../../testing/harness.ts';
 import { TEST_CA_FILE, startReceiver, type Receiver } from './receiver.ts';
+import { WEBHOOK_EVENT_TYPES } from '@wallet/domain/webhooks/event-types.ts';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -25,19 +26,7 @@ function movableClock() {
   } satisfies Clock & Record<string, unknown>;
 }
 
-export const ALL_TYPES = [
-  'user.created',
-  'wallet.created',
-  'transaction.signed',
-  'send.broadcasted',
-  'send.confirmed',
-  'send.failed',
-  'rest.transaction.confirmed',
-  'rest.transaction.failed',
-  'wallet.pregen_claimed',
-  'user.external_wallet_verified',
-  'test.ping',
-];
+export const ALL_TYPES: string[] = [...WEBHOOK_EVENT_TYPES];
 
 /**
  * The webhook tests' service (test timings: short time-out and backoff; the receiver's CA trusted
