@@ -1,0 +1,108 @@
+/**
+ * The contracts between the three parts of policy evaluation:
+ *
+ * - request facts (request-facts.ts): what a signing intent is, decoded once with the chains' own
+ *   libraries: its policy action, network, and one leg per value movement;
+ * - the evaluator (evaluate.ts): pure; judges the applying policies on those facts and on meter
+ *   values, and returns the decision with a trace;
+ * - the meter store (a port, implemented in @wallet/db): holds spend meters and reserves a request's
+ *   spend in the same database transaction that decides.
+ */
+import type { Environment } from '../ports.ts';
+import type { PolicyActionName, PolicyFactName, PolicyWalletType } from './facts.ts';
+
+/** One movement of value out of the wallet that the request makes (decoded, never guessed). */
+export interface RequestLeg {
+  /** Payee: EVM recipient (the calldata recipient for ERC-20 `transfer`), Solana owner or token account, ... */
+  to: string | null;
+  /** `native`, or the asset id in the fact catalog's `asset` form (ERC-20 contract lower-cased, SPL mint, denom, CODE:ISSUER). */
+  asset: string;
+  /** Amount in the asset's base units; null when the amount could not be decoded (it then counts toward no meter). */
+  amount: bigint | null;
+}
+
+/** A signing intent as policies see it. */
+export interface RequestFacts {
+  walletType: PolicyWalletType;
+  walletId: string;
+  apiKeyId: string;
+  /** The policy action the request is (`transfer`, `sign_transaction`, `raw_signature`, ...). */
+  action: PolicyActionName;
+  /**
+   * Network in the wallet type's chainId form (`"84532"`, `solana:devnet`, `stellar:testnet`,
+   * `sui:localnet`, `cosmos:<chain-id>`); null when the request proves none (raw signatures, EVM
+   * personal messages). Selectors with a `chainId` set do not apply to a request without one.
+   */
+  network: string | null;
+  /**
+   * Facts that are the same for every leg (`request.chainId`, `request.function.selector`,
+   * typed-data domain, `request.spender`, ...). A fact absent here and in the leg is undecidable.
+   */
+  facts: Partial<Record<PolicyFactName, string>>;
+  /**
+   * Value movements. A rule is judged once per leg (`request.to`, `request.token.address` come
+   * from the leg; `request.value.baseUnits` and `request.token.value.baseUnits` are the request's
+   * total of that asset, so splitting a payment into legs does not get under a per-request cap).
+   * A request that moves nothing decodable has no legs and is judged once without leg facts.
+   */
+  legs: RequestLeg[];
+  /** Why part of the request could not be decoded (shown in dry-run traces), or null. */
+  undecoded: string | null;
+}
+
+/** Identity of one spend meter: key x wallet x network x asset x fixed window. */
+export interface MeterKey {
+  projectId: string;
+  environment: Environment;
+  apiKeyId: string;
+  walletId: string;
+  /** The request's network (chainId form); meters need a network, so requests without one are not metered. */
+  network: string;
+  /** `native` or the asset id (as in RequestLeg.asset). */
+  asset: string;
+  windowMs: number;
+  windowStart: Date;
+}
+
+export interface MeterValue {
+  spent: bigint;
+  reserved: bigint;
+}
+
+/** A meter touched by one request: its key and how much this request adds (0 when it only reads it). */
+export interface MeterCharge {
+  key: MeterKey;
+  amount: bigint;
+}
+
+/** What the deciding callback answers: reserve the charges (allow) or not (deny, nothing written). */
+export type MeterVerdict<T> = { reserve: boolean; result: T };
+
+/** Spend held for one signature; `commit` when a signature exists, `release` only when none ever will. */
+export interface MeterReservationHandle {
+  /** Reservation id (stored), or null when nothing was reserved. */
+  id: string | null;
+  commit(): Promise<void>;
+  release(): Promise<void>;
+}
+
+export interface MeterStore {
+  /**
+   * In one database transaction: locks the charged meters (creating missing ones at 0, in a fixed
+   * order so concurrent requests cannot deadlock), passes their current values to `decide`, and
+   * when it answers `reserve: true` adds each charge to its meter's `reserved` and stores a
+   * reservation. Concurrent calls on one meter are serialized, so a limit is never overshot.
+   * With no charges it only calls `decide` (no transaction).
+   */
+  reserve<T>(
+    charges: MeterCharge[],
+    decide: (values: Map<string, MeterValue>) => MeterVerdict<T>,
+  ): Promise<{ result: T; reservation: MeterReservationHandle }>;
+  /** Current values of the meters (missing = zero), without locking: usage snapshots and dry runs. */
+  read(keys: MeterKey[]): Promise<Map<string, MeterValue>>;
+}
+
+/** The map key of a meter in `MeterStore` results. */
+export function meterKeyId(key: MeterKey): string {
+  return [key.projectId, key.environment, key.apiKeyId, key.walletId, key.network, key.asset, key.windowMs, key.windowStart.getTime()].join('|');
+}
