@@ -58,3 +58,5 @@ export * from './policies/document.ts';
 export * from './policies/ports.ts';
 export * from './policies/service.ts';
 export * from './policies/schemas.ts';
+export * from './policies/templates.ts';
+export * from './policies/console-inputs.ts';

@@ -1,5 +1,6 @@
 import { authRouter } from './auth.ts';
 import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter } from './console.ts';
+import { policiesRouter } from './policies.ts';
 import { router } from './trpc.ts';
 
 /** The console's API. Every procedure calls a domain use case; no business rule lives here. */
@@ -11,6 +12,7 @@ export const appRouter = router({
   transactions: transactionsRouter,
   webhooks: webhooksRouter,
   overview: overviewRouter,
+  policies: policiesRouter,
 });
 
 export type AppRouter = typeof appRouter;

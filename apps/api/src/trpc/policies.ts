@@ -1,0 +1,63 @@
+import {
+  invalidRequest,
+  parsePolicyDocument,
+  policyApplyInput,
+  policyDocumentJsonSchema,
+  policyFromTemplate,
+  policyIdInput,
+  policyLocationInput,
+  policyTemplates,
+  policyValidateInput,
+  type PolicyScope,
+  type StaffPrincipal,
+} from '@wallet/domain';
+import { z } from 'zod';
+import type { TrpcContext } from './context.ts';
+import { router, staffProcedure, writeProcedure } from './trpc.ts';
+
+/**
+ * Policy authoring for the console (issue #12): reads for every staff role, apply/deactivate for
+ * owners and developers. Each procedure makes the staff scope (the project must be the staff
+ * member's partner's, else 404 like a missing one) and calls one use case of `services.policies`,
+ * which also writes the audit row naming the staff member. Drafts never reach the server: the
+ * console keeps them in the browser and only `apply` stores anything.
+ */
+
+type StaffContext = TrpcContext & { staff: StaffPrincipal };
+
+async function scopeOf(ctx: StaffContext, input: { projectId: string; environment: string }): Promise<PolicyScope> {
+  const scope = await ctx.services.policies.staffScope(ctx.staff, input.projectId, input.environment);
+  return { ...scope, requestId: ctx.requestId };
+}
+
+export const policiesRouter = router({
+  /** Active policies of the project and environment whose effective window holds now. */
+  list: staffProcedure.input(policyLocationInput).query(async ({ ctx, input }) => ctx.services.policies.list(await scopeOf(ctx, input))),
+  /** The active version of one policy. */
+  get: staffProcedure.input(policyIdInput).query(async ({ ctx, input }) => ctx.services.policies.get(await scopeOf(ctx, input), input.policyId)),
+  /** Every version, newest first. */
+  versions: staffProcedure
+    .input(policyIdInput)
+    .query(async ({ ctx, input }) => ctx.services.policies.versions(await scopeOf(ctx, input), input.policyId)),
+  /** Pure: what `apply` would refuse, with every problem at its JSON path. Stores nothing. */
+  validate: staffProcedure.input(policyValidateInput).query(({ input }) => {
+    const parsed = parsePolicyDocument(input.document, { approvals: false });
+    return parsed.ok ? { ok: true as const, problems: [] } : { ok: false as const, problems: parsed.problems };
+  }),
+  /** The document schema as JSON Schema (draft 2020-12). */
+  schema: staffProcedure.query(() => policyDocumentJsonSchema()),
+  /** The templates and the parameters each one asks for. */
+  templates: staffProcedure.query(() => policyTemplates),
+  /** A template's document from its parameters (not validated: the editor validates it like any draft). */
+  fromTemplate: staffProcedure.input(z.object({ template: z.string(), parameters: z.record(z.string(), z.unknown()) })).query(({ input }) => {
+    const result = policyFromTemplate(input);
+    if (!result.ok) throw invalidRequest(`Invalid template parameters: ${result.problems[0]?.path ?? ''}: ${result.problems[0]?.message ?? ''}`, { details: result.problems });
+    return { document: result.document };
+  }),
+  /** `apply` of the domain (the name is reserved by tRPC's client proxy). Activates the document: version 1, or the next version of the same id (the previous one becomes inactive). */
+  activate: writeProcedure.input(policyApplyInput).mutation(async ({ ctx, input }) => ctx.services.policies.apply(await scopeOf(ctx, input), input.document)),
+  /** Makes the active version inactive (no new version, nothing deleted). */
+  deactivate: writeProcedure
+    .input(policyIdInput)
+    .mutation(async ({ ctx, input }) => ctx.services.policies.deactivate(await scopeOf(ctx, input), input.policyId)),
+});
