@@ -92,13 +92,13 @@ describe.each(testDatabaseKinds)('policy authoring over tRPC on %s', (kind) => {
 
   it('validate is pure and reports each problem at its JSON path; apply of the same document answers the same problems', async () => {
     const broken = { ...capPolicy('broken'), rules: [{ id: 'cap', effect: 'deny', actions: ['transfer'], condition: { fact: 'request.value.baseUnits', op: 'gt', value: 1000 } }] };
-    const validation = await a.support.policies.validate.query({ document: broken });
+    const validation = await a.support.policies.validate.mutate({ document: broken });
     expect(validation.ok).toBe(false);
     expect(validation.problems).toEqual([{ path: 'rules.0.condition.value', message: expect.any(String) }]);
-    expect(await a.support.policies.validate.query({ document: capPolicy('fine') })).toEqual({ ok: true, problems: [] });
+    expect(await a.support.policies.validate.mutate({ document: capPolicy('fine') })).toEqual({ ok: true, problems: [] });
     const approval = { ...capPolicy('approvals'), rules: [{ id: 'r', effect: 'require_approval', actions: ['transfer'], approvalRequirement: { id: 'a', stages: [{ id: 's', eligibility: { roles: ['admin'] }, requiredApprovals: 1 }] } }] };
-    expect((await a.owner.policies.validate.query({ document: approval })).problems).toEqual([{ path: 'rules.0.effect', message: policyApprovalsUnavailableMessage }]);
-    expect(await a.owner.policies.validate.query({ document: null })).toMatchObject({ ok: false, problems: [{ path: '' }] });
+    expect((await a.owner.policies.validate.mutate({ document: approval })).problems).toEqual([{ path: 'rules.0.effect', message: policyApprovalsUnavailableMessage }]);
+    expect(await a.owner.policies.validate.mutate({ document: null })).toMatchObject({ ok: false, problems: [{ path: '' }] });
 
     const refused = await trpcFailure(a.owner.policies.activate.mutate({ ...location(), document: broken }));
     expect(refused).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST', details: validation.problems } });
@@ -130,7 +130,7 @@ describe.each(testDatabaseKinds)('policy authoring over tRPC on %s', (kind) => {
     const templates = await a.support.policies.templates.query();
     expect(templates.map((t) => t.id)).toEqual(['allowlisted-recipients', 'per-transaction-cap', 'daily-cap', 'deny-raw-signatures', 'deny-chains']);
     const { document } = await a.support.policies.fromTemplate.query({ template: 'per-transaction-cap', parameters: { walletType: 'EVM', chainIds: ['84532'], maxBaseUnits: '10' } });
-    expect(await a.support.policies.validate.query({ document })).toEqual({ ok: true, problems: [] });
+    expect(await a.support.policies.validate.mutate({ document })).toEqual({ ok: true, problems: [] });
     expect(await trpcFailure(a.support.policies.fromTemplate.query({ template: 'deny-chains', parameters: {} }))).toMatchObject({
       status: 400,
       body: { code: 'INVALID_REQUEST', details: [{ path: 'parameters.chainIds' }] },

@@ -39,8 +39,11 @@ export const policiesRouter = router({
   versions: staffProcedure
     .input(policyIdInput)
     .query(async ({ ctx, input }) => ctx.services.policies.versions(await scopeOf(ctx, input), input.policyId)),
-  /** Pure: what `apply` would refuse, with every problem at its JSON path. Stores nothing. */
-  validate: staffProcedure.input(policyValidateInput).query(({ input }) => {
+  /**
+   * Pure: what `activate` would refuse, with every problem at its JSON path. Stores nothing; a
+   * mutation only so the draft travels in the body (a large allowlist does not fit in a URL).
+   */
+  validate: staffProcedure.input(policyValidateInput).mutation(({ input }) => {
     const parsed = parsePolicyDocument(input.document, { approvals: false });
     return parsed.ok ? { ok: true as const, problems: [] } : { ok: false as const, problems: parsed.problems };
   }),
