@@ -15,6 +15,7 @@ const nav = [
   { href: '/wallets', label: 'Wallets' },
   { href: '/transactions', label: 'Transactions' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/policies', label: 'Policies' },
 ];
 
 export function ConsoleShell({ children }: { children: ReactNode }) {
