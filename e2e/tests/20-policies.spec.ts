@@ -1,0 +1,111 @@
+import type { Page } from '@playwright/test';
+import { expect, nav, signIn, snap, stack, test } from '../support/fixtures.ts';
+
+/**
+ * Policy authoring in the console: an owner fills the draft from a template, breaks it and sees
+ * the schema problem at its JSON path, fixes it, activates version 1, edits it into version 2 and
+ * compares the two versions; a support account sees the same list with no write control at all.
+ */
+test.describe.configure({ mode: 'serial' });
+
+const PROJECT = 'policies e2e';
+const CAP = '1000000000000000000';
+const RAISED_CAP = '2000000000000000000';
+
+async function openPolicies(page: Page) {
+  await page.getByRole('combobox', { name: 'Project', exact: true }).selectOption({ label: PROJECT });
+  await nav(page, 'Policies');
+  await expect(page.getByRole('heading', { name: 'Policies', exact: true })).toBeVisible();
+}
+
+const row = (page: Page) => page.locator('[data-testid="policy-row"][data-policy-id="per-transaction-cap"]');
+
+test('an owner fills a draft from a template, sees a schema error at its path, fixes it and activates version 1', async ({ page }) => {
+  await signIn(page, stack.owner);
+  await nav(page, 'Projects & API keys');
+  await page.getByLabel('New project name').fill(PROJECT);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByText('No API keys in this project')).toBeVisible();
+  await openPolicies(page);
+  await expect(page.getByText('No active policy')).toBeVisible();
+  await expect(page.getByText('The draft lives only in this browser until you activate it')).toBeVisible();
+
+  await page.getByRole('combobox', { name: 'Template' }).selectOption({ label: 'Per-transaction cap (native)' });
+  const form = page.getByRole('form', { name: 'Template: Per-transaction cap (native)' });
+  await form.getByLabel('Wallet type').selectOption('EVM');
+  await form.getByLabel('Networks (optional)').fill('84532');
+  await form.getByLabel('Cap per request (base units)').fill(CAP);
+  await form.getByRole('button', { name: 'Fill editor' }).click();
+
+  const editor = page.getByLabel('Policy JSON');
+  await expect(editor).toHaveValue(/"id": "per-transaction-cap"/);
+  const validation = page.getByTestId('policy-validation');
+  await expect(validation).toContainText('Valid.');
+
+  // Break it: the cap as a JSON number instead of a decimal string.
+  const good = await editor.inputValue();
+  const broken = good.replace(`"value": "${CAP}"`, `"value": ${CAP}`);
+  expect(broken).not.toBe(good);
+  await editor.fill(broken);
+  const problem = page.getByTestId('policy-problem');
+  await expect(problem).toHaveCount(1);
+  await expect(problem).toHaveAttribute('data-path', 'rules.0.condition.value');
+  await expect(problem).toContainText('rules.0.condition.value');
+  await expect(page.getByRole('button', { name: 'Activate', exact: true })).toBeDisabled();
+  // The problem selects its place in the text.
+  await problem.click();
+  const selected = await editor.evaluate((el: HTMLTextAreaElement) => el.value.slice(el.selectionStart, el.selectionEnd));
+  expect(selected).toBe(CAP);
+  await snap(page, 'policies-draft-problem');
+
+  await editor.fill(good);
+  await expect(validation).toContainText('Valid.');
+  await expect(problem).toHaveCount(0);
+  await page.getByRole('button', { name: 'Activate', exact: true }).click();
+  await expect(page.getByText('Activated per-transaction-cap version 1.')).toBeVisible();
+  await expect(row(page).getByTestId('policy-version')).toHaveText('v1');
+  await expect(editor).toHaveValue('');
+});
+
+test('the owner edits the policy into version 2 and compares the versions side by side', async ({ page }) => {
+  await signIn(page, stack.owner);
+  await openPolicies(page);
+  await row(page).getByRole('button', { name: 'Edit' }).click();
+  const editor = page.getByLabel('Policy JSON');
+  await expect(editor).toHaveValue(/"version": "1"/);
+  await editor.fill((await editor.inputValue()).replace(`"value": "${CAP}"`, `"value": "${RAISED_CAP}"`));
+  await expect(page.getByTestId('policy-validation')).toContainText('Activating makes version 2 of per-transaction-cap');
+  await page.getByRole('button', { name: 'Activate', exact: true }).click();
+  await expect(page.getByText('Activated per-transaction-cap version 2.')).toBeVisible();
+  await expect(row(page).getByTestId('policy-version')).toHaveText('v2');
+
+  await row(page).getByRole('button', { name: 'Versions' }).click();
+  await expect(page.getByTestId('policy-version-item')).toHaveCount(2);
+  await expect(page.getByRole('combobox', { name: 'Left version' })).toHaveValue('1');
+  await expect(page.getByRole('combobox', { name: 'Right version' })).toHaveValue('2');
+  await expect(page.getByTestId('diff-removed').filter({ hasText: CAP })).toHaveCount(1);
+  await expect(page.getByTestId('diff-added').filter({ hasText: RAISED_CAP })).toHaveCount(1);
+  await expect(page.getByTestId('diff-added').filter({ hasText: '"version": "2"' })).toHaveCount(1);
+  await snap(page, 'policies-versions-diff');
+});
+
+test('support sees the policies and their versions but no Activate, Edit or Deactivate control', async ({ page }) => {
+  await signIn(page, stack.support);
+  await openPolicies(page);
+  await expect(row(page).getByTestId('policy-version')).toHaveText('v2');
+  await row(page).getByRole('button', { name: 'Versions' }).click();
+  await expect(page.getByTestId('policy-version-item')).toHaveCount(2);
+  for (const name of ['Activate', 'Deactivate', 'Edit', 'Fill editor', 'Discard draft']) await expect(page.getByRole('button', { name, exact: true })).toHaveCount(0);
+  await expect(page.getByLabel('Policy JSON')).toHaveCount(0);
+  await snap(page, 'support-policies');
+});
+
+test('the owner deactivates the policy after confirming', async ({ page }) => {
+  await signIn(page, stack.owner);
+  await openPolicies(page);
+  page.once('dialog', (dialog) => void dialog.accept());
+  await row(page).getByRole('button', { name: 'Deactivate' }).click();
+  await expect(page.getByText('Deactivated per-transaction-cap version 2.')).toBeVisible();
+  await expect(row(page)).toHaveCount(0);
+  await expect(page.getByText('No active policy')).toBeVisible();
+});
