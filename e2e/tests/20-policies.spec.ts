@@ -29,6 +29,9 @@ test('an owner fills a draft from a template, sees a schema error at its path, f
   await openPolicies(page);
   await expect(page.getByText('No active policy')).toBeVisible();
   await expect(page.getByText('The draft lives only in this browser until you activate it')).toBeVisible();
+  const schemaDownload = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'JSON Schema' }).click();
+  expect((await schemaDownload).suggestedFilename()).toBe('permissions.policy.v1.schema.json');
 
   await page.getByRole('combobox', { name: 'Template' }).selectOption({ label: 'Per-transaction cap (native)' });
   const form = page.getByRole('form', { name: 'Template: Per-transaction cap (native)' });

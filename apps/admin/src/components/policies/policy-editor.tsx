@@ -7,6 +7,7 @@ import { lineColumnOf, locateJsonPath, parseDraft } from '@/lib/policy-draft';
 import { useTRPC, useTRPCClient } from '@/lib/trpc';
 import { useDebounced, type PolicyLocation } from '@/lib/use-policy-draft';
 import type { PolicyView } from './policy-list';
+import { SchemaDownload } from './schema-download';
 
 interface Problem {
   path: string;
@@ -86,6 +87,7 @@ export function PolicyEditor({
       title="Draft"
       actions={
         <>
+          <SchemaDownload />
           <Button variant="secondary" disabled={draft === '' || activate.isPending} onClick={() => setDraft('')}>
             Discard draft
           </Button>
