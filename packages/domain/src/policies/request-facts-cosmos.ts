@@ -1,0 +1,7 @@
+import type { SigningContext } from '../signing/pipeline.ts';
+import { decoded, type DecodedRequest } from './request-facts-common.ts';
+
+export function decodeCosmosRequest(context: SigningContext): DecodedRequest {
+  void context;
+  return decoded();
+}
