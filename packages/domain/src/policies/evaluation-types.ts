@@ -15,8 +15,14 @@ import type { PolicyActionName, PolicyFactName, PolicyWalletType } from './facts
 export interface RequestLeg {
   /** Payee: EVM recipient (the calldata recipient for ERC-20 `transfer`), Solana owner or token account, ... */
   to: string | null;
-  /** `native`, or the asset id in the fact catalog's `asset` form (ERC-20 contract lower-cased, SPL mint, denom, CODE:ISSUER). */
-  asset: string;
+  /**
+   * `native`, or the asset id in the fact catalog's `asset` form (ERC-20 contract lower-cased, SPL
+   * mint, denom, CODE:ISSUER); null when value may leave here but the asset is not decodable (an
+   * SPL `Transfer` names no mint; an instruction of an unknown program): `request.token.address`
+   * is then undecidable on this leg, the request's `request.token.*` totals are absent, and the
+   * leg counts toward no meter.
+   */
+  asset: string | null;
   /** Amount in the asset's base units; null when the amount could not be decoded (it then counts toward no meter). */
   amount: bigint | null;
 }
@@ -58,7 +64,7 @@ export interface MeterKey {
   walletId: string;
   /** The request's network (chainId form); meters need a network, so requests without one are not metered. */
   network: string;
-  /** `native` or the asset id (as in RequestLeg.asset). */
+  /** `native` or the asset id (as in RequestLeg.asset, never null: legs without an asset are not metered). */
   asset: string;
   windowMs: number;
   windowStart: Date;

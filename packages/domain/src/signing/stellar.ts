@@ -70,8 +70,8 @@ const raw: SignOperation<typeof rawBody> = {
   },
 };
 
-// The SDK's Networks.PUBLIC, TESTNET and FUTURENET passphrases.
-const CHAIN_IDS = new Map<string, string>([
+/** The SDK's Networks.PUBLIC, TESTNET and FUTURENET passphrases, and their chainId form. */
+export const stellarChainIds: ReadonlyMap<string, string> = new Map<string, string>([
   ['Public Global Stellar Network ; September 2015', 'stellar:mainnet'],
   ['Test SDF Network ; September 2015', 'stellar:testnet'],
   ['Test SDF Future Network ; October 2022', 'stellar:futurenet'],
@@ -104,7 +104,7 @@ const transaction: SignOperation<typeof stellarTransactionBody> = {
     return {
       response: { signedTransaction },
       digest: hash.toString('hex'),
-      chainId: CHAIN_IDS.get(input.networkPassphrase) ?? null,
+      chainId: stellarChainIds.get(input.networkPassphrase) ?? null,
     };
   },
 };
