@@ -50,9 +50,9 @@ const toStored = (key: MeterKey, amount: bigint): StoredCharge => ({
   amount: amount.toString(),
 });
 
-const fromStored = (c: StoredCharge): MeterCharge => ({
-  key: { ...c, windowStart: new Date(c.windowStart) },
-  amount: BigInt(c.amount),
+const fromStored = ({ amount, windowStart, ...key }: StoredCharge): MeterCharge => ({
+  key: { ...key, windowStart: new Date(windowStart) },
+  amount: BigInt(amount),
 });
 
 /** The WHERE clause naming one meter (its primary key). Amounts and window lengths go as text. */
