@@ -150,7 +150,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock, { leaseMs: config.idempotencyLeaseMs }),
-    pruner: createPruner({ idempotency: stores.idempotency, rateLimits: stores.rateLimits, clock }),
+    pruner: createPruner({ idempotency: stores.idempotency, rateLimits: stores.rateLimits, spendMeters: stores.policyMeters, clock }),
     /** Webhook configuration per API key, test pings, delivery log and resend (CLI now, tRPC next). */
     webhooks,
     /** The console's use cases (tRPC, GraphQL), scoped to the signed-in staff member's partner. */

@@ -54,6 +54,18 @@ const rows: { table: string; column: string; good: string; values: () => Record<
       deactivated_at: column === 'status' ? null : now,
     }),
   })),
+  {
+    table: 'policy_spend_meters',
+    column: 'environment',
+    good: 'production',
+    values: () => ({ project_id: uuid(), api_key_id: uuid(), wallet_id: uuid(), network: '84532', asset: 'native', window_ms: 60_000, window_start: now }),
+  },
+  ...(['status', 'environment'] as const).map((column) => ({
+    table: 'policy_spend_reservations',
+    column,
+    good: { status: 'reserved', environment: 'production' }[column],
+    values: () => ({ id: uuid(), project_id: uuid(), environment: 'development', status: 'reserved', charges: '[]' }),
+  })),
 ];
 
 describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)', (kind) => {

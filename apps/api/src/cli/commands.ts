@@ -1,4 +1,4 @@
-import { ApiError } from '@wallet/domain';
+import { ApiError, type PolicyView } from '@wallet/domain';
 import type { Services } from '../services.ts';
 
 /**
@@ -60,7 +60,16 @@ const commands = {
     ),
   'webhooks.log': async (services: Services, args: Record<string, unknown>) =>
     services.webhooks.deliveryLog(args.apiKeyId ? await services.webhooks.scopeForKey(String(args.apiKeyId)) : null, String(args.eventId)),
+  'policies.apply': async (services: Services, args: Record<string, unknown>) =>
+    policyTriple(await services.policies.apply(await services.policies.operatorScope(String(args.projectId), args.environment), args.document)),
+  'policies.deactivate': async (services: Services, args: Record<string, unknown>) =>
+    policyTriple(await services.policies.deactivate(await services.policies.operatorScope(String(args.projectId), args.environment), String(args.policyId))),
+  'policies.list': async (services: Services, args: Record<string, unknown>) =>
+    services.policies.list(await services.policies.operatorScope(String(args.projectId), args.environment)),
 } as const;
+
+/** What `policies apply` and `deactivate` print: which version is now in which state. */
+const policyTriple = (view: PolicyView) => ({ policyId: view.policyId, version: view.version, status: view.status });
 
 export type CommandName = keyof typeof commands;
 

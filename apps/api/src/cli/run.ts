@@ -15,7 +15,11 @@ export async function execute(name: CommandName, args: Record<string, unknown>):
       body: JSON.stringify(args),
     });
     const body = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new ApiError(response.status, String(body.code), String(body.message));
+    if (!response.ok) {
+      // The service's error body as it is (`details` of a refused policy document included).
+      const { code, message, ...extra } = body;
+      throw new ApiError(response.status, String(code), String(message), extra);
+    }
     return body;
   }
   const services = await createServices(config);

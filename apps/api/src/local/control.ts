@@ -41,7 +41,8 @@ export const newControlToken = () => randomBytes(32).toString('base64url');
 export function controlRouter(services: Services, token: string): Router {
   const router = express.Router();
   const expected = Buffer.from(`Bearer ${token}`);
-  router.post('/internal/cli/:command', express.json({ limit: '64kb' }), async (req, res) => {
+  // 1 MB like the REST API's bodies: a policy document of 100 rules can exceed a few dozen KB.
+  router.post('/internal/cli/:command', express.json({ limit: '1mb' }), async (req, res) => {
     const given = Buffer.from(req.get('authorization') ?? '');
     const loopback = ['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(req.socket.remoteAddress ?? '');
     if (!loopback || given.length !== expected.length || !timingSafeEqual(given, expected)) {

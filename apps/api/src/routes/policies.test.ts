@@ -16,7 +16,7 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
     app = await startTestApp(kind);
     partner = `partner-${Math.random().toString(36).slice(2)}`;
     devKey = await app.createKey({ partner, project: 'shop' });
-    const scope = app.services.policies.operatorScope(devKey.projectId, 'development');
+    const scope = await app.services.policies.operatorScope(devKey.projectId, 'development');
     await app.services.policies.apply(scope, example);
     await app.services.policies.apply(scope, { ...example, metadata: { productMode: 'guardrail', description: 'second version' } });
   });

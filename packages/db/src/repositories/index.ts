@@ -12,6 +12,7 @@ import { createWorkerLeaseStore } from './worker-leases.ts';
 import { createStaffStore } from './staff.ts';
 import { createConsoleStore } from './console.ts';
 import { createPolicyStore } from './policies.ts';
+import { createPolicyMeterStore } from './policy-meters.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -32,6 +33,8 @@ export function createStores(database: Database) {
     staff: createStaffStore(database),
     console: createConsoleStore(database),
     policies: createPolicyStore(database),
+    /** Policy spend meters (the evaluation's MeterStore) and their pruning. */
+    policyMeters: createPolicyMeterStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
   };
 }

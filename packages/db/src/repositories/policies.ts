@@ -115,6 +115,10 @@ export function createPolicyStore({ prisma }: Database): PolicyStore {
       return rows.map(toRecord);
     },
 
+    async projectExists(projectId) {
+      return (await prisma.project.count({ where: { id: projectId } })) > 0;
+    },
+
     async listVersions(at, policyId) {
       const rows = await prisma.policyVersion.findMany({ where: ofPolicy(at, policyId), include: withPolicy, orderBy: { version: 'desc' } });
       return rows.map(toRecord);

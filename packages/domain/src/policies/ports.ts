@@ -58,4 +58,6 @@ export interface PolicyStore {
   listActive(at: PolicyLocation, now: Date, walletType?: WalletType): Promise<PolicyVersionRecord[]>;
   /** Every version of the policy (each was active once), newest first; empty when the policy does not exist. */
   listVersions(at: PolicyLocation, policyId: string): Promise<PolicyVersionRecord[]>;
+  /** Whether the project exists (operator scopes name any project). */
+  projectExists(projectId: string): Promise<boolean>;
 }

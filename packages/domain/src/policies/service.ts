@@ -116,9 +116,14 @@ export function createPolicyService({ store, clock, partnerScope }: PolicyServic
       return { projectId: project.id, environment: parseInput(environmentSchema, environment), actor: { type: 'staff', id: principal.staffId } };
     },
 
-    /** The operator CLI's scope: any project, environment chosen explicitly. */
-    operatorScope(projectId: string, environment: unknown): PolicyScope {
-      return { projectId, environment: parseInput(environmentSchema, environment), actor: { type: 'operator', id: null } };
+    /**
+     * The operator CLI's scope: any existing project (else 404 `Project not found`, also for an id
+     * that is no uuid), environment chosen explicitly.
+     */
+    async operatorScope(projectId: string, environment: unknown): Promise<PolicyScope> {
+      const env = parseInput(environmentSchema, environment);
+      if (!z.uuid().safeParse(projectId).success || !(await store.projectExists(projectId))) throw notFound('Project');
+      return { projectId, environment: env, actor: { type: 'operator', id: null } };
     },
 
     /**
