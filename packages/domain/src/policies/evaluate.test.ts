@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compilePolicy, type CompiledPolicy } from './compile.ts';
+import { parsePolicyDocument, type PolicyDocument } from './document.ts';
+import { applyingPolicies, evaluatePolicies, meterChargesOf, permissionsOn, type EvaluationContext } from './evaluate.ts';
+import { meterKeyId, type MeterValue, type RequestFacts } from './evaluation-types.ts';
+
+const examples = new URL('../../../../../shared/spec/policy-examples/', import.meta.url);
+const example = (name: string) => document(JSON.parse(readFileSync(new URL(name, examples), 'utf8')));
+
+function document(input: unknown): PolicyDocument {
+  const parsed = parsePolicyDocument(input);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  return parsed.document;
+}
+
+const compile = (doc: PolicyDocument, version = 1) => compilePolicy(doc.id, version, doc);
+
+const WALLET = '6f1c1d2e-0000-4000-8000-000000000001';
+const KEY = '6f1c1d2e-0000-4000-8000-00000000000a';
+const DEAD = '0x000000000000000000000000000000000000dEaD';
+const OTHER = '0x1111111111111111111111111111111111111111';
+const USDC = '0x036cbd53842c5426634e7929541ec2318f3dcf7e';
+const context: EvaluationContext = { projectId: 'p1', environment: 'development', now: new Date('2026-11-24T15:30:00Z') };
+
+function evmTransfer(overrides: Partial<RequestFacts> = {}): RequestFacts {
+  return {
+    walletType: 'EVM',
+    walletId: WALLET,
+    apiKeyId: KEY,
+    action: 'transfer',
+    network: '84532',
+    facts: { 'request.chainId': '84532', 'request.value.baseUnits': '500000000000000' },
+    legs: [{ to: DEAD.toLowerCase(), asset: 'native', amount: 500_000_000_000_000n }],
+    undecoded: null,
+    ...overrides,
+  };
+}
+
+/** Evaluates with every charged meter at `spent` (as the meter store would pass them). */
+function run(policies: CompiledPolicy[], facts: RequestFacts, spent = 0n, trace = false) {
+  const applying = applyingPolicies(policies, facts, context.now);
+  const charges = meterChargesOf(applying, facts, context);
+  const values = new Map<string, MeterValue>(charges.map((c) => [meterKeyId(c.key), { spent, reserved: 0n }]));
+  return { charges, ...evaluatePolicies(applying, facts, values, context, { permissionsAreOn: permissionsOn(policies, context.now), trace }) };
+}
+
+describe('evaluation of evm-guardrails.json (the fixed example)', () => {
+  const guardrails = [compile(example('evm-guardrails.json'))];
+
+  it('allows a listed recipient under both caps, and charges the daily native meter with the amount', () => {
+    const result = run(guardrails, evmTransfer());
+    expect(result.allowed).toBe(true);
+    expect(result.charges).toHaveLength(1);
+    expect(result.charges[0]).toMatchObject({ amount: 500_000_000_000_000n, key: { asset: 'native', network: '84532', windowMs: 86_400_000 } });
+    expect(result.charges[0]!.key.windowStart.toISOString()).toBe('2026-11-24T00:00:00.000Z');
+  });
+
+  it('denies an unlisted recipient, compares addresses case-insensitively', () => {
+    expect(run(guardrails, evmTransfer({ legs: [{ to: DEAD.toUpperCase().replace('0X', '0x'), asset: 'native', amount: 1n }] })).allowed).toBe(true);
+    const denied = run(guardrails, evmTransfer({ legs: [{ to: OTHER, asset: 'native', amount: 1n }] }));
+    expect(denied.deniedBy).toEqual([{ reason: 'rule-matched', policyId: 'evm-guardrails', policyVersion: '1', ruleId: 'recipients' }]);
+  });
+
+  it('lists every deciding rule: per-transfer cap and daily meter together', () => {
+    const big = 2_000_000_000_000_000n;
+    const denied = run(guardrails, evmTransfer({ facts: { 'request.value.baseUnits': big.toString() }, legs: [{ to: DEAD, asset: 'native', amount: big }] }), 1_500_000_000_000_000n);
+    expect(denied.deniedBy.map((d) => [d.ruleId, d.reason])).toEqual([
+      ['per-transfer', 'rule-matched'],
+      ['daily', 'spend-limit-exceeded'],
+    ]);
+  });
+
+  it('the daily rule compares the meter after this request: exactly at the limit passes, one wei over does not', () => {
+    const amount = 500_000_000_000_000n;
+    expect(run(guardrails, evmTransfer(), 3_000_000_000_000_000n - amount).allowed).toBe(true);
+    expect(run(guardrails, evmTransfer(), 3_000_000_000_000_000n - amount + 1n).deniedBy.map((d) => d.ruleId)).toEqual(['daily']);
+  });
+
+  it('applies only on its chain: another chain id or a request without network is not selected', () => {
+    expect(applyingPolicies(guardrails, evmTransfer({ network: '1' }), context.now)).toEqual([]);
+    expect(applyingPolicies(guardrails, evmTransfer({ action: 'sign_message', network: null, legs: [] }), context.now)).toEqual([]);
+  });
+
+  it('"all" covers the actions that carry the facts a rule reads: typed data is not judged on recipients', () => {
+    const typed = evmTransfer({ action: 'sign_typed_data', legs: [], facts: { 'request.chainId': '84532', 'request.typedData.primaryType': 'Permit' } });
+    const result = run(guardrails, typed, 0n, true);
+    expect(result.allowed).toBe(true);
+    expect(result.trace[0]!.rules.map((r) => r.outcome)).toEqual(['not-covered', 'not-covered', 'not-covered']);
+  });
+
+  it('traces the facts each rule saw and the meter before and after', () => {
+    const result = run(guardrails, evmTransfer(), 100n, true);
+    const [recipients, perTransfer, daily] = result.trace[0]!.rules;
+    expect(recipients).toMatchObject({ outcome: 'not-matched', facts: [{ 'request.to': DEAD.toLowerCase() }] });
+    expect(perTransfer).toMatchObject({ outcome: 'not-matched', facts: [{ 'request.value.baseUnits': '500000000000000' }] });
+    expect(daily!.meters).toEqual([
+      expect.objectContaining({ meter: 'spend.native', asset: 'native', before: '100', after: '500000000000100', limit: '3000000000000000', windowEnd: '2026-11-25T00:00:00.000Z' }),
+    ]);
+  });
+});
+
+describe('undecidable facts fail closed', () => {
+  const tokenOnly = compile(
+    document({
+      id: 'usdc-only', schemaVersion: 'permissions.policy.v1', version: '1',
+      selector: { walletType: 'EVM' }, metadata: { productMode: 'guardrail' },
+      rules: [{ id: 'only-usdc', effect: 'deny', actions: ['transfer', 'sign_transaction'], condition: { fact: 'request.token.address', op: 'nin', value: [USDC] } }],
+    }),
+  );
+
+  it('a native leg has no token by nature: "not USDC" matches', () => {
+    expect(run([tokenOnly], evmTransfer()).deniedBy[0]).toMatchObject({ reason: 'rule-matched', ruleId: 'only-usdc' });
+  });
+
+  it('a USDC leg passes; a request the decoder could not read is undecidable and denied', () => {
+    expect(run([tokenOnly], evmTransfer({ legs: [{ to: OTHER, asset: USDC, amount: 5n }] })).allowed).toBe(true);
+    const opaque = evmTransfer({ action: 'sign_transaction', legs: [], facts: { 'request.chainId': '84532' }, undecoded: 'calldata is not an ERC-20 transfer' });
+    expect(run([tokenOnly], opaque).deniedBy).toEqual([{ reason: 'condition-undecidable', policyId: 'usdc-only', policyVersion: '1', ruleId: 'only-usdc' }]);
+  });
+
+  it('a request without network cannot read a meter: the aggregate rule denies', () => {
+    const cap = compile(
+      document({
+        id: 'cosmos-cap', schemaVersion: 'permissions.policy.v1', version: '1', selector: { walletType: 'COSMOS' }, metadata: { productMode: 'guardrail' },
+        rules: [
+          { id: 'raw-ok', effect: 'allow', actions: ['raw_signature'] },
+          { id: 'daily', effect: 'deny', actions: ['raw_signature'], condition: { aggregate: { meter: 'spend.token', window: '1d' }, op: 'gt', value: '10' } },
+        ],
+      }),
+    );
+    const raw: RequestFacts = { walletType: 'COSMOS', walletId: WALLET, apiKeyId: KEY, action: 'raw_signature', network: null, facts: {}, legs: [{ to: 'x', asset: 'uatom', amount: 5n }], undecoded: null };
+    expect(run([cap], raw).deniedBy).toEqual([{ reason: 'condition-undecidable', policyId: 'cosmos-cap', policyVersion: '1', ruleId: 'daily' }]);
+  });
+});
+
+describe('raw signatures', () => {
+  const solanaRaw = compile(example('solana-raw.json'));
+  const raw = (walletType: RequestFacts['walletType']): RequestFacts => ({ walletType, walletId: WALLET, apiKeyId: KEY, action: 'raw_signature', network: null, facts: {}, legs: [], undecoded: null });
+
+  it('are allowed while permissions are off, denied once any policy is active, unless a rule allows raw_signature', () => {
+    expect(run([], raw('SOLANA')).allowed).toBe(true);
+    const guardrails = compile(example('evm-guardrails.json'));
+    expect(run([guardrails], raw('SOLANA')).deniedBy).toEqual([{ reason: 'raw-signature-not-allowed' }]);
+    expect(run([guardrails], raw('EVM')).deniedBy).toEqual([{ reason: 'raw-signature-not-allowed' }]);
+    expect(run([guardrails, solanaRaw], raw('SOLANA')).allowed).toBe(true);
+    expect(run([guardrails, solanaRaw], raw('SUI')).deniedBy).toEqual([{ reason: 'raw-signature-not-allowed' }]);
+  });
+
+  it('a policy outside its effective window neither turns permissions on nor allows', () => {
+    const later = compile(document({ ...JSON.parse(readFileSync(new URL('solana-raw.json', examples), 'utf8')), effectiveFrom: '2027-01-01T00:00:00Z' }));
+    expect(permissionsOn([later], context.now)).toBe(false);
+    expect(run([later], raw('SOLANA')).allowed).toBe(true);
+  });
+});
+
+describe('legs, totals and selectors', () => {
+  const perRequestCap = compile(
+    document({
+      id: 'cap', schemaVersion: 'permissions.policy.v1', version: '3', selector: { walletType: 'SOLANA', walletId: [WALLET] }, metadata: { productMode: 'guardrail' },
+      rules: [
+        { id: 'cap', effect: 'deny', actions: 'all', condition: { fact: 'request.value.baseUnits', op: 'gt', value: '100' } },
+        { id: 'tokens', effect: 'deny', actions: 'all', condition: { aggregate: { meter: 'spend.token', window: '12h' }, op: 'gt', value: '1000' } },
+      ],
+    }),
+    3,
+  );
+  const solana = (legs: RequestFacts['legs']): RequestFacts => ({ walletType: 'SOLANA', walletId: WALLET, apiKeyId: KEY, action: 'transfer', network: 'solana:devnet', facts: { 'request.chainId': 'solana:devnet' }, legs, undecoded: null });
+  const MINT_A = 'So11111111111111111111111111111111111111112';
+  const MINT_B = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+  it('splitting a payment into legs does not get under a per-request cap', () => {
+    const legs = [60n, 60n].map((amount, i) => ({ to: `dest${i}`, asset: 'native', amount }));
+    expect(run([perRequestCap], solana(legs)).deniedBy.map((d) => d.ruleId)).toEqual(['cap']);
+  });
+
+  it('charges one token meter per asset moved, with the asset total; windows align to 12h UTC buckets', () => {
+    const result = run([perRequestCap], solana([{ to: 'a', asset: MINT_A, amount: 400n }, { to: 'b', asset: MINT_A, amount: 500n }, { to: 'c', asset: MINT_B, amount: 7n }]));
+    expect(result.allowed).toBe(true);
+    expect(result.charges.map((c) => [c.key.asset, c.amount, c.key.windowStart.toISOString()])).toEqual([
+      [MINT_A, 900n, '2026-11-24T12:00:00.000Z'],
+      [MINT_B, 7n, '2026-11-24T12:00:00.000Z'],
+    ]);
+    expect(run([perRequestCap], solana([{ to: 'a', asset: MINT_A, amount: 900n }]), 101n).deniedBy.map((d) => [d.ruleId, d.reason])).toEqual([['tokens', 'spend-limit-exceeded']]);
+  });
+
+  it('walletId and apiKeyId selectors narrow the policy', () => {
+    expect(applyingPolicies([perRequestCap], { ...solana([]), walletId: '6f1c1d2e-0000-4000-8000-000000000002' }, context.now)).toEqual([]);
+    expect(applyingPolicies([perRequestCap], solana([]), context.now)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,326 @@
+/**
+ * Policy evaluation, pure: which policies apply to a request, which spend meters it charges, and
+ * the decision with its trace. Conditions are tri-state (true, false, undecidable); a deny rule
+ * whose condition cannot be decided denies (fail closed). The engine (engine.ts) feeds it stored
+ * policies and meter values read under lock; the dry run feeds it the same without locking.
+ */
+import type { Environment } from '../ports.ts';
+import type { CompiledCondition, CompiledPolicy, CompiledRule } from './compile.ts';
+import { normalizeValue } from './compile.ts';
+import type { MeterCharge, MeterKey, MeterValue, RequestFacts, RequestLeg } from './evaluation-types.ts';
+import { meterKeyId } from './evaluation-types.ts';
+import { policyFacts, type PolicyFactName } from './facts.ts';
+
+type Tri = boolean | undefined;
+
+/** Why a request was denied, as `deniedBy` entries carry it. */
+export type DenialReason = 'rule-matched' | 'spend-limit-exceeded' | 'condition-undecidable' | 'approval-not-available' | 'raw-signature-not-allowed';
+
+export interface Denial {
+  reason: DenialReason;
+  policyId?: string;
+  policyVersion?: string;
+  ruleId?: string;
+}
+
+/** One aggregate condition as a rule saw it: the meter, its value before and after this request, the limit. */
+export interface MeterTrace {
+  meter: string;
+  asset: string;
+  window: string;
+  windowStart: string;
+  windowEnd: string;
+  before: string;
+  after: string;
+  op: string;
+  limit: string;
+}
+
+export interface RuleTrace {
+  ruleId: string;
+  effect: CompiledRule['effect'];
+  /** `not-covered`: the rule does not judge this action. */
+  outcome: 'matched' | 'not-matched' | 'undecidable' | 'not-covered';
+  /** Facts the rule read, as the request carried them (null = undecidable), per leg judged. */
+  facts: Record<string, string | null>[];
+  meters: MeterTrace[];
+}
+
+export interface PolicyTrace {
+  policyId: string;
+  policyVersion: string;
+  rules: RuleTrace[];
+}
+
+export interface Evaluation {
+  allowed: boolean;
+  deniedBy: Denial[];
+  /** Filled only when asked for (dry runs): every applying policy and rule with its outcome. */
+  trace: PolicyTrace[];
+}
+
+export interface EvaluationContext {
+  projectId: string;
+  environment: Environment;
+  now: Date;
+}
+
+/** Policies whose selector and effective window hold this request. */
+export function applyingPolicies(policies: CompiledPolicy[], facts: RequestFacts, now: Date): CompiledPolicy[] {
+  const at = now.getTime();
+  const network = facts.network?.toLowerCase() ?? null;
+  return policies.filter(
+    (p) =>
+      p.walletType === facts.walletType &&
+      (p.effectiveFrom === null || p.effectiveFrom <= at) &&
+      (p.effectiveUntil === null || at < p.effectiveUntil) &&
+      (p.networks === null || (network !== null && p.networks.has(network))) &&
+      (p.walletIds === null || p.walletIds.has(facts.walletId.toLowerCase())) &&
+      (p.apiKeyIds === null || p.apiKeyIds.has(facts.apiKeyId.toLowerCase())),
+  );
+}
+
+/** Permissions are on for a project and environment once it has an active policy within its window. */
+export function permissionsOn(policies: CompiledPolicy[], now: Date): boolean {
+  const at = now.getTime();
+  return policies.some((p) => (p.effectiveFrom === null || p.effectiveFrom <= at) && (p.effectiveUntil === null || at < p.effectiveUntil));
+}
+
+function windowStart(windowMs: number, now: Date): Date {
+  return new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+}
+
+/** The request's decoded total of an asset (undecoded amounts count nothing: spec rule 7). */
+function totalOf(legs: RequestLeg[], asset: string): bigint {
+  let total = 0n;
+  for (const leg of legs) if (leg.asset === asset && leg.amount !== null) total += leg.amount;
+  return total;
+}
+
+/**
+ * The asset an aggregate condition meters for a leg: null when it meters no asset of this request
+ * (a per-asset token meter on a native leg), undefined when the leg's asset is not decodable.
+ */
+function meteredAsset(condition: Extract<CompiledCondition, { kind: 'aggregate' }>, leg: RequestLeg | null): string | null | undefined {
+  if (condition.meter === 'spend.native') return 'native';
+  if (condition.asset !== null) return condition.asset;
+  if (!leg || leg.asset === 'native') return null;
+  return leg.asset ?? undefined;
+}
+
+function meterKey(condition: Extract<CompiledCondition, { kind: 'aggregate' }>, asset: string, facts: RequestFacts, context: EvaluationContext): MeterKey | null {
+  if (facts.network === null) return null;
+  return {
+    projectId: context.projectId,
+    environment: context.environment,
+    apiKeyId: facts.apiKeyId,
+    walletId: facts.walletId,
+    network: facts.network.toLowerCase(),
+    asset,
+    windowMs: condition.windowMs,
+    windowStart: windowStart(condition.windowMs, context.now),
+  };
+}
+
+/** The request's total of an asset as a fact: undecidable when some leg of it has no decoded amount. */
+function factTotal(legs: RequestLeg[], asset: string): string | undefined {
+  return legs.some((l) => l.asset === asset && l.amount === null) ? undefined : totalOf(legs, asset).toString();
+}
+
+const legsOf = (facts: RequestFacts): (RequestLeg | null)[] => (facts.legs.length > 0 ? facts.legs : [null]);
+const covers = (rule: CompiledRule, facts: RequestFacts) => rule.actions.has(facts.action);
+
+function forEachAggregate(condition: CompiledCondition | null, visit: (c: Extract<CompiledCondition, { kind: 'aggregate' }>) => void): void {
+  if (!condition) return;
+  if (condition.kind === 'aggregate') visit(condition);
+  else if (condition.kind === 'all' || condition.kind === 'any') condition.children.forEach((c) => forEachAggregate(c, visit));
+  else if (condition.kind === 'not') forEachAggregate(condition.child, visit);
+}
+
+/**
+ * The meters the applying rules read, each once, with what this request adds to it (its decoded
+ * total of the meter's asset; 0 for a meter it only reads).
+ */
+export function meterChargesOf(policies: CompiledPolicy[], facts: RequestFacts, context: EvaluationContext): MeterCharge[] {
+  const charges = new Map<string, MeterCharge>();
+  for (const policy of policies) {
+    for (const rule of policy.rules) {
+      if (!rule.hasAggregate || !covers(rule, facts)) continue;
+      forEachAggregate(rule.condition, (condition) => {
+        for (const leg of legsOf(facts)) {
+          const asset = meteredAsset(condition, leg);
+          const key = asset == null ? null : meterKey(condition, asset, facts, context);
+          if (!key || asset == null) continue;
+          const id = meterKeyId(key);
+          if (!charges.has(id)) charges.set(id, { key, amount: totalOf(facts.legs, asset) });
+        }
+      });
+    }
+  }
+  return [...charges.values()];
+}
+
+/** A fact with no value by the request's nature (a native leg's token): equal to nothing, amount 0. */
+const NONE = Symbol('none');
+type FactValue = string | typeof NONE | undefined;
+
+function factValue(fact: PolicyFactName, facts: RequestFacts, leg: RequestLeg | null): FactValue {
+  const byNature = (value: string | undefined): FactValue => (value !== undefined ? value : facts.undecoded === null ? NONE : undefined);
+  switch (fact) {
+    case 'wallet.id':
+      return facts.walletId;
+    case 'request.chainId':
+      return facts.network ?? facts.facts['request.chainId'];
+    case 'request.to':
+      return leg?.to ?? facts.facts['request.to'];
+    case 'request.token.address':
+      if (leg) return leg.asset === 'native' ? NONE : (leg.asset ?? undefined);
+      return byNature(facts.facts['request.token.address']);
+    case 'request.token.value.baseUnits':
+      if (leg) return leg.asset === 'native' ? NONE : leg.asset === null ? undefined : factTotal(facts.legs, leg.asset);
+      return byNature(facts.facts['request.token.value.baseUnits']);
+    case 'request.value.baseUnits':
+      return facts.facts['request.value.baseUnits'] ?? (facts.legs.length > 0 || facts.undecoded === null ? factTotal(facts.legs, 'native') : undefined);
+    default:
+      return facts.facts[fact];
+  }
+}
+
+const compareOrder = (a: bigint, op: 'lt' | 'lte' | 'gt' | 'gte', b: bigint) => (op === 'lt' ? a < b : op === 'lte' ? a <= b : op === 'gt' ? a > b : a >= b);
+
+interface Judging {
+  facts: RequestFacts;
+  leg: RequestLeg | null;
+  meters: Map<string, MeterValue>;
+  context: EvaluationContext;
+  walletType: CompiledPolicy['walletType'];
+  /** Collected for traces only. */
+  seen?: Record<string, string | null>;
+  meterTraces?: MeterTrace[];
+}
+
+function judge(condition: CompiledCondition, j: Judging): Tri {
+  switch (condition.kind) {
+    case 'all': {
+      let result: Tri = true;
+      for (const child of condition.children) {
+        const r = judge(child, j);
+        if (r === false) return false;
+        if (r === undefined) result = undefined;
+      }
+      return result;
+    }
+    case 'any': {
+      let result: Tri = false;
+      for (const child of condition.children) {
+        const r = judge(child, j);
+        if (r === true) return true;
+        if (r === undefined) result = undefined;
+      }
+      return result;
+    }
+    case 'not': {
+      const r = judge(condition.child, j);
+      return r === undefined ? undefined : !r;
+    }
+    case 'aggregate':
+      return judgeAggregate(condition, j);
+    default:
+      return judgeFact(condition, j);
+  }
+}
+
+function judgeFact(condition: Extract<CompiledCondition, { kind: 'compare' | 'order' }>, j: Judging): Tri {
+  const raw = factValue(condition.fact, j.facts, j.leg);
+  if (j.seen) j.seen[condition.fact] = raw === undefined ? null : raw === NONE ? 'none' : raw;
+  if (raw === undefined) return undefined;
+  const type = policyFacts[condition.fact].type;
+  if (condition.kind === 'order') return compareOrder(raw === NONE ? 0n : BigInt(raw), condition.op, condition.value);
+  const value = raw === NONE ? null : type === 'uint' ? BigInt(raw).toString() : normalizeValue(type, j.walletType, raw);
+  const member = value !== null && condition.values.has(value);
+  return condition.op === 'eq' || condition.op === 'in' ? member : !member;
+}
+
+function judgeAggregate(condition: Extract<CompiledCondition, { kind: 'aggregate' }>, j: Judging): Tri {
+  const asset = meteredAsset(condition, j.leg);
+  if (asset === null) return false;
+  if (asset === undefined) return undefined;
+  const key = meterKey(condition, asset, j.facts, j.context);
+  const current = key ? j.meters.get(meterKeyId(key)) : undefined;
+  if (!key || !current) return undefined;
+  const before = current.spent + current.reserved;
+  const after = before + totalOf(j.facts.legs, asset);
+  j.meterTraces?.push({
+    meter: condition.meter,
+    asset,
+    window: condition.window,
+    windowStart: key.windowStart.toISOString(),
+    windowEnd: new Date(key.windowStart.getTime() + condition.windowMs).toISOString(),
+    before: before.toString(),
+    after: after.toString(),
+    op: condition.op,
+    limit: condition.limit.toString(),
+  });
+  return compareOrder(after, condition.op, condition.limit);
+}
+
+/** A rule over every leg: matched when some leg matches, undecidable when none does but some cannot be decided. */
+function judgeRule(rule: CompiledRule, policy: CompiledPolicy, facts: RequestFacts, meters: Map<string, MeterValue>, context: EvaluationContext, trace: RuleTrace | null): Tri {
+  if (!rule.condition) return true;
+  let result: Tri = false;
+  for (const leg of legsOf(facts)) {
+    const j: Judging = { facts, leg, meters, context, walletType: policy.walletType };
+    if (trace) {
+      j.seen = {};
+      j.meterTraces = trace.meters;
+      trace.facts.push(j.seen);
+    }
+    const r = judge(rule.condition, j);
+    if (r === true) {
+      result = true;
+      if (!trace) break;
+    } else if (r === undefined && result === false) result = undefined;
+  }
+  return result;
+}
+
+function denialOf(rule: CompiledRule, policy: CompiledPolicy, matched: Tri): Denial {
+  const reason: DenialReason =
+    rule.effect === 'require_approval' ? 'approval-not-available' : matched === undefined ? 'condition-undecidable' : rule.hasAggregate ? 'spend-limit-exceeded' : 'rule-matched';
+  return { reason, policyId: policy.policyId, policyVersion: String(policy.version), ruleId: rule.id };
+}
+
+/**
+ * The decision on a request: every deny rule that matches or cannot be decided denies (all are
+ * listed); a raw signature needs an allow rule that matches while permissions are on.
+ * `permissionsAreOn` is `permissionsOn(all active policies of the project and environment)`.
+ */
+export function evaluatePolicies(
+  policies: CompiledPolicy[],
+  facts: RequestFacts,
+  meters: Map<string, MeterValue>,
+  context: EvaluationContext,
+  options: { permissionsAreOn: boolean; trace?: boolean },
+): Evaluation {
+  const deniedBy: Denial[] = [];
+  const trace: PolicyTrace[] = [];
+  let rawAllowed = false;
+  for (const policy of policies) {
+    const policyTrace: PolicyTrace | null = options.trace ? { policyId: policy.policyId, policyVersion: String(policy.version), rules: [] } : null;
+    if (policyTrace) trace.push(policyTrace);
+    for (const rule of policy.rules) {
+      const ruleTrace: RuleTrace | null = policyTrace ? { ruleId: rule.id, effect: rule.effect, outcome: 'not-covered', facts: [], meters: [] } : null;
+      if (ruleTrace) policyTrace!.rules.push(ruleTrace);
+      if (!covers(rule, facts)) continue;
+      const matched = judgeRule(rule, policy, facts, meters, context, ruleTrace);
+      if (ruleTrace) ruleTrace.outcome = matched === true ? 'matched' : matched === false ? 'not-matched' : 'undecidable';
+      if (rule.effect === 'allow') {
+        if (matched === true && facts.action === 'raw_signature') rawAllowed = true;
+      } else if (matched !== false) {
+        deniedBy.push(denialOf(rule, policy, matched));
+      }
+    }
+  }
+  if (facts.action === 'raw_signature' && options.permissionsAreOn && !rawAllowed) deniedBy.push({ reason: 'raw-signature-not-allowed' });
+  return { allowed: deniedBy.length === 0, deniedBy, trace };
+}
