@@ -11,8 +11,9 @@ import {
   createMigrationService,
   createSigningService,
   createSigningPipeline,
-  allowAllPolicies,
-  noSpendReservations,
+  createPolicyEngine,
+  createPolicyUsage,
+  createPolicyDryRun,
   createUserService,
   createWalletService,
   envKekProvider,
@@ -34,7 +35,6 @@ import {
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
-  type SpendReservations,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
@@ -50,8 +50,8 @@ export interface ServiceOptions {
   monitor?: { owner?: string; cadence?: Partial<MonitorCadence>; batchSize?: number };
   /** Webhook delivery overrides (tests): lease owner, sender, engine options, jitter source. */
   webhooks?: { owner?: string; send?: WebhookSender; options?: WebhookDeliveryDeps['options']; random?: () => number };
-  /** The signing pipeline's policy and spend ports (default: allow everything, reserve nothing). */
-  signing?: { policy?: PolicyEngine; spend?: SpendReservations };
+  /** The signing pipeline's policy port (default: the policy engine over the stored policies and spend meters). */
+  signing?: { policy?: PolicyEngine };
 }
 
 /** A lease owner name unique to this monitor: host, process and a random part. */
@@ -71,14 +71,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const wallets = createWalletService({ wallets: stores.wallets, keks });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
-  // The one signing choke point; the policies issue replaces the allow-all and no-spend defaults.
-  const signingPipeline = createSigningPipeline({
-    audit: stores.audit,
-    keks,
-    clock,
-    policy: options.signing?.policy ?? allowAllPolicies,
-    spend: options.signing?.spend ?? noSpendReservations,
-  });
+  // Policies decide every signature at the one signing choke point, reserving spend as they decide.
+  const policyEngine = createPolicyEngine({ store: stores.policies, meters: stores.policyMeters, clock });
+  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine });
   const transactions = createTransactionService({
     store: stores.transactions,
     pipeline: signingPipeline,
@@ -157,6 +152,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     console: createConsoleService({ store: stores.console, apiKeyStore: stores.apiKeys, apiKeys, webhooks, clock }),
     /** Partner policies and their versions (REST reads, console and CLI writes, evaluation). */
     policies: createPolicyService({ store: stores.policies, clock, partnerScope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }) }),
+    /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
+    policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
+    /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */
+    policyDryRun: createPolicyDryRun({ explain: policyEngine.explain, loadWallet: wallets.loadWallet, previewTransfer: transactions.previewTransfer }),
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

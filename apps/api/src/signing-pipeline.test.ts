@@ -11,7 +11,6 @@ import {
   type PolicyEngine,
   type SigningContext,
   type SigningIntent,
-  type SpendReservations,
 } from '@wallet/domain';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +18,7 @@ import { startTestApp, type TestApp } from './testing/harness.ts';
 
 /**
  * The stage order of the signing pipeline, over a real database, real KEKs and real wallets. The
- * policy and spend ports record when they run; the KEK provider and the audit store are the real
+ * policy port (which also holds the spend reservation) records when it runs; the KEK provider and the audit store are the real
  * ones, wrapped to record when the key is joined and when the row is appended.
  */
 describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
@@ -41,7 +40,7 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
   const signedEvents = () => app.database.prisma.event.count({ where: { projectId: caller.projectId, type: 'transaction.signed' } });
 
   /** A pipeline whose every stage appends to `stages`. */
-  function recordingPipeline(options: { deny?: PolicyDenial[]; refuseSpend?: boolean; failAudit?: boolean; failRelease?: boolean } = {}) {
+  function recordingPipeline(options: { deny?: PolicyDenial[]; failAudit?: boolean; failRelease?: boolean; failCommit?: boolean } = {}) {
     const stages: string[] = [];
     const seen: SigningContext[] = [];
     const realKeks = fileKekProvider(app.dataDir);
@@ -64,24 +63,25 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
       async evaluate(intent) {
         stages.push('policy');
         seen.push(intent);
-        return options.deny ? { outcome: 'deny', deniedBy: options.deny } : { outcome: 'allow' };
-      },
-    };
-    const spend: SpendReservations = {
-      async reserve() {
+        if (options.deny) return { outcome: 'deny', deniedBy: options.deny };
         stages.push('reserve');
-        if (options.refuseSpend) throw new ApiError(403, 'POLICY_DENIED', 'spend limit reached', { deniedBy: [{ reason: 'spend-limit' }] });
         return {
-          // The audit row must already be there when the reservation becomes final.
-          commit: async () => void stages.push(`commit(audit rows: ${await auditRows()})`),
-          release: async () => {
-            stages.push('release');
-            if (options.failRelease) throw new Error('spend store unavailable');
+          outcome: 'allow',
+          reservation: {
+            // The audit row must already be there when the reservation becomes final.
+            commit: async () => {
+              stages.push(`commit(audit rows: ${await auditRows()})`);
+              if (options.failCommit) throw new Error('spend store unavailable');
+            },
+            release: async () => {
+              stages.push('release');
+              if (options.failRelease) throw new Error('spend store unavailable');
+            },
           },
         };
       },
     };
-    const pipeline = createSigningPipeline({ audit, keks, clock: systemClock, policy, spend });
+    const pipeline = createSigningPipeline({ audit, keks, clock: systemClock, policy });
     return { pipeline, stages, seen };
   }
 
@@ -120,19 +120,18 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
     const error = await failure(pipeline.sign(await intent({ data: `0x${'22'.repeat(32)}` })));
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(403);
-    expect((error as ApiError).toBody()).toEqual({ code: 'POLICY_DENIED', message: expect.any(String), deniedBy });
+    expect((error as ApiError).toBody()).toEqual({ code: 'POLICY_DENIED', message: expect.any(String), reason: 'spend-limit-exceeded', deniedBy });
     expect(stages).toEqual(['policy']);
     expect(await auditRows()).toBe(before.rows);
     expect(await signedEvents()).toBe(before.events);
   });
 
-  it('a refused reservation stops before the key is joined', async () => {
+  it('a failing commit still answers the signature: the held reservation keeps counting', async () => {
     const before = await auditRows();
-    const { pipeline, stages } = recordingPipeline({ refuseSpend: true });
-    const error = await failure(pipeline.sign(await intent({ data: `0x${'33'.repeat(32)}` })));
-    expect((error as ApiError).code).toBe('POLICY_DENIED');
-    expect(stages).toEqual(['policy', 'reserve']);
-    expect(await auditRows()).toBe(before);
+    const { pipeline, stages } = recordingPipeline({ failCommit: true });
+    const result = await pipeline.sign(await intent({ data: `0x${'33'.repeat(32)}` }));
+    expect(result.response.signature).toMatch(/^[0-9a-f]{130}$/);
+    expect(stages).toEqual(['policy', 'reserve', 'sign', 'audit', `commit(audit rows: ${before + 1})`]);
   });
 
   it('a signing error releases the reservation and writes no audit row', async () => {

@@ -1,5 +1,5 @@
 import { testDatabaseKinds } from '@wallet/db';
-import type { PolicyEngine, SigningContext, SpendReservations } from '@wallet/domain';
+import type { PolicyEngine, SigningContext } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
@@ -11,7 +11,7 @@ const DENIAL = { reason: 'test-denied', policyId: 'policy-1', ruleId: 'rule-1' }
 
 /**
  * Every way the API signs — the five sign routes, transfers, `broadcast: true`, cancellations —
- * reaches the signing pipeline's policy and spend ports, with the intent each one describes.
+ * reaches the signing pipeline's policy port (decision and spend reservation), with the intent each one describes.
  */
 describe.each(testDatabaseKinds)('signing routes through the policy port (%s)', (kind) => {
   let devnets: LocalDevnets;
@@ -24,22 +24,21 @@ describe.each(testDatabaseKinds)('signing routes through the policy port (%s)', 
   const policy: PolicyEngine = {
     async evaluate(intent) {
       intents.push(intent);
-      return deny ? { outcome: 'deny', message: 'Denied by the test policy', deniedBy: [DENIAL] } : { outcome: 'allow' };
-    },
-  };
-  const spend: SpendReservations = {
-    async reserve(intent) {
+      if (deny) return { outcome: 'deny', message: 'Denied by the test policy', deniedBy: [DENIAL] };
       reservations.push(`reserve ${intent.action}`);
       return {
-        commit: async () => void reservations.push(`commit ${intent.action}`),
-        release: async () => void reservations.push(`release ${intent.action}`),
+        outcome: 'allow',
+        reservation: {
+          commit: async () => void reservations.push(`commit ${intent.action}`),
+          release: async () => void reservations.push(`release ${intent.action}`),
+        },
       };
     },
   };
 
   beforeAll(async () => {
     devnets = await startLocalDevnets({ blockTimeSeconds: 0.25, slotMs: 100 });
-    app = await startTestApp(kind, { chains: devnets, signing: { policy, spend } });
+    app = await startTestApp(kind, { chains: devnets, signing: { policy } });
     key = (await app.createKey()).apiKey;
   });
   afterAll(async () => {
@@ -127,7 +126,7 @@ describe.each(testDatabaseKinds)('signing routes through the policy port (%s)', 
       for (const [path, body] of calls) {
         const response = await post(path, body);
         expect(response.status, `${path} ${JSON.stringify(response.body)}`).toBe(403);
-        expect(response.body).toEqual({ code: 'POLICY_DENIED', message: 'Denied by the test policy', deniedBy: [DENIAL] });
+        expect(response.body).toEqual({ code: 'POLICY_DENIED', message: 'Denied by the test policy', reason: DENIAL.reason, deniedBy: [DENIAL] });
         expect(response.headers.get('x-transaction-id')).toBeNull();
       }
     } finally {
@@ -142,7 +141,7 @@ describe.each(testDatabaseKinds)('signing routes through the policy port (%s)', 
       const denied = openapi.paths[`/v1/wallets/{walletId}/${path}`].post.responses['403'];
       expect(denied.description, path).toMatch(/POLICY_DENIED/);
     }
-    expect(openapi.components.schemas.PolicyDenied.required).toEqual(['code', 'message', 'deniedBy']);
+    expect(openapi.components.schemas.PolicyDenied.required).toEqual(['code', 'message', 'reason', 'deniedBy']);
     // The transfer's allocated nonce was given back: the next transfer still gets nonce 0.
     const next = await post(`/v1/wallets/${evm.id}/transfer`, { to: RECIPIENT, value: '1', chainId: EVM_CHAIN });
     expect(next.status, JSON.stringify(next.body)).toBe(200);

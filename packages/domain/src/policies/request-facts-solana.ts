@@ -26,6 +26,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import type { SigningContext } from '../signing/pipeline.ts';
+import type { PolicyActionName } from './facts.ts';
 import type { RequestLeg } from './evaluation-types.ts';
 import { addTotals, decoded, hexOf, unknownMovement, type DecodedRequest } from './request-facts-common.ts';
 import { parseSolanaWire, type WireInstruction, type WireMessage } from './solana-wire.ts';
@@ -156,13 +157,17 @@ function decodeTransaction(request: DecodedRequest, base64: string, wallet: stri
   }
 }
 
-export function decodeSolanaRequest(context: SigningContext): DecodedRequest {
+export function decodeSolanaRequest(context: SigningContext, action: PolicyActionName): DecodedRequest {
   // Messages and raw bytes carry no cluster and no meaning.
   if (context.operation !== 'transaction') return decoded();
   const input = context.input as { transaction?: string; network?: string };
   // The bytes prove no cluster (see above), so the body's network cannot be contradicted.
   const request = decoded(solanaNetworkOf(context.chain.network) ?? solanaNetworkOf(input.network));
   decodeTransaction(request, input.transaction ?? '', context.wallet.address);
+  // The transfer route built this transaction for the owner the partner named; the token leg's
+  // destination is that owner's associated token account, so policies see the owner as payee.
+  const named = action === 'transfer' ? context.transfer : null;
+  if (named?.tokenAddress) for (const leg of request.legs) if (leg.asset === named.tokenAddress) leg.to = named.to;
   addTotals(request, true);
   return request;
 }

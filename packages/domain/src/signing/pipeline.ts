@@ -3,8 +3,10 @@
  * transfers, `broadcast: true` and cancellations — is a `SigningIntent` passed to
  * `SigningPipeline.sign`, which runs, in this order:
  *
- * 1. policy: `PolicyEngine.evaluate`; a denial is 403 `POLICY_DENIED` and nothing else happens;
- * 2. spend: `SpendReservations.reserve` holds the intent's amount against its limits;
+ * 1. policy: `PolicyEngine.evaluate` decides and, when allowed, reserves the intent's spend
+ *    against the limits it read (one database transaction); a denial is 403 `POLICY_DENIED` and
+ *    nothing else happens;
+ * 2. spend: the reservation is held while signing;
  * 3. sign: the wallet key is joined in memory, used once and wiped;
  * 4. audit: the audit row and the `transaction.signed` event, in one append;
  *
@@ -66,37 +68,29 @@ export type SigningContext = Omit<SigningIntent, 'shares'>;
 export interface PolicyDenial {
   reason: string;
   policyId?: string;
+  policyVersion?: string;
   ruleId?: string;
 }
 
-export type PolicyDecision = { outcome: 'allow' } | { outcome: 'deny'; message?: string; deniedBy: PolicyDenial[] };
-
-/** Decides whether an intent may be signed; runs before anything is reserved or signed. */
-export interface PolicyEngine {
-  evaluate(intent: SigningContext): Promise<PolicyDecision>;
-}
-
-/** Spend held for one intent: committed once the signature is audited, released if signing fails. */
+/** Spend held for one intent: committed once a signature exists, released only if none ever will. */
 export interface SpendReservation {
   commit(): Promise<void>;
   release(): Promise<void>;
 }
 
-/** Holds an intent's amount against spend limits before signing (may throw to refuse). */
-export interface SpendReservations {
-  reserve(intent: SigningContext): Promise<SpendReservation>;
+export type PolicyDecision = { outcome: 'allow'; reservation?: SpendReservation } | { outcome: 'deny'; message?: string; deniedBy: PolicyDenial[] };
+
+/**
+ * Decides whether an intent may be signed, before anything is signed; an allowed intent's spend
+ * is reserved in the same decision (so concurrent intents cannot both fit under one limit).
+ */
+export interface PolicyEngine {
+  evaluate(intent: SigningContext): Promise<PolicyDecision>;
 }
 
-/** The default until policies exist: every intent is allowed. */
+/** Without policies: every intent is allowed and nothing is reserved. */
 export const allowAllPolicies: PolicyEngine = {
   evaluate: async () => ({ outcome: 'allow' }),
-};
-
-const noReservation: SpendReservation = { commit: async () => undefined, release: async () => undefined };
-
-/** The default until spend limits exist: nothing is held. */
-export const noSpendReservations: SpendReservations = {
-  reserve: async () => noReservation,
 };
 
 /** The body of a denial, for the OpenAPI document. */
@@ -104,7 +98,10 @@ export const policyDeniedBody = z
   .object({
     code: z.literal('POLICY_DENIED'),
     message: z.string(),
-    deniedBy: z.array(z.object({ reason: z.string(), policyId: z.string().optional(), ruleId: z.string().optional() })),
+    reason: z.string().describe('The first entry\'s reason: rule-matched, spend-limit-exceeded, condition-undecidable, raw-signature-not-allowed'),
+    deniedBy: z
+      .array(z.object({ reason: z.string(), policyId: z.string().optional(), policyVersion: z.string().optional(), ruleId: z.string().optional() }))
+      .describe('Every deciding rule'),
   })
   .meta({ id: 'PolicyDenied' });
 
@@ -116,7 +113,7 @@ export const policyDeniedResponse = {
 
 /** 403 POLICY_DENIED with `deniedBy` (spec: guardrail enforcement on signing routes). */
 export function policyDenied(deniedBy: PolicyDenial[], message = 'The request was denied by a policy'): ApiError {
-  return new ApiError(403, 'POLICY_DENIED', message, { deniedBy });
+  return new ApiError(403, 'POLICY_DENIED', message, { reason: deniedBy[0]?.reason ?? 'denied', deniedBy });
 }
 
 export interface SignatureResult {
@@ -136,10 +133,11 @@ export interface SigningPipelineDeps {
   keks: KekProvider;
   clock: Clock;
   policy?: PolicyEngine;
-  spend?: SpendReservations;
 }
 
-export function createSigningPipeline({ audit, keks, clock, policy = allowAllPolicies, spend = noSpendReservations }: SigningPipelineDeps) {
+const noReservation: SpendReservation = { commit: async () => undefined, release: async () => undefined };
+
+export function createSigningPipeline({ audit, keks, clock, policy = allowAllPolicies }: SigningPipelineDeps) {
   return {
     async sign(intent: SigningIntent): Promise<SignatureResult> {
       const { shares, ...context } = intent;
@@ -148,7 +146,7 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
       const op = signOperation(wallet.type, intent.operation);
       const decision = await policy.evaluate(context);
       if (decision.outcome !== 'allow') throw policyDenied(decision.deniedBy, decision.message);
-      const reservation = await spend.reserve(context);
+      const reservation = decision.reservation ?? noReservation;
       let result: SignatureResult;
       try {
         const signed = await signWithWallet(keks, wallet, shares, op, intent.input);
@@ -161,7 +159,9 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
         await reservation.release().catch(() => undefined);
         throw error;
       }
-      await reservation.commit();
+      // A signature exists now: the spend is spent. If recording that fails the reservation stays
+      // held, which still counts against the limit, so the caller gets the signature it paid for.
+      await reservation.commit().catch(() => undefined);
       return result;
     },
   };

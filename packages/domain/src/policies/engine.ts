@@ -1,0 +1,94 @@
+/**
+ * The signing pipeline's policy stage: loads the project's active policies, decodes the request
+ * once, and decides — when a rule reads a spend meter, inside the meter store's transaction that
+ * locks those meters and reserves this request's spend, so concurrent requests never overshoot.
+ * `explain` is the dry run: the same decision with a trace, reading meters without reserving.
+ */
+import type { PolicyDecision, PolicyEngine, SigningContext } from '../signing/pipeline.ts';
+import type { Clock } from '../shared/clock.ts';
+import { compilePolicy, type CompiledPolicy } from './compile.ts';
+import { applyingPolicies, evaluatePolicies, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
+import type { MeterStore, RequestFacts } from './evaluation-types.ts';
+import type { PolicyLocation, PolicyStore } from './ports.ts';
+import { requestFactsOf } from './request-facts.ts';
+
+export interface PolicyEngineDeps {
+  store: Pick<PolicyStore, 'listActive'>;
+  meters: MeterStore;
+  clock: Clock;
+}
+
+/** The dry run's answer: the decision, what the request was decoded as, and every applying rule. */
+export interface PolicyExplanation {
+  decision: 'allow' | 'deny';
+  reason: string | null;
+  deniedBy: Denial[];
+  request: Omit<RequestFacts, 'legs'> & { legs: { to: string | null; asset: string | null; amount: string | null }[] };
+  policies: PolicyTrace[];
+}
+
+const maxCompiled = 10_000;
+
+export function denialMessage(deniedBy: Denial[]): string {
+  const first = deniedBy[0];
+  if (!first) return 'The request was denied by a policy';
+  if (first.reason === 'raw-signature-not-allowed') return 'Raw signatures are denied while permissions are on; no active policy allows raw_signature for this wallet';
+  const more = deniedBy.length > 1 ? ` (and ${deniedBy.length - 1} more)` : '';
+  return `Denied by policy ${first.policyId} version ${first.policyVersion}, rule ${first.ruleId}: ${first.reason}${more}`;
+}
+
+export function createPolicyEngine({ store, meters, clock }: PolicyEngineDeps): PolicyEngine & { explain(context: SigningContext): Promise<PolicyExplanation> } {
+  // Stored versions never change, so a compiled version is valid for as long as it is active.
+  const compiled = new Map<string, CompiledPolicy>();
+  async function activePolicies(location: PolicyLocation, now: Date): Promise<CompiledPolicy[]> {
+    const records = await store.listActive(location, now);
+    if (compiled.size > maxCompiled) compiled.clear();
+    return records.map((r) => {
+      const key = `${r.projectId}|${r.environment}|${r.policyId}|${r.version}`;
+      let policy = compiled.get(key);
+      if (!policy) compiled.set(key, (policy = compilePolicy(r.policyId, r.version, r.document)));
+      return policy;
+    });
+  }
+
+  /** `decodeAlways` false: with no active policy permissions are off and nothing is decoded (no 400 for odd bodies). */
+  async function prepare(context: SigningContext, decodeAlways: boolean) {
+    const now = clock.now();
+    const location = { projectId: context.caller.projectId, environment: context.caller.environment };
+    const active = await activePolicies(location, now);
+    if (active.length === 0 && !decodeAlways) return null;
+    const facts = requestFactsOf(context);
+    const applying = applyingPolicies(active, facts, now);
+    const evaluation: EvaluationContext = { ...location, now };
+    return { facts, applying, evaluation, charges: meterChargesOf(applying, facts, evaluation), permissionsAreOn: active.length > 0 };
+  }
+
+  const denied = (result: Evaluation): PolicyDecision => ({ outcome: 'deny', message: denialMessage(result.deniedBy), deniedBy: result.deniedBy });
+
+  return {
+    async evaluate(context) {
+      const prepared = await prepare(context, false);
+      if (!prepared) return { outcome: 'allow' };
+      const { facts, applying, evaluation, charges } = prepared;
+      const { result, reservation } = await meters.reserve(charges, (values) => {
+        const decision = evaluatePolicies(applying, facts, values, evaluation, { permissionsAreOn: true });
+        return { reserve: decision.allowed, result: decision };
+      });
+      if (!result.allowed) return denied(result);
+      return { outcome: 'allow', reservation };
+    },
+
+    async explain(context) {
+      const { facts, applying, evaluation, charges, permissionsAreOn } = (await prepare(context, true))!;
+      const values = await meters.read(charges.map((c) => c.key));
+      const result = evaluatePolicies(applying, facts, values, evaluation, { permissionsAreOn, trace: true });
+      return {
+        decision: result.allowed ? 'allow' : 'deny',
+        reason: result.deniedBy[0]?.reason ?? null,
+        deniedBy: result.deniedBy,
+        request: { ...facts, legs: facts.legs.map((l) => ({ to: l.to, asset: l.asset, amount: l.amount === null ? null : l.amount.toString() })) },
+        policies: result.trace,
+      };
+    },
+  };
+}
