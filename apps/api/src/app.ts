@@ -36,7 +36,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...signingRoutes(services.signing),
     ...transactionRoutes(services.transactions),
     ...migrationRoutes(services.migration),
-    ...policyRoutes(services.policies),
+    ...policyRoutes(services.policies, services.policyUsage, services.policyDryRun),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),
   ];
 }

@@ -1,8 +1,28 @@
-import { policyListSchema, policyScopeOfCaller, policyVersionsSchema, policyViewSchema, type PolicyService } from '@wallet/domain';
+import {
+  dryRunBodySchema,
+  dryRunResultSchema,
+  policyListSchema,
+  policyScopeOfCaller,
+  policyUsageSchema,
+  policyVersionsSchema,
+  policyViewSchema,
+  type PolicyDryRun,
+  type PolicyService,
+  type PolicyUsage,
+} from '@wallet/domain';
+import { z } from 'zod';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
 
-/** Permissions v2 policy reads: the calling key's project and environment only (writes are the console's and the CLI's). */
-export function policyRoutes(policies: PolicyService): RouteDef[] {
+const usageQuery = z.object({
+  chainId: z.string().describe('Required. The network in the wallet type\'s form: "84532", solana:devnet, stellar:testnet, sui:mainnet, cosmos:<chain-id>'),
+  tokenAddress: z.string().optional().describe('The token of per-asset token meters (EVM contract, SPL mint, denom, CODE:ISSUER)'),
+});
+
+/**
+ * Permissions v2 for partners: policy reads, usage meters and the dry run, for the calling key's
+ * project and environment only (policy writes are the console's and the CLI's).
+ */
+export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun: PolicyDryRun): RouteDef[] {
   return defineRoutes([
     {
       method: 'get',
@@ -30,6 +50,36 @@ export function policyRoutes(policies: PolicyService): RouteDef[] {
       tag: 'Permissions',
       responses: { 200: { description: 'The versions', schema: policyVersionsSchema } },
       handler: async ({ caller, params }) => ({ status: 200, body: await policies.versions(policyScopeOfCaller(caller), params.policyId!) }),
+    },
+    {
+      method: 'get',
+      path: '/v1/permissions-v2/wallets/{walletId}/policies/{policyId}/usage',
+      operationId: 'getPolicyUsage',
+      summary: "Current spend meters of a policy for a wallet and the calling key (one per aggregate condition; current usage, not a preview)",
+      tag: 'Permissions',
+      query: usageQuery,
+      responses: { 200: { description: 'The meters', schema: policyUsageSchema } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await usage.usage(caller, params.policyId!, query, { walletId: params.walletId! }) }),
+    },
+    {
+      method: 'get',
+      path: '/v1/permissions-v2/users/{userId}/policies/{policyId}/usage',
+      operationId: 'getUserPolicyUsage',
+      summary: 'The same for a wallet of a user (walletId in the query; a wallet that is not the user\'s is 404)',
+      tag: 'Permissions',
+      query: usageQuery.extend({ walletId: z.string().describe('Required: the user\'s wallet') }),
+      responses: { 200: { description: 'The meters', schema: policyUsageSchema } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await usage.usage(caller, params.policyId!, query, { userId: params.userId! }) }),
+    },
+    {
+      method: 'post',
+      path: '/v1/permissions-v2/evaluate',
+      operationId: 'evaluatePolicies',
+      summary: 'Dry run (extension): the decision a signing or transfer body would get, with every applying rule, the facts it saw and the meters before and after; nothing is reserved, signed or recorded',
+      tag: 'Permissions',
+      body: dryRunBodySchema,
+      responses: { 200: { description: 'The decision and its trace (a denial is still 200 here)', schema: dryRunResultSchema } },
+      handler: async ({ caller, body }) => ({ status: 200, body: await dryRun.evaluate(caller, body) }),
     },
   ]);
 }

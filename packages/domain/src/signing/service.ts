@@ -4,7 +4,7 @@ import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { WalletType } from '../wallets/addresses.ts';
 import type { WalletService } from '../wallets/service.ts';
-import { parseSigningInput, type SigningChain, type SigningPipeline, type SigningTransfer } from './pipeline.ts';
+import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from './pipeline.ts';
 import { assertSignable, signRouteNames, type SignOperationName } from './signers.ts';
 
 /** sign-transaction with `broadcast: true` (EVM and Solana), provided by the transactions module. */
@@ -26,6 +26,7 @@ type Parsed = Record<string, unknown> & {
   transaction?: unknown;
   network?: string;
   networkPassphrase?: string;
+  broadcast?: boolean;
   authorization?: { chainId: number };
   typedData?: { domain: { chainId?: number | string } };
 };
@@ -45,7 +46,9 @@ export function chainOfSigningInput(type: WalletType, operation: SignOperationNa
             : undefined;
     chain.chainId = chainId === undefined ? null : String(chainId);
   } else if (operation === 'transaction') {
-    chain.network = body.network ?? body.networkPassphrase ?? null;
+    // A Solana broadcast goes to the named network, else to the default one (as the transactions module sends it).
+    const broadcastDefault = type === 'SOLANA' && body.broadcast === true ? 'SOLANA' : null;
+    chain.network = body.network ?? body.networkPassphrase ?? broadcastDefault;
   }
   return chain;
 }
@@ -55,6 +58,28 @@ export function transferOfSigningInput(type: WalletType, operation: SignOperatio
   if (type !== 'EVM' || operation !== 'transaction') return null;
   const tx = input.transaction as { to: string; value: string };
   return { to: tx.to, value: tx.value, tokenAddress: null };
+}
+
+/** The intent of a sign-route body, as the policy engine sees it (real signing and dry runs share it). */
+export function signRouteContext(caller: Caller, wallet: WalletRecord, operation: SignOperationName, input: Record<string, unknown>): SigningContext {
+  return {
+    caller,
+    wallet,
+    operation,
+    action: `wallet.sign.${signRouteNames[operation]}`,
+    chain: chainOfSigningInput(wallet.type, operation, input),
+    transfer: transferOfSigningInput(wallet.type, operation, input),
+    input,
+  };
+}
+
+/** Parses a sign-route body for the wallet (400 on a bad body or a walletType that is not the wallet's). */
+export function parseSignRouteBody(wallet: WalletRecord, operation: SignOperationName, body: unknown): Record<string, unknown> {
+  const input = parseSigningInput(wallet.type, operation, body);
+  if (operation === 'raw' && input.walletType !== undefined && input.walletType !== wallet.type) {
+    throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
+  }
+  return input;
 }
 
 /**
@@ -72,10 +97,7 @@ export function createSigningService({ pipeline, loadWalletWithShares, broadcast
     ): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }> {
       const { wallet, shares } = await loadWalletWithShares(caller, walletId);
       assertSignable(wallet);
-      const input = parseSigningInput(wallet.type, operation, body);
-      if (operation === 'raw' && input.walletType !== undefined && input.walletType !== wallet.type) {
-        throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
-      }
+      const input = parseSignRouteBody(wallet, operation, body);
       if (operation === 'transaction' && input.broadcast === true) {
         if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') {
           throw invalidRequest(`broadcast: true is not supported for ${wallet.type} wallets; omit it to sign only`);
@@ -83,16 +105,7 @@ export function createSigningService({ pipeline, loadWalletWithShares, broadcast
         if (!broadcastSigned) throw invalidRequest('Broadcasting is not configured in this deployment');
         return broadcastSigned(caller, wallet, shares, input, body);
       }
-      const result = await pipeline.sign({
-        caller,
-        wallet,
-        shares,
-        operation,
-        action: `wallet.sign.${signRouteNames[operation]}`,
-        chain: chainOfSigningInput(wallet.type, operation, input),
-        transfer: transferOfSigningInput(wallet.type, operation, input),
-        input,
-      });
+      const result = await pipeline.sign({ ...signRouteContext(caller, wallet, operation, input), shares });
       return { body: result.response, headers: {} };
     },
   };

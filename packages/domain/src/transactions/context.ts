@@ -5,7 +5,8 @@ import type { NewTransactionRecord, TransactionRecord, TransactionStore, WalletR
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { fieldError } from '../shared/zod.ts';
-import { parseSigningInput, type SigningChain, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
+import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
+import type { TransferInput } from './schemas.ts';
 import type { WalletService } from '../wallets/service.ts';
 import { BroadcastRejectedError, ChainUnavailableError, type ChainGateways, type EvmGateway, type SolanaGateway } from './gateways.ts';
 
@@ -95,4 +96,20 @@ export async function signTransaction(
   const input = parseSigningInput(intent.wallet.type, 'transaction', body);
   const result = await pipeline.sign({ ...rest, operation: 'transaction', chain: signingChain(target), input });
   return result.response.signedTransaction as string;
+}
+
+/** The audit action of the transfer route (policies read it as the `transfer` action). */
+export const TRANSFER_ACTION = 'wallet.sign.transfer';
+
+/** The intent of a transfer, as the signing pipeline would receive it (dry runs). */
+export function transferContext(caller: Caller, wallet: WalletRecord, target: ChainTarget, input: TransferInput, body: unknown): SigningContext {
+  return {
+    caller,
+    wallet,
+    operation: 'transaction',
+    action: TRANSFER_ACTION,
+    chain: signingChain(target),
+    transfer: { to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null },
+    input: parseSigningInput(wallet.type, 'transaction', body),
+  };
 }

@@ -4,7 +4,8 @@ import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
-import { beforeRecord, rpcUnavailable, signTransaction, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import type { SigningContext } from '../signing/pipeline.ts';
+import { beforeRecord, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
 
@@ -76,7 +77,7 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
       try {
         signedTransaction = await signTransaction(
           pipeline,
-          { caller, wallet, shares, action: 'wallet.sign.transfer', target, transfer: { to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null } },
+          { caller, wallet, shares, action: TRANSFER_ACTION, target, transfer: { to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null } },
           {
             transaction: {
               to: call.to,
@@ -104,6 +105,20 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
         fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce },
         allocatedNonce: allocated,
       });
+    },
+
+    /**
+     * The intent a transfer would sign, for dry runs: the same call, with placeholder nonce, gas
+     * and fees (policies do not read them) and without touching the chain.
+     */
+    preview(caller: Caller, wallet: WalletRecord, input: TransferInput): SigningContext {
+      const target = targets.evm(input.chainId);
+      const { type, call } = evmCall(wallet, input);
+      const fees = type === 0 ? { gasPrice: '1' } : { maxFeePerGas: '1', maxPriorityFeePerGas: '1' };
+      const body = {
+        transaction: { to: call.to, value: call.value.toString(), ...(call.data ? { data: call.data } : {}), chainId: Number(target.chainId), type, nonce: input.nonce ?? 0, gasLimit: '21000', ...fees },
+      };
+      return transferContext(caller, wallet, target, input, body);
     },
 
     async estimate(wallet: WalletRecord, input: TransferInput) {

@@ -1,6 +1,7 @@
 import { invalidRequest } from '../errors.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
+import type { SigningContext } from '../signing/pipeline.ts';
 import { assertSignable } from '../signing/signers.ts';
 import { createBroadcaster } from './broadcast.ts';
 import { createBroadcastSigned } from './broadcast-signed.ts';
@@ -47,6 +48,15 @@ export function createTransactionService(deps: TransactionServiceDeps) {
       if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') throw invalidRequest(`transfer is supported for EVM and SOLANA wallets, not ${wallet.type}`);
       const input = parseInput(transferBodyFor(wallet.type, 'transfer'), body);
       return transfers[wallet.type].transfer(caller, wallet, shares, input);
+    },
+
+    /** The intent a transfer body would sign (dry runs): validated like the route, built, not signed. */
+    async previewTransfer(caller: Caller, walletId: string, body: unknown): Promise<SigningContext> {
+      const wallet = await deps.loadWallet(caller, walletId);
+      assertSignable(wallet);
+      if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') throw invalidRequest(`transfer is supported for EVM and SOLANA wallets, not ${wallet.type}`);
+      const input = parseInput(transferBodyFor(wallet.type, 'transfer'), body);
+      return transfers[wallet.type].preview(caller, wallet, input);
     },
 
     async estimateFee(caller: Caller, walletId: string, body: unknown) {

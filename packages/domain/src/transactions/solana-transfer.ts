@@ -5,7 +5,8 @@ import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, solanaSignature, type Broadcaster } from './broadcast.ts';
-import { beforeRecord, signTransaction, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import type { SigningContext } from '../signing/pipeline.ts';
+import { beforeRecord, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
 
 /** Rent-exempt minimum of an SPL token account (165 bytes), paid when a transfer creates one. */
@@ -38,7 +39,7 @@ export function createSolanaTransfers(deps: TransactionServiceDeps, targets: Cha
       const transfer = { to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null };
       const signedTransaction = await signTransaction(
         deps.pipeline,
-        { caller, wallet, shares, action: 'wallet.sign.transfer', target, transfer },
+        { caller, wallet, shares, action: TRANSFER_ACTION, target, transfer },
         { transaction: built.transaction, network: target.network },
       );
       return broadcast({
@@ -51,6 +52,12 @@ export function createSolanaTransfers(deps: TransactionServiceDeps, targets: Cha
         fields: { ...NO_RECORD_FIELDS, ...transfer, recentBlockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight },
         allocatedNonce: false,
       });
+    },
+
+    /** The intent a transfer would sign, for dry runs: built the same way (read-only chain calls), not signed. */
+    async preview(caller: Caller, wallet: WalletRecord, input: TransferInput): Promise<SigningContext> {
+      const { target, built } = await plan(wallet, input);
+      return transferContext(caller, wallet, target, input, { transaction: built.transaction, network: target.network });
     },
 
     async estimate(wallet: WalletRecord, input: TransferInput) {
