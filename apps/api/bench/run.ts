@@ -1,6 +1,7 @@
 /**
  * npm run bench: wallet creations per second and GET /v1/wallets/{id} latency against the real
- * service (embedded PGlite, own process), next to a bare express route measured in the same run.
+ * service (embedded PGlite, own process), next to a bare express route measured in the same run;
+ * signing per wallet type next to the raw signer; signing with 100 policies next to none (policies.ts).
  * Not a test: figures depend on the machine; compare the two columns, not absolute numbers.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -14,6 +15,7 @@ import { buildApi, startCommand } from '../scripts/build.mjs';
 import { deriveAddress, generateKey, schemeOfType, signers, type WalletType } from '@wallet/domain';
 import { createScratchDatabase } from '@wallet/db';
 import { closedLoop, openLoop, type LoadResult } from './load.ts';
+import { policyBench } from './policies.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 20000);
@@ -173,6 +175,20 @@ try {
         (type === 'EVM' ? ` | targets: open-loop p99 <= 10 ms ${open.p99 <= 10 ? 'met' : 'NOT met'}, >= 30% of raw ${share >= 0.3 ? 'met' : 'NOT met'}` : ''),
     );
   }
+
+  await policyBench({
+    serviceUrl,
+    dataDir,
+    signs: SIGNS,
+    concurrency: CONCURRENCY,
+    openLoopRate: OPEN_LOOP_RATE,
+    openLoopSeconds: OPEN_LOOP_SECONDS,
+    row,
+    async createKey(partner) {
+      const created = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', partner, '--rate-limit', '0'], { cwd: repoRoot, env });
+      return JSON.parse(created.stdout) as { apiKey: string; projectId: string };
+    },
+  });
 } finally {
   finished = true;
   for (const child of children) child.kill('SIGTERM');

@@ -152,6 +152,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     console: createConsoleService({ store: stores.console, apiKeyStore: stores.apiKeys, apiKeys, webhooks, clock }),
     /** Partner policies and their versions (REST reads, console and CLI writes, evaluation). */
     policies: createPolicyService({ store: stores.policies, clock, partnerScope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }) }),
+    /** The signing pipeline's policy stage (its `explain` is the dry run). */
+    policyEngine,
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

@@ -58,13 +58,18 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
     }
   });
 
-  it('documents the three routes in the OpenAPI document', async () => {
+  it('documents the permissions routes in the OpenAPI document', async () => {
     const spec = await app.request('GET', '/v1/openapi.json');
     expect(Object.keys(spec.body.paths).filter((p) => p.startsWith('/v1/permissions-v2/'))).toEqual([
       '/v1/permissions-v2/policies',
       '/v1/permissions-v2/policies/{policyId}',
       '/v1/permissions-v2/policies/{policyId}/versions',
+      '/v1/permissions-v2/wallets/{walletId}/policies/{policyId}/usage',
+      '/v1/permissions-v2/users/{userId}/policies/{policyId}/usage',
+      '/v1/permissions-v2/evaluate',
     ]);
     expect(spec.body.components.schemas.Policy.properties.definition).toBeDefined();
+    expect(spec.body.components.schemas.PolicyUsage).toBeDefined();
+    expect(spec.body.components.schemas.PolicyDryRunResult.properties.deniedBy).toBeDefined();
   });
 });

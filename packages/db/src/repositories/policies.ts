@@ -32,7 +32,22 @@ function toRecord(row: Row): PolicyVersionRecord {
 // Applies of one policy queue on its row lock; give queued transactions room before Prisma gives up.
 const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
 
-export function createPolicyStore({ prisma }: Database): PolicyStore {
+/**
+ * Embedded PGlite is opened by one process only (the CLI goes through the running service), so
+ * every change passes through this process: a counter kept with the database is the stamp, and
+ * signatures skip the stamp query. PostgreSQL is shared by many processes and counts rows.
+ */
+const localChanges = new WeakMap<Database, { count: number }>();
+
+export function createPolicyStore(database: Database): PolicyStore {
+  const { prisma } = database;
+  const local = database.kind === 'pglite' ? (localChanges.get(database) ?? { count: 0 }) : null;
+  if (local) localChanges.set(database, local);
+  const changed = <T>(result: T): T => {
+    if (local) local.count++;
+    return result;
+  };
+
   const ofPolicy = (at: { projectId: string; environment: string }, policyId: string) => ({
     policy: { projectId: at.projectId, environment: at.environment, policyId },
   });
@@ -76,7 +91,7 @@ export function createPolicyStore({ prisma }: Database): PolicyStore {
         const record = toRecord(row);
         await tx.auditLog.create({ data: auditData(audit(record)) });
         return record;
-      }, transactionOptions);
+      }, transactionOptions).then(changed);
     },
 
     async deactivate(at, policyId, change, audit) {
@@ -90,7 +105,7 @@ export function createPolicyStore({ prisma }: Database): PolicyStore {
         const record = toRecord(updated);
         await tx.auditLog.create({ data: auditData(audit(record)) });
         return record;
-      }, transactionOptions);
+      }, transactionOptions).then(changed);
     },
 
     async findActive(at, policyId) {
@@ -117,6 +132,26 @@ export function createPolicyStore({ prisma }: Database): PolicyStore {
 
     async projectExists(projectId) {
       return (await prisma.project.count({ where: { id: projectId } })) > 0;
+    },
+
+    async listAllActive(at) {
+      const rows = await prisma.policyVersion.findMany({
+        where: { policy: { projectId: at.projectId, environment: at.environment }, status: 'active' },
+        include: withPolicy,
+        orderBy: { policy: { policyId: 'asc' } },
+      });
+      return rows.map(toRecord);
+    },
+
+    // Versions are never deleted: an apply adds one (total grows), a deactivation only makes one
+    // inactive (active shrinks), so the pair never repeats.
+    async activeStamp(at) {
+      if (local) return `local:${local.count}`;
+      const [row] = await prisma.$queryRaw<Array<{ total: number; active: number }>>`
+        SELECT count(*)::int AS total, (count(*) FILTER (WHERE v.status = 'active'))::int AS active
+        FROM policy_versions v JOIN policies p ON p.id = v.policy_key
+        WHERE p.project_id = ${at.projectId}::uuid AND p.environment = ${at.environment}`;
+      return `${row?.total ?? 0}:${row?.active ?? 0}`;
     },
 
     async listVersions(at, policyId) {

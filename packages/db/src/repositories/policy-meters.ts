@@ -50,11 +50,6 @@ const toStored = (key: MeterKey, amount: bigint): StoredCharge => ({
   amount: amount.toString(),
 });
 
-const fromStored = ({ amount, windowStart, ...key }: StoredCharge): MeterCharge => ({
-  key: { ...key, windowStart: new Date(windowStart) },
-  amount: BigInt(amount),
-});
-
 /** The WHERE clause naming one meter (its primary key). Amounts and window lengths go as text. */
 const meterIs = (k: MeterKey) => Prisma.sql`
   project_id = ${k.projectId}::uuid AND environment = ${k.environment} AND api_key_id = ${k.apiKeyId}::uuid
@@ -77,17 +72,42 @@ function normalize(charges: MeterCharge[]): MeterCharge[] {
   return [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, charge]) => charge);
 }
 
-/** Moves each charge from `reserved` (to `spent` when `spend`), in the same lock order as `reserve`. */
-async function settle(tx: Tx, charges: StoredCharge[], spend: boolean): Promise<void> {
-  for (const charge of normalize(charges.map(fromStored))) {
-    const amount = charge.amount.toString();
-    await tx.$executeRaw`
-      UPDATE policy_spend_meters
-      SET reserved = reserved - ${amount}::numeric,
-          spent = spent + ${spend ? amount : '0'}::numeric,
-          updated_at = now()
-      WHERE ${meterIs(charge.key)}`;
+/**
+ * Creates missing meters at 0 and locks all of them, in one statement: the rows go in the sorted
+ * order and `ON CONFLICT DO UPDATE` locks an existing row as an insert holds a new one, so every
+ * transaction takes its meters in the same order (no deadlock). Answers their values by meter id.
+ */
+async function lockMeters(tx: Tx, keys: MeterKey[]): Promise<Map<string, MeterValue>> {
+  const rows = Prisma.join(
+    keys.map(
+      (k) => Prisma.sql`(${k.projectId}::uuid, ${k.environment}, ${k.apiKeyId}::uuid, ${k.walletId}::uuid, ${k.network}, ${k.asset},
+        ${String(k.windowMs)}::bigint, ${k.windowStart}::timestamptz)`,
+    ),
+  );
+  const locked = await tx.$queryRaw<Array<{ api_key_id: string; wallet_id: string; network: string; asset: string; window_ms: string; start_ms: string; spent: string; reserved: string }>>`
+    INSERT INTO policy_spend_meters (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
+    VALUES ${rows}
+    ON CONFLICT (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
+    DO UPDATE SET updated_at = policy_spend_meters.updated_at
+    RETURNING api_key_id::text, wallet_id::text, network, asset, window_ms::text,
+      (extract(epoch FROM window_start) * 1000)::bigint::text AS start_ms, spent::text, reserved::text`;
+  const { projectId, environment } = keys[0]!;
+  const values = new Map<string, MeterValue>();
+  for (const row of locked) {
+    const key: MeterKey = {
+      projectId,
+      environment,
+      apiKeyId: row.api_key_id,
+      walletId: row.wallet_id,
+      network: row.network,
+      asset: row.asset,
+      windowMs: Number(row.window_ms),
+      windowStart: new Date(Number(row.start_ms)),
+    };
+    values.set(meterKeyId(key), { spent: BigInt(row.spent), reserved: BigInt(row.reserved) });
   }
+  if (values.size !== keys.length) throw new Error(`locked ${values.size} of ${keys.length} meters`);
+  return values;
 }
 
 /**
@@ -95,31 +115,42 @@ async function settle(tx: Tx, charges: StoredCharge[], spend: boolean): Promise<
  * whose window has ended and of settled reservations.
  */
 export function createPolicyMeterStore({ prisma }: Database): MeterStore & SpendMeterPruning {
-  const readValues = async (db: Tx | Database['prisma'], keys: MeterKey[], lock: boolean) => {
+  /** Current values without locking (usage snapshots, dry runs); a missing meter is 0. */
+  const readValues = async (keys: MeterKey[]) => {
     const values = new Map<string, MeterValue>();
     for (const key of keys) {
-      const rows = lock
-        ? await db.$queryRaw<Array<{ spent: string; reserved: string }>>`
-            SELECT spent::text AS spent, reserved::text AS reserved FROM policy_spend_meters WHERE ${meterIs(key)} FOR UPDATE`
-        : await db.$queryRaw<Array<{ spent: string; reserved: string }>>`
-            SELECT spent::text AS spent, reserved::text AS reserved FROM policy_spend_meters WHERE ${meterIs(key)}`;
+      const rows = await prisma.$queryRaw<Array<{ spent: string; reserved: string }>>`
+        SELECT spent::text AS spent, reserved::text AS reserved FROM policy_spend_meters WHERE ${meterIs(key)}`;
       const row = rows[0];
       values.set(meterKeyId(key), row ? { spent: BigInt(row.spent), reserved: BigInt(row.reserved) } : { spent: 0n, reserved: 0n });
     }
     return values;
   };
 
-  /** `reserved` -> `to`, only from `reserved`: a second commit, or a commit after a release, does nothing. */
-  const finish = (id: string, to: 'spent' | 'released') =>
-    prisma.$transaction(async (tx) => {
-      // The row lock taken here orders a concurrent commit and release: the second sees the new status.
-      const rows = await tx.$queryRaw<Array<{ charges: StoredCharge[] }>>`
+  /**
+   * `reserved` -> `to`, only from `reserved`: a second commit, or a commit after a release, does
+   * nothing. One statement (atomic on its own): the reservation's row lock orders a concurrent
+   * commit and release, and its charges (stored in lock order) settle their meters.
+   */
+  const finish = async (id: string, to: 'spent' | 'released') => {
+    const spend = to === 'spent';
+    await prisma.$executeRaw`
+      WITH settled AS (
         UPDATE policy_spend_reservations SET status = ${to}, settled_at = now()
         WHERE id = ${id}::uuid AND status = 'reserved'
-        RETURNING charges`;
-      const row = rows[0];
-      if (row) await settle(tx, row.charges, to === 'spent');
-    }, transactionOptions);
+        RETURNING charges
+      ), charge AS (
+        SELECT c.* FROM settled, jsonb_to_recordset(settled.charges) AS c(
+          "projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
+          "windowMs" bigint, "windowStart" timestamptz, amount numeric)
+      )
+      UPDATE policy_spend_meters m
+      SET reserved = m.reserved - charge.amount, spent = m.spent + CASE WHEN ${spend} THEN charge.amount ELSE 0 END, updated_at = now()
+      FROM charge
+      WHERE m.project_id = charge."projectId" AND m.environment = charge.environment AND m.api_key_id = charge."apiKeyId"
+        AND m.wallet_id = charge."walletId" AND m.network = charge.network AND m.asset = charge.asset
+        AND m.window_ms = charge."windowMs" AND m.window_start = charge."windowStart"`;
+  };
 
   const handle = (id: string): MeterReservationHandle => ({
     id,
@@ -133,32 +164,32 @@ export function createPolicyMeterStore({ prisma }: Database): MeterStore & Spend
       if (sorted.length === 0) return { result: decide(new Map()).result, reservation: noReservation };
       try {
         return await prisma.$transaction(async (tx) => {
-          for (const { key } of sorted) {
-            // Missing meters start at 0. One key at a time, in the sorted order: inserting a row
-            // holds it like a lock, so creating and locking follow the same order as well.
-            await tx.$executeRaw`
-              INSERT INTO policy_spend_meters (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
-              VALUES (${key.projectId}::uuid, ${key.environment}, ${key.apiKeyId}::uuid, ${key.walletId}::uuid, ${key.network}, ${key.asset},
-                      ${String(key.windowMs)}::bigint, ${key.windowStart}::timestamptz)
-              ON CONFLICT DO NOTHING`;
-          }
-          const values = await readValues(tx, sorted.map((c) => c.key), true);
+          const values = await lockMeters(tx, sorted.map((c) => c.key));
           const verdict = decide(values);
           // A denial rolls back (the meters created above included): it writes nothing.
           if (!verdict.reserve) throw new Denied(verdict.result);
           const charged = sorted.filter((c) => c.amount > 0n);
           if (charged.length === 0) return { result: verdict.result, reservation: noReservation };
-          for (const charge of charged) {
-            await tx.$executeRaw`
-              UPDATE policy_spend_meters SET reserved = reserved + ${charge.amount.toString()}::numeric, updated_at = now()
-              WHERE ${meterIs(charge.key)}`;
-          }
           const id = randomUUID();
           const { projectId, environment } = charged[0]!.key;
           const stored = charged.map((c) => toStored(c.key, c.amount));
+          // One statement: the charges onto their (locked) meters, and the reservation row.
           await tx.$executeRaw`
+            WITH charge AS (
+              SELECT c.* FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS c(
+                "projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
+                "windowMs" bigint, "windowStart" timestamptz, amount numeric)
+            ), charged AS (
+              UPDATE policy_spend_meters m SET reserved = m.reserved + charge.amount, updated_at = now()
+              FROM charge
+              WHERE m.project_id = charge."projectId" AND m.environment = charge.environment AND m.api_key_id = charge."apiKeyId"
+                AND m.wallet_id = charge."walletId" AND m.network = charge.network AND m.asset = charge.asset
+                AND m.window_ms = charge."windowMs" AND m.window_start = charge."windowStart"
+              RETURNING 1
+            )
             INSERT INTO policy_spend_reservations (id, project_id, environment, status, charges)
-            VALUES (${id}::uuid, ${projectId}::uuid, ${environment}, 'reserved', ${JSON.stringify(stored)}::jsonb)`;
+            SELECT ${id}::uuid, ${projectId}::uuid, ${environment}, 'reserved', ${JSON.stringify(stored)}::jsonb
+            WHERE (SELECT count(*) FROM charged) = ${charged.length}`;
           return { result: verdict.result, reservation: handle(id) };
         }, transactionOptions);
       } catch (error) {
@@ -168,7 +199,7 @@ export function createPolicyMeterStore({ prisma }: Database): MeterStore & Spend
     },
 
     read(keys) {
-      return readValues(prisma, keys, false);
+      return readValues(keys);
     },
 
     async pruneMeters(windowEndedBefore, limit) {

@@ -7,13 +7,13 @@
 import type { PolicyDecision, PolicyEngine, SigningContext } from '../signing/pipeline.ts';
 import type { Clock } from '../shared/clock.ts';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
-import { applyingPolicies, evaluatePolicies, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
+import { applyingPolicies, evaluatePolicies, inWindow, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
 import type { MeterStore, RequestFacts } from './evaluation-types.ts';
 import type { PolicyLocation, PolicyStore } from './ports.ts';
 import { requestFactsOf } from './request-facts.ts';
 
 export interface PolicyEngineDeps {
-  store: Pick<PolicyStore, 'listActive'>;
+  store: Pick<PolicyStore, 'listAllActive' | 'activeStamp'>;
   meters: MeterStore;
   clock: Clock;
 }
@@ -27,7 +27,7 @@ export interface PolicyExplanation {
   policies: PolicyTrace[];
 }
 
-const maxCompiled = 10_000;
+const maxSnapshots = 10_000;
 
 export function denialMessage(deniedBy: Denial[]): string {
   const first = deniedBy[0];
@@ -38,17 +38,21 @@ export function denialMessage(deniedBy: Denial[]): string {
 }
 
 export function createPolicyEngine({ store, meters, clock }: PolicyEngineDeps): PolicyEngine & { explain(context: SigningContext): Promise<PolicyExplanation> } {
-  // Stored versions never change, so a compiled version is valid for as long as it is active.
-  const compiled = new Map<string, CompiledPolicy>();
+  // Each process keeps the compiled active policies of a project and environment until the
+  // store's stamp moves (PostgreSQL: one small query per signature), so every process sees every
+  // change at its next signature.
+  const snapshots = new Map<string, { stamp: string; policies: CompiledPolicy[] }>();
   async function activePolicies(location: PolicyLocation, now: Date): Promise<CompiledPolicy[]> {
-    const records = await store.listActive(location, now);
-    if (compiled.size > maxCompiled) compiled.clear();
-    return records.map((r) => {
-      const key = `${r.projectId}|${r.environment}|${r.policyId}|${r.version}`;
-      let policy = compiled.get(key);
-      if (!policy) compiled.set(key, (policy = compilePolicy(r.policyId, r.version, r.document)));
-      return policy;
-    });
+    const key = `${location.projectId}|${location.environment}`;
+    const stamp = await store.activeStamp(location);
+    let snapshot = snapshots.get(key);
+    if (snapshot?.stamp !== stamp) {
+      const records = await store.listAllActive(location);
+      snapshot = { stamp, policies: records.map((r) => compilePolicy(r.policyId, r.version, r.document)) };
+      if (snapshots.size >= maxSnapshots) snapshots.clear();
+      snapshots.set(key, snapshot);
+    }
+    return inWindow(snapshot.policies, now);
   }
 
   /** `decodeAlways` false: with no active policy permissions are off and nothing is decoded (no 400 for odd bodies). */

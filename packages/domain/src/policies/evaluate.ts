@@ -65,6 +65,8 @@ export interface EvaluationContext {
   now: Date;
 }
 
+const holds = (p: CompiledPolicy, at: number) => (p.effectiveFrom === null || p.effectiveFrom <= at) && (p.effectiveUntil === null || at < p.effectiveUntil);
+
 /** Policies whose selector and effective window hold this request. */
 export function applyingPolicies(policies: CompiledPolicy[], facts: RequestFacts, now: Date): CompiledPolicy[] {
   const at = now.getTime();
@@ -72,18 +74,23 @@ export function applyingPolicies(policies: CompiledPolicy[], facts: RequestFacts
   return policies.filter(
     (p) =>
       p.walletType === facts.walletType &&
-      (p.effectiveFrom === null || p.effectiveFrom <= at) &&
-      (p.effectiveUntil === null || at < p.effectiveUntil) &&
+      holds(p, at) &&
       (p.networks === null || (network !== null && p.networks.has(network))) &&
       (p.walletIds === null || p.walletIds.has(facts.walletId.toLowerCase())) &&
       (p.apiKeyIds === null || p.apiKeyIds.has(facts.apiKeyId.toLowerCase())),
   );
 }
 
+/** The policies whose effective window holds `now` (from inclusive, until exclusive). */
+export function inWindow(policies: CompiledPolicy[], now: Date): CompiledPolicy[] {
+  const at = now.getTime();
+  return policies.filter((p) => holds(p, at));
+}
+
 /** Permissions are on for a project and environment once it has an active policy within its window. */
 export function permissionsOn(policies: CompiledPolicy[], now: Date): boolean {
   const at = now.getTime();
-  return policies.some((p) => (p.effectiveFrom === null || p.effectiveFrom <= at) && (p.effectiveUntil === null || at < p.effectiveUntil));
+  return policies.some((p) => holds(p, at));
 }
 
 function windowStart(windowMs: number, now: Date): Date {

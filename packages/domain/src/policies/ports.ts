@@ -56,6 +56,13 @@ export interface PolicyStore {
   findActive(at: PolicyLocation, policyId: string): Promise<PolicyVersionRecord | null>;
   /** Active versions whose effective window holds `now`, optionally of one wallet type; by policy id. */
   listActive(at: PolicyLocation, now: Date, walletType?: WalletType): Promise<PolicyVersionRecord[]>;
+  /** Every active version whatever its effective window (evaluation filters by time itself), by policy id. */
+  listAllActive(at: PolicyLocation): Promise<PolicyVersionRecord[]>;
+  /**
+   * A stamp that changes with every apply and deactivation in the project and environment (and
+   * never returns to an earlier value), so processes can keep compiled policies until it moves.
+   */
+  activeStamp(at: PolicyLocation): Promise<string>;
   /** Every version of the policy (each was active once), newest first; empty when the policy does not exist. */
   listVersions(at: PolicyLocation, policyId: string): Promise<PolicyVersionRecord[]>;
   /** Whether the project exists (operator scopes name any project). */
