@@ -63,7 +63,7 @@ export function PolicyDryRun({ location }: { location: PolicyLocation }) {
                 <Select value={chosenKey} onChange={(e) => setApiKeyId(e.target.value)}>
                   {keys.data.map((key) => (
                     <option key={key.apiKeyId} value={key.apiKeyId}>
-                      {key.keyPrefix}… ({key.plan}, {short(key.apiKeyId, 8, 4)})
+                      {key.keyPrefix} ({key.plan}, {short(key.apiKeyId, 8, 4)})
                     </option>
                   ))}
                 </Select>
