@@ -1,16 +1,42 @@
 import type { Page } from '@playwright/test';
-import { expect, nav, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Policy authoring in the console: an owner fills the draft from a template, breaks it and sees
- * the schema problem at its JSON path, fixes it, activates version 1, edits it into version 2 and
- * compares the two versions; a support account sees the same list with no write control at all.
+ * the schema problem at its JSON path, fixes it, activates version 1, dry-runs a transfer over the
+ * cap in the panel and sees the denying rule, then sends the same transfer over REST with the
+ * project's key (403 POLICY_DENIED naming the same rule); edits it into version 2 and compares the
+ * two versions; a support account sees the same list with no write control at all, and dry-runs.
  */
 test.describe.configure({ mode: 'serial' });
 
 const PROJECT = 'policies e2e';
 const CAP = '1000000000000000000';
 const RAISED_CAP = '2000000000000000000';
+/** Over CAP, under RAISED_CAP (wei). */
+const OVER_CAP = '1500000000000000000';
+const DEAD = '0x000000000000000000000000000000000000dEaD';
+/** The project's API key (shown once in the console) and an EVM wallet of it, funded on the devnet. */
+const shared = { apiKey: '', walletId: '' };
+
+async function rest(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Fills the dry-run panel (first key of the project and environment) and runs it. */
+async function dryRun(page: Page, route: string, body: unknown) {
+  const form = page.getByRole('form', { name: 'Dry run' });
+  await form.getByLabel('Wallet id', { exact: true }).fill(shared.walletId);
+  await form.getByLabel('Route', { exact: true }).selectOption(route);
+  await form.getByLabel('Request body (JSON, as the route takes it)').fill(JSON.stringify(body, null, 2));
+  await form.getByRole('button', { name: 'Dry run', exact: true }).click();
+  return page.getByTestId('dry-run-result');
+}
 
 async function openPolicies(page: Page) {
   await page.getByRole('combobox', { name: 'Project', exact: true }).selectOption({ label: PROJECT });
@@ -26,6 +52,15 @@ test('an owner fills a draft from a template, sees a schema error at its path, f
   await page.getByLabel('New project name').fill(PROJECT);
   await page.getByRole('button', { name: 'Create project' }).click();
   await expect(page.getByText('No API keys in this project')).toBeVisible();
+  // A key of the project (development, like the console's default environment) for the dry run and REST.
+  const keyForm = page.getByRole('form', { name: 'New API key' });
+  await keyForm.getByLabel('Plan').selectOption('growth');
+  await keyForm.getByRole('button', { name: 'Create API key' }).click();
+  const secret = page.getByTestId('secret-once');
+  await expect(secret).toHaveText(/^sk_/);
+  shared.apiKey = (await secret.textContent())!.trim();
+  rememberSecret(shared.apiKey);
+  await page.getByRole('button', { name: 'Done' }).click();
   await openPolicies(page);
   await expect(page.getByText('No active policy')).toBeVisible();
   await expect(page.getByText('The draft lives only in this browser until you activate it')).toBeVisible();
@@ -70,6 +105,44 @@ test('an owner fills a draft from a template, sees a schema error at its path, f
   await expect(editor).toHaveValue('');
 });
 
+test('the owner dry-runs a transfer over the cap in the panel and sees the denying rule; the same transfer over REST is 403 naming it', async ({ page }) => {
+  const wallet = await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'policies-e2e@example.com', userIdentifierType: 'EMAIL' });
+  expect(wallet.status, JSON.stringify(wallet.body)).toBeLessThan(300);
+  shared.walletId = wallet.body.id as string;
+  // Funded, so the REST transfer gets past gas and balance to the policy decision.
+  const funded = await rest('POST', '/v1/local/faucet', { walletId: shared.walletId, amount: '2', token: 'native' });
+  expect(funded.status, JSON.stringify(funded.body)).toBeLessThan(300);
+
+  await signIn(page, stack.owner);
+  await openPolicies(page);
+  const transfer = { to: DEAD, value: OVER_CAP, chainId: 84532 };
+  // The route's example body is there to start from.
+  await page.getByRole('form', { name: 'Dry run' }).getByLabel('Route', { exact: true }).selectOption('transfer');
+  await expect(page.getByLabel('Request body (JSON, as the route takes it)')).toHaveValue(/"chainId": 84532/);
+  const result = await dryRun(page, 'transfer', transfer);
+  await expect(result).toHaveAttribute('data-decision', 'deny');
+  await expect(page.getByTestId('dry-run-decision')).toHaveText('deny');
+  const denial = page.getByTestId('dry-run-denied-by');
+  await expect(denial).toHaveCount(1);
+  const ruleId = (await denial.getAttribute('data-rule-id'))!;
+  expect(ruleId).not.toBe('');
+  await expect(denial).toHaveAttribute('data-policy-id', 'per-transaction-cap');
+  const rule = page.locator(`[data-testid="dry-run-policy"][data-policy-id="per-transaction-cap"] [data-testid="dry-run-rule"][data-rule-id="${ruleId}"]`);
+  await expect(rule).toHaveAttribute('data-outcome', 'matched');
+  await expect(rule).toContainText(OVER_CAP);
+  await snap(page, 'policies-dry-run-denied');
+
+  // The same transfer for real, with the same project's key: denied by the same rule, nothing sent.
+  const real = await rest('POST', `/v1/wallets/${shared.walletId}/transfer`, transfer);
+  expect(real.status, JSON.stringify(real.body)).toBe(403);
+  expect(real.body).toMatchObject({ code: 'POLICY_DENIED', deniedBy: [{ policyId: 'per-transaction-cap', policyVersion: '1', ruleId }] });
+  expect(real.body.deniedBy).toHaveLength(1);
+
+  // Under the cap, the panel allows it.
+  await expect(await dryRun(page, 'transfer', { ...transfer, value: '1000' })).toHaveAttribute('data-decision', 'allow');
+  await expect(page.getByTestId('dry-run-denied-by')).toHaveCount(0);
+});
+
 test('the owner edits the policy into version 2 and compares the versions side by side', async ({ page }) => {
   await signIn(page, stack.owner);
   await openPolicies(page);
@@ -100,6 +173,9 @@ test('support sees the policies and their versions but no Activate, Edit or Deac
   await expect(page.getByTestId('policy-version-item')).toHaveCount(2);
   for (const name of ['Activate', 'Deactivate', 'Edit', 'Fill editor', 'Discard draft']) await expect(page.getByRole('button', { name, exact: true })).toHaveCount(0);
   await expect(page.getByLabel('Policy JSON')).toHaveCount(0);
+  // The dry run writes nothing, so support may run it: under version 2's raised cap it is allowed.
+  await expect(await dryRun(page, 'transfer', { to: DEAD, value: OVER_CAP, chainId: 84532 })).toHaveAttribute('data-decision', 'allow');
+  await expect(page.locator('[data-testid="dry-run-policy"][data-policy-id="per-transaction-cap"]')).toContainText('version 2');
   await snap(page, 'support-policies');
 });
 

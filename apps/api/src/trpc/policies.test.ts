@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { policyApprovalsUnavailableMessage } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consolePartner } from '../testing/console-fixtures.ts';
+import { consolePartner, restWallet } from '../testing/console-fixtures.ts';
+import { traces } from '../testing/policy-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { trpcFailure } from '../testing/staff-client.ts';
 
@@ -16,6 +17,11 @@ const capPolicy = (id: string, cap = '1000') => ({
   selector: { walletType: 'EVM', chainId: ['84532'] },
   metadata: { productMode: 'guardrail' },
   rules: [{ id: 'cap', effect: 'deny', actions: ['transfer'], condition: { fact: 'request.value.baseUnits', op: 'gt', value: cap } }],
+});
+
+const OTHER = '0x1111111111111111111111111111111111111111';
+const evmTx = (value: string, nonce = 0) => ({
+  transaction: { to: OTHER, value, chainId: 84532, nonce, maxFeePerGas: '20000000000', maxPriorityFeePerGas: '1000000000', gasLimit: '21000' },
 });
 
 describe.each(testDatabaseKinds)('policy authoring over tRPC on %s', (kind) => {
@@ -134,6 +140,70 @@ describe.each(testDatabaseKinds)('policy authoring over tRPC on %s', (kind) => {
     expect(await trpcFailure(a.support.policies.fromTemplate.query({ template: 'deny-chains', parameters: {} }))).toMatchObject({
       status: 400,
       body: { code: 'INVALID_REQUEST', details: [{ path: 'parameters.chainIds' }] },
+    });
+  });
+
+  describe('dry run (console)', () => {
+    const notFoundKey = { status: 404, body: { code: 'NOT_FOUND', message: 'API key not found' } };
+
+    it('lets support dry-run as a chosen key and answers what the REST dry run answers for that key, writing nothing', async () => {
+      const id = `dry-${randomUUID().slice(0, 8)}`;
+      // A second key of the same project and environment: the policy only covers the first.
+      const other = await a.owner.apiKeys.create.mutate({ projectId: a.key.projectId, environment: 'development', plan: 'scale', rateLimitPerMinute: 0 });
+      const base = capPolicy(id);
+      const doc = { ...base, selector: { ...base.selector, apiKeyId: [a.key.apiKeyId] }, rules: [{ ...base.rules[0]!, actions: ['transfer', 'sign_transaction'] }] };
+      await a.owner.policies.activate.mutate({ ...location(), document: doc });
+      const wallet = await restWallet(app, a.key.apiKey);
+      const request = { walletId: wallet.id, route: 'sign-transaction' as const, body: evmTx('5000') };
+      const before = await traces(app, wallet.id);
+      const audits = await app.database.prisma.auditLog.count({ where: { projectId: a.key.projectId } });
+
+      const denied = await a.support.policies.dryRun.mutate({ ...location(), apiKeyId: a.key.apiKeyId, ...request });
+      expect(denied).toMatchObject({ decision: 'deny', deniedBy: [{ policyId: id, policyVersion: '1', ruleId: 'cap' }], request: { apiKeyId: a.key.apiKeyId, walletId: wallet.id } });
+      expect(denied.policies.find((p) => p.policyId === id)?.rules).toEqual([expect.objectContaining({ ruleId: 'cap', outcome: 'matched' })]);
+      const rest = await app.request('POST', '/v1/permissions-v2/evaluate', { key: a.key.apiKey, body: request });
+      expect(rest.status).toBe(200);
+      expect(denied).toEqual(rest.body);
+
+      // The other key is outside the selector: the same body is allowed for it, over tRPC and REST.
+      const allowed = await a.developer.policies.dryRun.mutate({ ...location(), apiKeyId: other.apiKeyId, ...request });
+      expect(allowed).toMatchObject({ decision: 'allow', reason: null, deniedBy: [], request: { apiKeyId: other.apiKeyId } });
+      expect(allowed.policies.map((p) => p.policyId)).not.toContain(id);
+      expect(allowed).toEqual((await app.request('POST', '/v1/permissions-v2/evaluate', { key: other.apiKey, body: request })).body);
+      const under = await a.owner.policies.dryRun.mutate({ ...location(), apiKeyId: a.key.apiKeyId, ...request, body: evmTx('10') });
+      expect(under).toMatchObject({ decision: 'allow', deniedBy: [] });
+
+      expect(await traces(app, wallet.id)).toEqual(before);
+      expect(await app.database.prisma.auditLog.count({ where: { projectId: a.key.projectId } })).toBe(audits);
+      await a.owner.policies.deactivate.mutate({ ...location(), policyId: id });
+      await a.owner.apiKeys.revoke.mutate({ apiKeyId: other.apiKeyId });
+    });
+
+    it('offers only live keys of the project and environment, and any other key is the same 404 as a missing one', async () => {
+      const production = await a.owner.apiKeys.create.mutate({ projectId: a.key.projectId, environment: 'production', plan: 'free' });
+      const revoked = await a.owner.apiKeys.create.mutate({ projectId: a.key.projectId, environment: 'development', plan: 'free' });
+      await a.owner.apiKeys.revoke.mutate({ apiKeyId: revoked.apiKeyId });
+      const offered = await a.support.policies.dryRunKeys.query(location());
+      expect(offered.map((k) => k.apiKeyId)).toContain(a.key.apiKeyId);
+      expect(offered.map((k) => k.apiKeyId)).not.toContain(revoked.apiKeyId);
+      expect(offered.map((k) => k.apiKeyId)).not.toContain(production.apiKeyId);
+      expect(offered.every((k) => k.environment === 'development' && k.revokedAt === null)).toBe(true);
+      expect((await a.support.policies.dryRunKeys.query({ ...location(), environment: 'production' })).map((k) => k.apiKeyId)).toEqual([production.apiKeyId]);
+
+      const wallet = await restWallet(app, a.key.apiKey);
+      const request = { ...location(), walletId: wallet.id, route: 'sign-message' as const, body: { message: 'hi' } };
+      for (const apiKeyId of [b.key.apiKeyId, revoked.apiKeyId, production.apiKeyId, randomUUID(), 'not-a-uuid']) {
+        expect(await trpcFailure(a.support.policies.dryRun.mutate({ ...request, apiKeyId })), apiKeyId).toEqual(notFoundKey);
+      }
+      // Another partner's project, key or wallet: 404 like a missing one.
+      expect(await trpcFailure(b.owner.policies.dryRun.mutate({ ...request, apiKeyId: a.key.apiKeyId }))).toEqual({ status: 404, body: { code: 'NOT_FOUND', message: 'Project not found' } });
+      expect(await trpcFailure(b.owner.policies.dryRunKeys.query(location()))).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+      const theirWallet = await restWallet(app, b.key.apiKey);
+      expect(await trpcFailure(a.owner.policies.dryRun.mutate({ ...request, apiKeyId: a.key.apiKeyId, walletId: theirWallet.id }))).toEqual({
+        status: 404,
+        body: { code: 'NOT_FOUND', message: 'Wallet not found' },
+      });
+      expect(await a.owner.policies.dryRun.mutate({ ...request, apiKeyId: a.key.apiKeyId })).toMatchObject({ decision: 'allow' });
     });
   });
 });

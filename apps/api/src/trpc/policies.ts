@@ -1,5 +1,7 @@
 import {
+  dryRunRoutes,
   invalidRequest,
+  notFound,
   parsePolicyDocument,
   policyApplyInput,
   policyDocumentJsonSchema,
@@ -8,6 +10,8 @@ import {
   policyLocationInput,
   policyTemplates,
   policyValidateInput,
+  type ApiKeyRecord,
+  type Caller,
   type PolicyScope,
   type StaffPrincipal,
 } from '@wallet/domain';
@@ -29,6 +33,35 @@ async function scopeOf(ctx: StaffContext, input: { projectId: string; environmen
   const scope = await ctx.services.policies.staffScope(ctx.staff, input.projectId, input.environment);
   return { ...scope, requestId: ctx.requestId };
 }
+
+const uuid = z.uuid();
+const dryRunInput = policyLocationInput.extend({
+  apiKeyId: z.string(),
+  walletId: z.string(),
+  route: z.enum(dryRunRoutes),
+  body: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * The API key a console dry run speaks for: one of the scope's project and environment that is not
+ * revoked. Anything else (another project or partner, the other environment, revoked, malformed,
+ * missing) is the same 404, so a key's existence never leaks.
+ */
+async function dryRunKey(ctx: StaffContext, scope: PolicyScope, apiKeyId: string): Promise<ApiKeyRecord> {
+  const key = uuid.safeParse(apiKeyId).success ? await ctx.services.stores.apiKeys.findById(apiKeyId) : null;
+  if (!key || key.projectId !== scope.projectId || key.environment !== scope.environment || key.revokedAt) throw notFound('API key');
+  return key;
+}
+
+/** The caller a request with that key would be: meters and `apiKeyId` selectors are per key. */
+const callerOf = (key: ApiKeyRecord, requestId: string | null): Caller => ({
+  partnerId: key.partnerId,
+  projectId: key.projectId,
+  apiKeyId: key.id,
+  environment: key.environment,
+  plan: key.plan,
+  requestId,
+});
 
 export const policiesRouter = router({
   /** Active policies of the project and environment whose effective window holds now. */
@@ -59,6 +92,23 @@ export const policiesRouter = router({
   }),
   /** `apply` of the domain (the name is reserved by tRPC's client proxy). Activates the document: version 1, or the next version of the same id (the previous one becomes inactive). */
   activate: writeProcedure.input(policyApplyInput).mutation(async ({ ctx, input }) => ctx.services.policies.apply(await scopeOf(ctx, input), input.document)),
+  /** The keys a dry run may speak for: the project's keys of that environment that are not revoked. */
+  dryRunKeys: staffProcedure.input(policyLocationInput).query(async ({ ctx, input }) => {
+    const scope = await scopeOf(ctx, input);
+    const keys = await ctx.services.console.apiKeys.list(ctx.staff, { projectId: scope.projectId });
+    return keys.filter((key) => key.environment === scope.environment && key.revokedAt === null);
+  }),
+  /**
+   * The REST dry run (`POST /v1/permissions-v2/evaluate`) as the chosen key would call it: the
+   * decision, `deniedBy` and the trace of every applying rule over the ACTIVE policies. Writes
+   * nothing (no reservation, signature, record or audit row), so every staff role may run it; a
+   * mutation only so the body travels in the request body.
+   */
+  dryRun: staffProcedure.input(dryRunInput).mutation(async ({ ctx, input }) => {
+    const scope = await scopeOf(ctx, input);
+    const key = await dryRunKey(ctx, scope, input.apiKeyId);
+    return ctx.services.policyDryRun.evaluate(callerOf(key, ctx.requestId), { walletId: input.walletId, route: input.route, body: input.body });
+  }),
   /** Makes the active version inactive (no new version, nothing deleted). */
   deactivate: writeProcedure
     .input(policyIdInput)

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { WithProject } from '@/components/project';
 import { ActivePolicies, type PolicyView } from '@/components/policies/policy-list';
+import { PolicyDryRun } from '@/components/policies/policy-dry-run';
 import { PolicyEditor } from '@/components/policies/policy-editor';
 import { PolicyTemplates } from '@/components/policies/policy-templates';
 import { PolicyVersions } from '@/components/policies/policy-versions';
@@ -34,12 +35,10 @@ function Policies({ location }: { location: PolicyLocation }) {
         <div id="policy-draft" className="space-y-6">
           <PolicyTemplates onDocument={(doc) => setDraft(pretty(doc))} />
           <PolicyEditor location={location} draft={draft} setDraft={setDraft} activePolicies={active.data?.policies ?? []} />
-          {/*
-            Dry-run panel (next slice): evaluates the draft against a sample request before it is
-            activated. It goes here, under the editor, and reads the same `draft` text.
-          */}
         </div>
       ) : null}
+      {/* Every role: the dry run writes nothing. It judges the active policies, not the draft. */}
+      <PolicyDryRun location={location} />
     </div>
   );
 }
