@@ -1,22 +1,16 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase, testDatabaseKinds } from '@wallet/db';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
-import { spawnService, type ServiceProcess } from '../testing/service-process.ts';
+import { spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
 
 const run = promisify(execFile);
-const children: ChildProcess[] = [];
-const cleanups: Array<() => Promise<unknown>> = [];
-
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-});
+const { children, cleanups } = suiteProcesses();
 
 const example = JSON.parse(readFileSync(path.resolve(repoRoot, '../shared/spec/policy-examples/evm-guardrails.json'), 'utf8')) as Record<string, unknown>;
 

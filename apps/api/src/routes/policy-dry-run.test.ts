@@ -2,13 +2,7 @@ import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
-import { examplePolicy, guardrail, policyProject, traces, type PolicyProject } from '../testing/policy-fixtures.ts';
-
-const EVM_CHAIN = 84532;
-const DEAD = '0x000000000000000000000000000000000000dEaD';
-const OTHER = '0x1111111111111111111111111111111111111111';
-const FEES = { maxFeePerGas: '20000000000', maxPriorityFeePerGas: '1000000000', gasLimit: '100000' };
-const MILLI_ETH = 1_000_000_000_000_000n;
+import { DEAD, EVM_CHAIN, EVM_FEES, MILLI_ETH, OTHER, examplePolicy, guardrail, policyProject, traces, type PolicyProject } from '../testing/policy-fixtures.ts';
 
 /**
  * The dry run answers what real signing answers: a table of requests, each first dry-run and then
@@ -42,7 +36,7 @@ describe.each(testDatabaseKinds)('POST /v1/permissions-v2/evaluate (%s)', (kind)
     await devnets?.stop();
   });
 
-  const evmTx = (to: string, value: bigint, nonce: number) => ({ transaction: { to, value: value.toString(), chainId: EVM_CHAIN, nonce, ...FEES } });
+  const evmTx = (to: string, value: bigint, nonce: number) => ({ transaction: { to, value: value.toString(), chainId: EVM_CHAIN, nonce, ...EVM_FEES } });
   const cases: { name: string; wallet: () => { id: string }; route: string; body: () => Record<string, unknown>; expected: 'allow' | 'deny' }[] = [
     { name: 'EVM sign-transaction to a listed recipient', wallet: () => evm, route: 'sign-transaction', body: () => evmTx(DEAD, MILLI_ETH / 2n, 0), expected: 'allow' },
     { name: 'EVM sign-transaction to an unlisted recipient', wallet: () => evm, route: 'sign-transaction', body: () => evmTx(OTHER, 1n, 0), expected: 'deny' },

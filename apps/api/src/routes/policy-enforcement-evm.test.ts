@@ -2,14 +2,7 @@ import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
-import { examplePolicy, guardrail, policyProject, traces, type PolicyProject } from '../testing/policy-fixtures.ts';
-
-const EVM_CHAIN = 84532;
-const DEAD = '0x000000000000000000000000000000000000dEaD';
-const BEEF = '0x000000000000000000000000000000000000bEEF';
-const OTHER = '0x1111111111111111111111111111111111111111';
-const FEES = { maxFeePerGas: '20000000000', maxPriorityFeePerGas: '1000000000', gasLimit: '100000' };
-const MILLI_ETH = 1_000_000_000_000_000n;
+import { BEEF, DEAD, EVM_CHAIN, EVM_FEES, MILLI_ETH, OTHER, examplePolicy, guardrail, policyProject, traces, type PolicyProject } from '../testing/policy-fixtures.ts';
 
 /**
  * Guardrails on the EVM signing routes over real HTTP, with the real engine, the stored policies
@@ -36,7 +29,7 @@ describe.each(testDatabaseKinds)('policy enforcement on EVM wallets (%s)', (kind
     if (usdcUnits > 0n) await devnets.faucet.fund({ type: 'EVM', address: w.address }, 'usdc', usdcUnits);
     return w;
   };
-  const tx = (to: string, value: bigint, nonce = 0, extra: Record<string, unknown> = {}) => ({ transaction: { to, value: value.toString(), chainId: EVM_CHAIN, nonce, ...FEES, ...extra } });
+  const tx = (to: string, value: bigint, nonce = 0, extra: Record<string, unknown> = {}) => ({ transaction: { to, value: value.toString(), chainId: EVM_CHAIN, nonce, ...EVM_FEES, ...extra } });
 
   it('evm-guardrails.json as written: recipients, per-transfer cap and the daily native meter on sign-transaction', async () => {
     const p = await policyProject(app);

@@ -2,6 +2,13 @@ import { readFileSync } from 'node:fs';
 import { repoRoot } from '../config.ts';
 import type { TestApp } from './harness.ts';
 
+export const EVM_CHAIN = 84532;
+export const DEAD = '0x000000000000000000000000000000000000dEaD';
+export const BEEF = '0x000000000000000000000000000000000000bEEF';
+export const OTHER = '0x1111111111111111111111111111111111111111';
+export const EVM_FEES = { maxFeePerGas: '20000000000', maxPriorityFeePerGas: '1000000000', gasLimit: '100000' };
+export const MILLI_ETH = 1_000_000_000_000_000n;
+
 /** A document of ../shared/spec/policy-examples/, exactly as written. */
 export function examplePolicy(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(`${repoRoot}/../shared/spec/policy-examples/${name}`, 'utf8')) as Record<string, unknown>;

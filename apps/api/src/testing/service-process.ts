@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll } from 'vitest';
 import { buildApi, startCommand } from '../../scripts/build.mjs';
 import { repoRoot } from '../config.ts';
 
@@ -43,4 +44,18 @@ export async function spawnService(
     });
   });
   return { child, url, output: () => output };
+}
+
+/**
+ * The child processes and cleanups of a test file: after the suite, children still running are
+ * killed and the cleanups run in reverse order. Call it at the top level of the file.
+ */
+export function suiteProcesses() {
+  const children: ChildProcess[] = [];
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  });
+  return { children, cleanups };
 }

@@ -4,19 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase, openDatabase, testDatabaseKinds, type Database } from '@wallet/db';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { TEST_CA_FILE, startReceiver, verifyWebhook, type Receiver } from './testing/receiver.ts';
-import { spawnService } from '../testing/service-process.ts';
+import { spawnService, suiteProcesses } from '../testing/service-process.ts';
 
 const run = promisify(execFile);
-const children: ChildProcess[] = [];
-const cleanups: Array<() => Promise<unknown>> = [];
-
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-});
+const { children, cleanups } = suiteProcesses();
 
 /** A fresh PostgreSQL database on the TEST_DATABASE_URL server; dropped after the suite. */
 async function freshPostgresUrl(): Promise<string> {
