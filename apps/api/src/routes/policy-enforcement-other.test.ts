@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Secp256k1, Secp256k1Signature, sha256 } from '@cosmjs/crypto';
+import { makeSignDoc, serializeSignDoc } from '@cosmjs/amino';
 import { fromHex, toBech32, toHex } from '@cosmjs/encoding';
 import { Transaction as SuiTransaction } from '@mysten/sui/transactions';
 import { verifyTransactionSignature } from '@mysten/sui/verify';
@@ -157,6 +158,10 @@ describe.each(testDatabaseKinds)('policy enforcement on Stellar, Sui and Cosmos 
     expect((await sign(signDoc([{ denom: 'uatom', amount: '1' }], toBech32('cosmos', randomBytes(20))))).body.deniedBy).toEqual([denial('cosmos-guard', 'recipients')]);
     expect((await sign(signDoc([{ denom: 'uatom', amount: '1001' }]))).body.deniedBy).toEqual([denial('cosmos-guard', 'uatom-cap'), denial('cosmos-guard', 'uatom-daily', 'spend-limit-exceeded')]);
     expect((await sign(signDoc([{ denom: 'uatom', amount: '501' }]))).body.deniedBy).toEqual([denial('cosmos-guard', 'uatom-daily', 'spend-limit-exceeded')]);
+    // sign-message signs the same bytes: a canonical amino sign doc is judged like a direct one.
+    const amino = (to: string, amount: string) => Buffer.from(serializeSignDoc(makeSignDoc([{ type: 'cosmos-sdk/MsgSend', value: { from_address: w.address, to_address: to, amount: [{ denom: 'uatom', amount }] } }], { amount: [], gas: '200000' }, 'theta-testnet-001', '', 7, 1))).toString('utf8');
+    expect((await p.post(`/v1/wallets/${w.id}/sign-message`, { message: amino(toBech32('cosmos', randomBytes(20)), '1') })).body.deniedBy).toEqual([denial('cosmos-guard', 'recipients')]);
+    expect((await p.post(`/v1/wallets/${w.id}/sign-message`, { message: amino(payee, '501') })).body.deniedBy).toEqual([denial('cosmos-guard', 'uatom-daily', 'spend-limit-exceeded')]);
     // Bytes that are no sign document, and a SignDoc of another chain: the policy does not apply, raw stays denied.
     expect((await sign('deadbeef')).body).toEqual(RAW_DENIED);
     expect((await sign(signDoc([{ denom: 'uatom', amount: '1' }], payee, 'cosmoshub-4'))).body).toEqual(RAW_DENIED);
