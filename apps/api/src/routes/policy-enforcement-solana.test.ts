@@ -4,6 +4,7 @@ import {
   appendTransactionMessageInstructions,
   blockhash,
   compileTransaction,
+  createNoopSigner,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase58Decoder,
@@ -19,7 +20,7 @@ import {
   type Instruction,
   type SignatureBytes,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { getAssignInstruction, getTransferSolInstruction } from '@solana-program/system';
 import { getTransferCheckedInstruction } from '@solana-program/token';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,6 +188,10 @@ describe.each(testDatabaseKinds)('policy enforcement on Solana wallets (%s)', (k
     expect(undecidable.status).toBe(403);
     expect(undecidable.body).toMatchObject({ code: 'POLICY_DENIED', reason: 'condition-undecidable' });
     expect(undecidable.body.deniedBy).toEqual([denial('tx-guard', 'recipients', 'condition-undecidable'), denial('tx-guard', 'no-other-mint', 'condition-undecidable')]);
+    // Assigning the wallet's account to another program hands it every lamport: beside a listed
+    // transfer it is a movement without payee, so the allowlist cannot pass it.
+    const assign = await sign([solTransfer(w.address, payee, 1n), getAssignInstruction({ account: createNoopSigner(w.address as Address), programAddress: await newAddress() })]);
+    expect(assign.body.deniedBy).toEqual([denial('tx-guard', 'recipients', 'condition-undecidable')]);
     expect(await traces(app, w.id)).toEqual(before);
 
     // The selector names solana:devnet only: a SOLANA_TESTNET body is not judged by it.
