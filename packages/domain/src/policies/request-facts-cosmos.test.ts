@@ -69,6 +69,17 @@ describe('Cosmos request facts', () => {
     expect(facts.undecoded).toBe('message /cosmos.staking.v1beta1.MsgDelegate not decoded');
   });
 
+  it('an all-uppercase bech32 payee (valid: chains lower-case it) is the payee policies name in lower case', () => {
+    const upper = payee.toUpperCase();
+    const direct = rawFacts(directSignBytes([{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(MsgSend.fromPartial({ fromAddress: wallet, toAddress: upper, amount: [{ denom: 'uatom', amount: '1' }] })).finish() }]));
+    expect(direct.legs).toEqual([{ to: payee, asset: 'uatom', amount: 1n }]);
+    const amino = rawFacts(serializeSignDoc(makeSignDoc([{ type: 'cosmos-sdk/MsgSend', value: { from_address: wallet, to_address: upper, amount: [{ denom: 'uatom', amount: '1' }] } }], fee, 'cosmoshub-4', '', 1, 1)));
+    expect(amino.legs).toEqual([{ to: payee, asset: 'uatom', amount: 1n }]);
+    // What is not a bech32 address is kept as written (the chain refuses it).
+    const odd = rawFacts(directSignBytes([{ typeUrl: '/cosmos.bank.v1beta1.MsgSend', value: MsgSend.encode(MsgSend.fromPartial({ fromAddress: wallet, toAddress: 'Not-Bech32', amount: [{ denom: 'uatom', amount: '1' }] })).finish() }]));
+    expect(odd.legs[0]!.to).toBe('Not-Bech32');
+  });
+
   it('amino JSON sign docs, by sign-raw or by sign-message (the same bytes are signed)', () => {
     const msgs: AminoMsg[] = [{ type: 'cosmos-sdk/MsgSend', value: { from_address: wallet, to_address: payee, amount: [{ denom: 'uatom', amount: '42' }] } }];
     const signDoc = makeSignDoc(msgs, fee, 'theta-testnet-001', 'memo', 3, 9);

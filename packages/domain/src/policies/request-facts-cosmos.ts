@@ -18,7 +18,7 @@
  * by denom (`uatom`, `ibc/...`).
  */
 import { serializeSignDoc, type StdSignDoc } from '@cosmjs/amino';
-import { fromBech32 } from '@cosmjs/encoding';
+import { fromBech32, toBech32 } from '@cosmjs/encoding';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { SignDoc, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import type { SigningContext } from '../signing/pipeline.ts';
@@ -113,6 +113,19 @@ function accountBytes(address: string): string | null {
   }
 }
 
+/**
+ * A payee as policies write it: bech32 in lower case. Chains accept an all-uppercase address as
+ * the same account, so without this a denylisted payee written in upper case would not match.
+ */
+function payeeOf(address: string): string {
+  try {
+    const { prefix, data } = fromBech32(address, MAX_ADDRESS_LENGTH);
+    return toBech32(prefix, data, MAX_ADDRESS_LENGTH);
+  } catch {
+    return address;
+  }
+}
+
 function signedBytes(context: SigningContext): Uint8Array {
   const input = context.input as { data?: string; message?: string };
   return context.operation === 'raw' ? hexToBytes(input.data ?? '') : Buffer.from(input.message ?? '', 'utf8');
@@ -130,7 +143,7 @@ export function decodeCosmosRequest(context: SigningContext): DecodedRequest {
     for (const coin of send.coins) {
       const amount = typeof coin?.amount === 'string' && DECIMAL.test(coin.amount) ? BigInt(coin.amount) : null;
       if (amount === null) request.undecoded.push(`amount of ${String(coin?.denom)} not decoded`);
-      request.legs.push({ to: send.to, asset: typeof coin?.denom === 'string' && coin.denom !== '' ? coin.denom : null, amount });
+      request.legs.push({ to: payeeOf(send.to), asset: typeof coin?.denom === 'string' && coin.denom !== '' ? coin.denom : null, amount });
     }
   }
   for (const type of document.others) {

@@ -5,6 +5,7 @@ import {
   blockhash,
   compileTransaction,
   compressTransactionMessageUsingAddressLookupTables,
+  createNoopSigner,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase58Decoder,
@@ -15,7 +16,7 @@ import {
   type Address,
   type Instruction,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { getAssignInstruction, getTransferSolInstruction } from '@solana-program/system';
 import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction, getTransferInstruction } from '@solana-program/token';
 import { describe, expect, it } from 'vitest';
 import { requestFactsOf } from './request-facts.ts';
@@ -133,6 +134,17 @@ describe('Solana request facts', () => {
     ]);
     expect(facts.facts['request.value.baseUnits']).toBe('10');
     expect(facts.undecoded).toBe(`instruction of program ${program} not decoded`);
+  });
+
+  it('System Assign of the wallet hands its whole balance to the new owner program: a native leg without payee or amount', async () => {
+    const { wallet } = await accounts();
+    const program = await newAddress();
+    const facts = factsOf(wallet, build(wallet, [getAssignInstruction({ account: createNoopSigner(wallet), programAddress: program })]));
+    expect(facts.legs).toEqual([{ to: null, asset: 'native', amount: null }]);
+    expect(facts.undecoded).toMatch(/native movement not decoded/);
+    // Assigning another account (a new one the wallet funded) moves nothing of the wallet's.
+    const other = await generateKeyPairSigner();
+    expect(factsOf(wallet, build(wallet, [getAssignInstruction({ account: other, programAddress: program })])).legs).toEqual([]);
   });
 
   it('transfers another signer authorizes move nothing of the wallet', async () => {

@@ -4,7 +4,8 @@
  * and Token programs' own codecs (spec notes 5):
  *
  * - System `TransferSol` and `CreateAccount` funded by the wallet: native legs (to = destination
- *   or new account); the other lamport-moving System instructions: native legs without amount;
+ *   or new account); the other lamport-moving System instructions, and `Assign` of the wallet's
+ *   own account (its new owner program may debit every lamport): native legs without amount;
  * - SPL Token / Token-2022 `TransferChecked` with the wallet as authority: a token leg (asset =
  *   mint, to = destination token account); `Transfer` names no mint: a leg without asset;
  * - instructions of programs known to move nothing (compute budget, memo, associated token
@@ -46,7 +47,7 @@ export function solanaNetworkOf(name: string | null | undefined): string | null 
   return name != null && Object.hasOwn(networks, name) ? networks[name]! : null;
 }
 
-const SYSTEM = { createAccount: 0, transferSol: 2, moving: new Set([3, 5, 11, 13]) };
+const SYSTEM = { createAccount: 0, assign: 1, transferSol: 2, moving: new Set([3, 5, 11, 13]) };
 const TOKEN = { transfer: 3, transferChecked: 12 };
 /**
  * Token instructions that move nothing out of the wallet (initialize, revoke, freeze, sync, ...).
@@ -104,6 +105,8 @@ function systemLeg(message: WireMessage, ix: WireInstruction, wallet: string): R
     }
     return { to: accountOf(message, ix, 1), asset: 'native', amount };
   }
+  // Assigning the wallet's own account to another program lets that program debit all its lamports later.
+  if (kind === SYSTEM.assign) return accountOf(message, ix, 0) === wallet ? { to: null, asset: 'native', amount: null } : undefined;
   return SYSTEM.moving.has(kind) ? { to: null, asset: 'native', amount: null } : undefined;
 }
 
