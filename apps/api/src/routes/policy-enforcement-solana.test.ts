@@ -168,7 +168,8 @@ describe.each(testDatabaseKinds)('policy enforcement on Solana wallets (%s)', (k
         { id: 'no-other-mint', effect: 'deny', actions: ['sign_transaction'], condition: { fact: 'request.token.address', op: 'eq', value: otherMint } },
       ], { chainId: ['solana:devnet'] }),
     );
-    const sign = (instructions: Instruction[], network: string = DEVNET) => p.post(`/v1/wallets/${w.id}/sign-transaction`, { transaction: buildTransaction(w.address, instructions), network });
+    const sign = (instructions: Instruction[], network: string | undefined = DEVNET) =>
+      p.post(`/v1/wallets/${w.id}/sign-transaction`, { transaction: buildTransaction(w.address, instructions), ...(network ? { network } : {}) });
     const splTransfer = (tokenMint: string, destination: string) =>
       getTransferCheckedInstruction({ source: payeeTokenAccount as Address, mint: tokenMint as Address, destination: destination as Address, authority: w.address as Address, amount: 5n, decimals: 6 });
 
@@ -198,6 +199,10 @@ describe.each(testDatabaseKinds)('policy enforcement on Solana wallets (%s)', (k
     const testnet = await sign([solTransfer(w.address, await newAddress(), 1n)], 'SOLANA_TESTNET');
     expect(testnet.status, JSON.stringify(testnet.body)).toBe(200);
     expect(await signedByWallet(testnet.body.signedTransaction, w.address)).toBe(true);
+    // Without `network` the bytes prove no cluster (they are valid on every one): the devnet
+    // policy judges the request too, instead of leaving it to none (fail closed).
+    const unnamed = await sign([solTransfer(w.address, await newAddress(), 1n)], undefined);
+    expect(unnamed.body.deniedBy).toEqual([denial('tx-guard', 'recipients')]);
   });
 
   it('solana-raw.json as written allows sign-raw and sign-message while another policy turns permissions on', async () => {

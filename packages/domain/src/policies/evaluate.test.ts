@@ -77,9 +77,20 @@ describe('evaluation of evm-guardrails.json (the fixed example)', () => {
     expect(run(guardrails, evmTransfer(), 3_000_000_000_000_000n - amount + 1n).deniedBy.map((d) => d.ruleId)).toEqual(['daily']);
   });
 
-  it('applies only on its chain: another chain id or a request without network is not selected', () => {
+  it('applies only on its chain: another chain id or a message without network is not selected', () => {
     expect(applyingPolicies(guardrails, evmTransfer({ network: '1' }), context.now)).toEqual([]);
     expect(applyingPolicies(guardrails, evmTransfer({ action: 'sign_message', network: null, legs: [] }), context.now)).toEqual([]);
+    expect(applyingPolicies(guardrails, evmTransfer({ action: 'raw_signature', network: null, legs: [] }), context.now)).toEqual([]);
+  });
+
+  it('a transaction whose network is not proven is judged by the policies of every network (fail closed)', () => {
+    const unproven = evmTransfer({ action: 'sign_transaction', network: null, facts: { 'request.value.baseUnits': '2000000000000000' } });
+    expect(applyingPolicies(guardrails, unproven, context.now)).toHaveLength(1);
+    // The cap applies; the daily meter cannot be read without a network, so it denies too.
+    expect(run(guardrails, unproven).deniedBy.map((d) => [d.ruleId, d.reason])).toEqual([
+      ['per-transfer', 'rule-matched'],
+      ['daily', 'condition-undecidable'],
+    ]);
   });
 
   it('"all" covers the actions that carry the facts a rule reads: typed data is not judged on recipients', () => {

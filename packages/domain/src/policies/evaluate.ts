@@ -67,15 +67,23 @@ export interface EvaluationContext {
 
 const holds = (p: CompiledPolicy, at: number) => (p.effectiveFrom === null || p.effectiveFrom <= at) && (p.effectiveUntil === null || at < p.effectiveUntil);
 
-/** Policies whose selector and effective window hold this request. */
+/** Actions whose bytes never name a network (spec: only policies without chainId govern raw signatures). */
+const networkless = new Set(['raw_signature', 'sign_message']);
+
+/**
+ * Policies whose selector and effective window hold this request. A transaction whose network is
+ * not proven (a Solana sign-transaction body without `network`, any Sui transaction: the bytes
+ * are valid on every cluster) is judged by the policies of every network (fail closed), not by none.
+ */
 export function applyingPolicies(policies: CompiledPolicy[], facts: RequestFacts, now: Date): CompiledPolicy[] {
   const at = now.getTime();
   const network = facts.network?.toLowerCase() ?? null;
+  const anyNetwork = network === null && !networkless.has(facts.action);
   return policies.filter(
     (p) =>
       p.walletType === facts.walletType &&
       holds(p, at) &&
-      (p.networks === null || (network !== null && p.networks.has(network))) &&
+      (p.networks === null || anyNetwork || (network !== null && p.networks.has(network))) &&
       (p.walletIds === null || p.walletIds.has(facts.walletId.toLowerCase())) &&
       (p.apiKeyIds === null || p.apiKeyIds.has(facts.apiKeyId.toLowerCase())),
   );
