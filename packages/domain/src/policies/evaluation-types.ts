@@ -94,13 +94,11 @@ export interface MeterReservationHandle {
 
 export interface MeterStore {
   /**
-   * Decides on the charged meters' values and, when `decide` answers `reserve: true`, adds each
-   * charge to its meter's `reserved` and stores a reservation — atomically with a check that every
-   * meter still holds the value decided on (`spent + reserved`); when another request got there
-   * first, `decide` runs again on fresh values. So concurrent requests never overshoot a limit.
-   * The values passed may be the ones this process saw last (only their sum is verified); a
-   * denial is always confirmed on fresh values. Missing meters are created at 0. With no charges
-   * it only calls `decide`. `decide` must be pure: it may run more than once.
+   * In one database transaction: locks the charged meters (creating missing ones at 0, in a fixed
+   * order so concurrent requests cannot deadlock), passes their current values to `decide`, and
+   * when it answers `reserve: true` adds each charge to its meter's `reserved` and stores a
+   * reservation. Concurrent calls on one meter are serialized, so a limit is never overshot.
+   * With no charges it only calls `decide` (no transaction).
    */
   reserve<T>(
     charges: MeterCharge[],
