@@ -24,6 +24,18 @@ interface StoredCharge {
   amount: string;
 }
 
+type Tx = Prisma.TransactionClient;
+
+// Requests on one meter queue on its row lock; give queued transactions room before Prisma gives up.
+const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
+
+/** Thrown out of the reserving transaction to roll it back when `decide` denies. */
+class Denied extends Error {
+  constructor(readonly result: unknown) {
+    super('denied by the policy decision');
+  }
+}
+
 const noReservation: MeterReservationHandle = { id: null, commit: async () => {}, release: async () => {} };
 
 const toStored = (key: MeterKey, amount: bigint): StoredCharge => ({
@@ -60,12 +72,28 @@ function normalize(charges: MeterCharge[]): MeterCharge[] {
   return [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, charge]) => charge);
 }
 
-type MeterRow = { api_key_id: string; wallet_id: string; network: string; asset: string; window_ms: string; start_ms: string; spent: string; reserved: string };
-
-/** The values of meter rows by meter id (rows of one project and environment). */
-function valuesOf(projectId: string, environment: MeterKey['environment'], rows: MeterRow[]): Map<string, MeterValue> {
+/**
+ * Creates missing meters at 0 and locks all of them, in one statement: the rows go in the sorted
+ * order and `ON CONFLICT DO UPDATE` locks an existing row as an insert holds a new one, so every
+ * transaction takes its meters in the same order (no deadlock). Answers their values by meter id.
+ */
+async function lockMeters(tx: Tx, keys: MeterKey[]): Promise<Map<string, MeterValue>> {
+  const rows = Prisma.join(
+    keys.map(
+      (k) => Prisma.sql`(${k.projectId}::uuid, ${k.environment}, ${k.apiKeyId}::uuid, ${k.walletId}::uuid, ${k.network}, ${k.asset},
+        ${String(k.windowMs)}::bigint, ${k.windowStart}::timestamptz)`,
+    ),
+  );
+  const locked = await tx.$queryRaw<Array<{ api_key_id: string; wallet_id: string; network: string; asset: string; window_ms: string; start_ms: string; spent: string; reserved: string }>>`
+    INSERT INTO policy_spend_meters (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
+    VALUES ${rows}
+    ON CONFLICT (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
+    DO UPDATE SET updated_at = policy_spend_meters.updated_at
+    RETURNING api_key_id::text, wallet_id::text, network, asset, window_ms::text,
+      (extract(epoch FROM window_start) * 1000)::bigint::text AS start_ms, spent::text, reserved::text`;
+  const { projectId, environment } = keys[0]!;
   const values = new Map<string, MeterValue>();
-  for (const row of rows) {
+  for (const row of locked) {
     const key: MeterKey = {
       projectId,
       environment,
@@ -78,27 +106,9 @@ function valuesOf(projectId: string, environment: MeterKey['environment'], rows:
     };
     values.set(meterKeyId(key), { spent: BigInt(row.spent), reserved: BigInt(row.reserved) });
   }
+  if (values.size !== keys.length) throw new Error(`locked ${values.size} of ${keys.length} meters`);
   return values;
 }
-
-/** The charges as a JSON array for `jsonb_to_recordset`, with the meter value each was decided on. */
-function chargesJson(charges: MeterCharge[], values: Map<string, MeterValue>): string {
-  return JSON.stringify(
-    charges.map((c) => {
-      const value = values.get(meterKeyId(c.key))!;
-      return { ...toStored(c.key, c.amount), expected: (value.spent + value.reserved).toString() };
-    }),
-  );
-}
-
-const chargeColumns = Prisma.sql`"projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
-  "windowMs" bigint, "windowStart" timestamptz, amount numeric, expected numeric`;
-const meterIsCharge = Prisma.sql`m.project_id = c."projectId" AND m.environment = c.environment AND m.api_key_id = c."apiKeyId"
-  AND m.wallet_id = c."walletId" AND m.network = c.network AND m.asset = c.asset
-  AND m.window_ms = c."windowMs" AND m.window_start = c."windowStart"`;
-/** A meter row's identity and amounts as text, read from the alias `m`. */
-const meterColumns = Prisma.sql`m.api_key_id::text, m.wallet_id::text, m.network, m.asset, m.window_ms::text,
-  (extract(epoch FROM m.window_start) * 1000)::bigint::text AS start_ms, m.spent::text, m.reserved::text`;
 
 /**
  * Spend meters and reservations (the policy evaluation's `MeterStore`), plus the pruning of meters
@@ -117,53 +127,6 @@ export function createPolicyMeterStore({ prisma }: Database): MeterStore & Spend
     return values;
   };
 
-  // The last value this process saw of each meter it reserved on (a hint: the reserving statement
-  // checks it). Bounded: cleared when full.
-  const lastSeen = new Map<string, MeterValue>();
-  const remember = (key: MeterKey, value: MeterValue, added: bigint) => {
-    if (lastSeen.size >= 10_000) lastSeen.clear();
-    lastSeen.set(meterKeyId(key), { spent: value.spent, reserved: value.reserved + added });
-  };
-  const remembered = (charges: MeterCharge[]): Map<string, MeterValue> | null => {
-    const values = new Map<string, MeterValue>();
-    for (const c of charges) {
-      const value = lastSeen.get(meterKeyId(c.key));
-      if (!value) return null;
-      values.set(meterKeyId(c.key), value);
-    }
-    return values;
-  };
-
-  /** The meters' values, creating missing ones at 0 (in the sorted order), in one statement. */
-  const readOrCreate = async (projectId: string, environment: MeterKey['environment'], keys: MeterKey[]) => {
-    const rows = Prisma.join(
-      keys.map(
-        (k) => Prisma.sql`(${k.projectId}::uuid, ${k.environment}, ${k.apiKeyId}::uuid, ${k.walletId}::uuid, ${k.network}, ${k.asset},
-          ${String(k.windowMs)}::bigint, ${k.windowStart}::timestamptz)`,
-      ),
-    );
-    // The SELECT does not see rows the INSERT adds in the same statement: those come from RETURNING.
-    const found = await prisma.$queryRaw<MeterRow[]>`
-      WITH wanted (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start) AS (VALUES ${rows}),
-      created AS (
-        INSERT INTO policy_spend_meters AS m (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
-        SELECT * FROM wanted ON CONFLICT DO NOTHING
-        RETURNING ${meterColumns}
-      )
-      SELECT ${meterColumns} FROM policy_spend_meters m
-      WHERE (m.project_id, m.environment, m.api_key_id, m.wallet_id, m.network, m.asset, m.window_ms, m.window_start) IN (SELECT * FROM wanted)
-      UNION ALL SELECT * FROM created`;
-    return valuesOf(projectId, environment, found);
-  };
-  /** Read again when another statement created a meter after this one's snapshot was taken. */
-  const readMeters = async (projectId: string, environment: MeterKey['environment'], keys: MeterKey[]) => {
-    for (let attempt = 1; ; attempt++) {
-      const values = await readOrCreate(projectId, environment, keys);
-      if (values.size === keys.length) return values;
-      if (attempt === 5) throw new Error(`read ${values.size} of ${keys.length} meters`);
-    }
-  };
-
   /**
    * `reserved` -> `to`, only from `reserved`: a second commit, or a commit after a release, does
    * nothing. One statement (atomic on its own): the reservation's row lock orders a concurrent
@@ -171,7 +134,7 @@ export function createPolicyMeterStore({ prisma }: Database): MeterStore & Spend
    */
   const finish = async (id: string, to: 'spent' | 'released') => {
     const spend = to === 'spent';
-    const rows = await prisma.$queryRaw<Array<MeterRow & { project_id: string; environment: string }>>`
+    await prisma.$executeRaw`
       WITH settled AS (
         UPDATE policy_spend_reservations SET status = ${to}, settled_at = now()
         WHERE id = ${id}::uuid AND status = 'reserved'
@@ -186,11 +149,7 @@ export function createPolicyMeterStore({ prisma }: Database): MeterStore & Spend
       FROM charge
       WHERE m.project_id = charge."projectId" AND m.environment = charge.environment AND m.api_key_id = charge."apiKeyId"
         AND m.wallet_id = charge."walletId" AND m.network = charge.network AND m.asset = charge.asset
-        AND m.window_ms = charge."windowMs" AND m.window_start = charge."windowStart"
-      RETURNING m.project_id::text, m.environment, ${meterColumns}`;
-    for (const row of rows) {
-      for (const [id, value] of valuesOf(row.project_id, row.environment as MeterKey['environment'], [row])) if (lastSeen.has(id)) lastSeen.set(id, value);
-    }
+        AND m.window_ms = charge."windowMs" AND m.window_start = charge."windowStart"`;
   };
 
   const handle = (id: string): MeterReservationHandle => ({
@@ -200,54 +159,42 @@ export function createPolicyMeterStore({ prisma }: Database): MeterStore & Spend
   });
 
   return {
-    /**
-     * Optimistic: decide on the meters' values (this process's last known ones when it has them,
-     * else read, creating missing meters at 0), then reserve in one statement that locks the meters
-     * and applies only if every one still holds the value decided on (`spent + reserved`, which a
-     * commit or release of another reservation leaves alone or lowers). If another request got there
-     * first the statement changes nothing and the decision is made again on fresh values, so a limit
-     * is never overshot; each round lets at least one request through, so all finish. A denial on
-     * remembered values is checked again on fresh ones before it stands.
-     */
     async reserve(charges, decide) {
       const sorted = normalize(charges);
       if (sorted.length === 0) return { result: decide(new Map()).result, reservation: noReservation };
-      const { projectId, environment } = sorted[0]!.key;
-      let values = remembered(sorted);
-      let fresh = values === null;
-      for (;;) {
-        values ??= await readMeters(projectId, environment, sorted.map((c) => c.key));
-        const verdict = decide(values);
-        if (!verdict.reserve) {
-          if (fresh) return { result: verdict.result, reservation: noReservation };
-          values = null;
-          fresh = true;
-          continue;
-        }
-        const charged = sorted.filter((c) => c.amount > 0n);
-        const id = charged.length > 0 ? randomUUID() : null;
-        const stored = JSON.stringify(charged.map((c) => toStored(c.key, c.amount)));
-        const [row] = await prisma.$queryRaw<Array<{ ok: boolean }>>`
-          WITH c AS (SELECT * FROM jsonb_to_recordset(${chargesJson(sorted, values)}::jsonb) AS c(${chargeColumns})),
-          locked AS (SELECT 1 FROM policy_spend_meters m JOIN c ON ${meterIsCharge} WHERE m.spent + m.reserved = c.expected FOR UPDATE OF m),
-          ok AS (SELECT count(*) = ${sorted.length} AS ok FROM locked),
-          reserved AS (
-            UPDATE policy_spend_meters m SET reserved = m.reserved + c.amount, updated_at = now()
-            FROM c, ok WHERE ok.ok AND c.amount > 0 AND ${meterIsCharge}
-            RETURNING 1
-          ),
-          reservation AS (
+      try {
+        return await prisma.$transaction(async (tx) => {
+          const values = await lockMeters(tx, sorted.map((c) => c.key));
+          const verdict = decide(values);
+          // A denial rolls back (the meters created above included): it writes nothing.
+          if (!verdict.reserve) throw new Denied(verdict.result);
+          const charged = sorted.filter((c) => c.amount > 0n);
+          if (charged.length === 0) return { result: verdict.result, reservation: noReservation };
+          const id = randomUUID();
+          const { projectId, environment } = charged[0]!.key;
+          const stored = charged.map((c) => toStored(c.key, c.amount));
+          // One statement: the charges onto their (locked) meters, and the reservation row.
+          await tx.$executeRaw`
+            WITH charge AS (
+              SELECT c.* FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS c(
+                "projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
+                "windowMs" bigint, "windowStart" timestamptz, amount numeric)
+            ), charged AS (
+              UPDATE policy_spend_meters m SET reserved = m.reserved + charge.amount, updated_at = now()
+              FROM charge
+              WHERE m.project_id = charge."projectId" AND m.environment = charge.environment AND m.api_key_id = charge."apiKeyId"
+                AND m.wallet_id = charge."walletId" AND m.network = charge.network AND m.asset = charge.asset
+                AND m.window_ms = charge."windowMs" AND m.window_start = charge."windowStart"
+              RETURNING 1
+            )
             INSERT INTO policy_spend_reservations (id, project_id, environment, status, charges)
-            SELECT ${id}::uuid, ${projectId}::uuid, ${environment}, 'reserved', ${stored}::jsonb FROM ok WHERE ok.ok AND ${id !== null}
-            RETURNING 1
-          )
-          SELECT ok.ok FROM ok`;
-        if (row?.ok) {
-          for (const c of sorted) remember(c.key, values.get(meterKeyId(c.key))!, c.amount);
-          return { result: verdict.result, reservation: id === null ? noReservation : handle(id) };
-        }
-        values = null;
-        fresh = true;
+            SELECT ${id}::uuid, ${projectId}::uuid, ${environment}, 'reserved', ${JSON.stringify(stored)}::jsonb
+            WHERE (SELECT count(*) FROM charged) = ${charged.length}`;
+          return { result: verdict.result, reservation: handle(id) };
+        }, transactionOptions);
+      } catch (error) {
+        if (error instanceof Denied) return { result: error.result as never, reservation: noReservation };
+        throw error;
       }
     },
 
