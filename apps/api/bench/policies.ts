@@ -51,6 +51,7 @@ export function benchPolicies(walletId: string): Record<string, unknown>[] {
     const rules = selector.walletType === 'EVM' ? [recipients, cap(String(10n ** 18n))] : [{ id: 'raw', effect: 'allow', actions: ['raw_signature'] }];
     policies.push(doc(`other-${i}`, selector, rules));
   }
+  if (policies.length !== POLICIES) throw new Error(`expected ${POLICIES} policies`);
   return policies;
 }
 
