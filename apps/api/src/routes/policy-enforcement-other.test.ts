@@ -12,9 +12,8 @@ import { SignDoc, TxBody } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { recoverAddress, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
-import { guardrail, policyProject, traces } from '../testing/policy-fixtures.ts';
+import { denial, guardrail, policyProject, traces } from '../testing/policy-fixtures.ts';
 
-const denial = (policyId: string, ruleId: string, reason = 'rule-matched', policyVersion = '1') => ({ reason, policyId, policyVersion, ruleId });
 const RAW_DENIED = { code: 'POLICY_DENIED', message: expect.stringContaining('Raw signatures'), reason: 'raw-signature-not-allowed', deniedBy: [{ reason: 'raw-signature-not-allowed' }] };
 
 /** A Stellar envelope from `source` (sequence 1) with `operations`. */

@@ -26,7 +26,7 @@ import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
-import { examplePolicy, guardrail, policyProject, traces, type PolicyProject } from '../testing/policy-fixtures.ts';
+import { denial, examplePolicy, guardrail, policyProject, traces, type PolicyProject } from '../testing/policy-fixtures.ts';
 
 const DEVNET = 'SOLANA_DEVNET';
 const LAMPORTS_PER_SOL = 1_000_000_000n;
@@ -53,7 +53,6 @@ async function signedByWallet(signedTransaction: string, wallet: string): Promis
   return verifySignature(await getPublicKeyFromAddress(solanaAddress(wallet)), signature, decoded.messageBytes);
 }
 
-const denial = (policyId: string, ruleId: string, reason = 'rule-matched', policyVersion = '1') => ({ reason, policyId, policyVersion, ruleId });
 
 /**
  * Guardrails on the Solana routes over real HTTP: the transfer route (SOL and SPL against the

@@ -9,6 +9,9 @@ export const OTHER = '0x1111111111111111111111111111111111111111';
 export const EVM_FEES = { maxFeePerGas: '20000000000', maxPriorityFeePerGas: '1000000000', gasLimit: '100000' };
 export const MILLI_ETH = 1_000_000_000_000_000n;
 
+/** A `deniedBy` entry as a POLICY_DENIED body lists it. */
+export const denial = (policyId: string, ruleId: string, reason = 'rule-matched', policyVersion = '1') => ({ reason, policyId, policyVersion, ruleId });
+
 /** A document of ../shared/spec/policy-examples/, exactly as written. */
 export function examplePolicy(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(`${repoRoot}/../shared/spec/policy-examples/${name}`, 'utf8')) as Record<string, unknown>;

@@ -115,3 +115,14 @@ export function compilePolicy(policyId: string, version: number, document: Polic
     })),
   };
 }
+
+export type CompiledAggregate = Extract<CompiledCondition, { kind: 'aggregate' }>;
+
+/** Every aggregate (spend meter) condition of a compiled condition, in document order. */
+export function aggregatesOf(condition: CompiledCondition | null, into: CompiledAggregate[] = []): CompiledAggregate[] {
+  if (!condition) return into;
+  if (condition.kind === 'aggregate') into.push(condition);
+  else if (condition.kind === 'all' || condition.kind === 'any') condition.children.forEach((c) => aggregatesOf(c, into));
+  else if (condition.kind === 'not') aggregatesOf(condition.child, into);
+  return into;
+}

@@ -6,7 +6,7 @@
  */
 import type { Environment } from '../ports.ts';
 import type { CompiledCondition, CompiledPolicy, CompiledRule } from './compile.ts';
-import { normalizeValue } from './compile.ts';
+import { aggregatesOf, normalizeValue } from './compile.ts';
 import type { MeterCharge, MeterKey, MeterValue, RequestFacts, RequestLeg } from './evaluation-types.ts';
 import { meterKeyId } from './evaluation-types.ts';
 import { policyFacts, type PolicyFactName } from './facts.ts';
@@ -145,13 +145,6 @@ function factTotal(legs: RequestLeg[], asset: string): string | undefined {
 const legsOf = (facts: RequestFacts): (RequestLeg | null)[] => (facts.legs.length > 0 ? facts.legs : [null]);
 const covers = (rule: CompiledRule, facts: RequestFacts) => rule.actions.has(facts.action);
 
-function forEachAggregate(condition: CompiledCondition | null, visit: (c: Extract<CompiledCondition, { kind: 'aggregate' }>) => void): void {
-  if (!condition) return;
-  if (condition.kind === 'aggregate') visit(condition);
-  else if (condition.kind === 'all' || condition.kind === 'any') condition.children.forEach((c) => forEachAggregate(c, visit));
-  else if (condition.kind === 'not') forEachAggregate(condition.child, visit);
-}
-
 /**
  * The meters the applying rules read, each once, with what this request adds to it (its decoded
  * total of the meter's asset; 0 for a meter it only reads).
@@ -161,7 +154,7 @@ export function meterChargesOf(policies: CompiledPolicy[], facts: RequestFacts, 
   for (const policy of policies) {
     for (const rule of policy.rules) {
       if (!rule.hasAggregate || !covers(rule, facts)) continue;
-      forEachAggregate(rule.condition, (condition) => {
+      for (const condition of aggregatesOf(rule.condition)) {
         for (const leg of legsOf(facts)) {
           const asset = meteredAsset(condition, leg);
           const key = asset == null ? null : meterKey(condition, asset, facts, context);
@@ -169,7 +162,7 @@ export function meterChargesOf(policies: CompiledPolicy[], facts: RequestFacts, 
           const id = meterKeyId(key);
           if (!charges.has(id)) charges.set(id, { key, amount: totalOf(facts.legs, asset) });
         }
-      });
+      }
     }
   }
   return [...charges.values()];

@@ -9,7 +9,7 @@ import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';
-import { compilePolicy, normalizeValue, type CompiledCondition } from './compile.ts';
+import { aggregatesOf, compilePolicy, normalizeValue, type CompiledAggregate } from './compile.ts';
 import { meterKeyId, type MeterKey, type MeterStore } from './evaluation-types.ts';
 import { policyValueProblem } from './facts.ts';
 import type { PolicyStore } from './ports.ts';
@@ -46,15 +46,7 @@ export interface PolicyUsageDeps {
   loadWallet(caller: Caller, walletId: string): Promise<WalletRecord>;
 }
 
-type Aggregate = Extract<CompiledCondition, { kind: 'aggregate' }>;
-
-function aggregatesOf(condition: CompiledCondition | null, into: Aggregate[] = []): Aggregate[] {
-  if (!condition) return into;
-  if (condition.kind === 'aggregate') into.push(condition);
-  else if (condition.kind === 'all' || condition.kind === 'any') condition.children.forEach((c) => aggregatesOf(c, into));
-  else if (condition.kind === 'not') aggregatesOf(condition.child, into);
-  return into;
-}
+type Aggregate = CompiledAggregate;
 
 /** What one more request may add: for gt/gte limits, the room left; for lt/lte (floors) nothing is capped. */
 function remaining(op: Aggregate['op'], limit: bigint, used: bigint): bigint {
