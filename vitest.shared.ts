@@ -1,11 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
-/** One vitest setup for every workspace: tests beside the code, files one at a time (2 cores, shared databases). */
+/**
+ * One vitest setup for every workspace: tests beside the code, files one at a time (2 cores, shared
+ * databases), in one module graph (`isolate: false`): re-importing the app for every file cost more
+ * than the tests themselves (10 API test files: 68 s isolated, 33 s shared).
+ */
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    isolate: false,
   },
 });
