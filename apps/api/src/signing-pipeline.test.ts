@@ -21,6 +21,9 @@ import { startTestApp, type TestApp } from './testing/harness.ts';
  * policy port (which also holds the spend reservation) records when it runs; the KEK provider and the audit store are the real
  * ones, wrapped to record when the key is joined and when the row is appended.
  */
+/** A reservation id with no row: the audit append's settlement finds nothing to settle. */
+const RESERVATION = '00000000-0000-4000-8000-00000000a11d';
+
 describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
   let app: TestApp;
   let caller: Caller;
@@ -40,7 +43,7 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
   const signedEvents = () => app.database.prisma.event.count({ where: { projectId: caller.projectId, type: 'transaction.signed' } });
 
   /** A pipeline whose every stage appends to `stages`. */
-  function recordingPipeline(options: { deny?: PolicyDenial[]; failAudit?: boolean; failRelease?: boolean; failCommit?: boolean } = {}) {
+  function recordingPipeline(options: { deny?: PolicyDenial[]; failAudit?: boolean; failRelease?: boolean } = {}) {
     const stages: string[] = [];
     const seen: SigningContext[] = [];
     const realKeks = fileKekProvider(app.dataDir);
@@ -53,10 +56,10 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
     };
     const realAudit = app.services.stores.audit;
     const audit: AuditStore = {
-      async append(entry, events) {
-        stages.push('audit');
+      async append(entry, events, spentReservationId) {
+        stages.push(`audit(settles ${spentReservationId})`);
         if (options.failAudit) throw new Error('audit store unavailable');
-        await realAudit.append(entry, events);
+        await realAudit.append(entry, events, spentReservationId);
       },
     };
     const policy: PolicyEngine = {
@@ -68,11 +71,8 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
         return {
           outcome: 'allow',
           reservation: {
-            // The audit row must already be there when the reservation becomes final.
-            commit: async () => {
-              stages.push(`commit(audit rows: ${await auditRows()})`);
-              if (options.failCommit) throw new Error('spend store unavailable');
-            },
+            // Settled by the audit append of the signature, in the same statement as its row.
+            id: RESERVATION,
             release: async () => {
               stages.push('release');
               if (options.failRelease) throw new Error('spend store unavailable');
@@ -101,12 +101,13 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
 
   const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
 
-  it('signs in the order policy → reservation → key → audit row, then commits the reservation', async () => {
+  it('signs in the order policy → reservation → key → audit row, which settles the reservation', async () => {
     const before = { rows: await auditRows(), events: await signedEvents() };
     const { pipeline, stages, seen } = recordingPipeline();
     const result = await pipeline.sign(await intent({ data: `0x${'11'.repeat(32)}` }));
     expect(result.response.signature).toMatch(/^[0-9a-f]{130}$/);
-    expect(stages).toEqual(['policy', 'reserve', 'sign', 'audit', `commit(audit rows: ${before.rows + 1})`]);
+    expect(stages).toEqual(['policy', 'reserve', 'sign', `audit(settles ${RESERVATION})`]);
+    expect(await auditRows()).toBe(before.rows + 1);
     expect(await signedEvents()).toBe(before.events + 1);
     // The ports see the intent without the encrypted shares.
     expect(Object.keys(seen[0]!)).not.toContain('shares');
@@ -124,14 +125,6 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
     expect(stages).toEqual(['policy']);
     expect(await auditRows()).toBe(before.rows);
     expect(await signedEvents()).toBe(before.events);
-  });
-
-  it('a failing commit still answers the signature: the held reservation keeps counting', async () => {
-    const before = await auditRows();
-    const { pipeline, stages } = recordingPipeline({ failCommit: true });
-    const result = await pipeline.sign(await intent({ data: `0x${'33'.repeat(32)}` }));
-    expect(result.response.signature).toMatch(/^[0-9a-f]{130}$/);
-    expect(stages).toEqual(['policy', 'reserve', 'sign', 'audit', `commit(audit rows: ${before + 1})`]);
   });
 
   it('a signing error releases the reservation and writes no audit row', async () => {
@@ -157,7 +150,7 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
     const { pipeline, stages } = recordingPipeline({ failAudit: true });
     const error = await failure(pipeline.sign(await intent({ data: `0x${'55'.repeat(32)}` })));
     expect((error as Error).message).toBe('audit store unavailable');
-    expect(stages).toEqual(['policy', 'reserve', 'sign', 'audit', 'release']);
+    expect(stages).toEqual(['policy', 'reserve', 'sign', `audit(settles ${RESERVATION})`, 'release']);
     expect(await auditRows()).toBe(before);
   });
 

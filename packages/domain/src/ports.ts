@@ -120,8 +120,11 @@ export interface WalletStore {
 }
 
 export interface AuditStore {
-  /** Appends the audit row and the events it causes, atomically. */
-  append(entry: AuditEntry, events?: NewEvent[]): Promise<void>;
+  /**
+   * Appends the audit row and the events it causes, atomically; with `spentReservationId`, that
+   * policy spend reservation becomes spent in the same write (the signature the row records exists).
+   */
+  append(entry: AuditEntry, events?: NewEvent[], spentReservationId?: string | null): Promise<void>;
 }
 
 export interface StoredResponse {

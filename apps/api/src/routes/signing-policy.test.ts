@@ -19,22 +19,40 @@ describe.each(testDatabaseKinds)('signing routes through the policy port (%s)', 
   let key: string;
   let deny = false;
   const intents: SigningContext[] = [];
+  /** Ids of the reservations the test policy held (real rows of the meter store), in order. */
   const reservations: string[] = [];
+  const released: string[] = [];
 
   const policy: PolicyEngine = {
     async evaluate(intent) {
       intents.push(intent);
       if (deny) return { outcome: 'deny', message: 'Denied by the test policy', deniedBy: [DENIAL] };
-      reservations.push(`reserve ${intent.action}`);
+      const key = {
+        projectId: intent.caller.projectId,
+        environment: intent.caller.environment,
+        apiKeyId: intent.caller.apiKeyId,
+        walletId: intent.wallet.id,
+        network: 'test',
+        asset: 'native',
+        windowMs: 86_400_000,
+        windowStart: new Date(0),
+      };
+      const { reservation } = await app.services.stores.policyMeters.reserve([{ key, amount: 1n }], () => ({ reserve: true, result: null, bounds: new Map() }));
+      reservations.push(reservation.id!);
       return {
         outcome: 'allow',
         reservation: {
-          commit: async () => void reservations.push(`commit ${intent.action}`),
-          release: async () => void reservations.push(`release ${intent.action}`),
+          id: reservation.id,
+          release: async () => {
+            released.push(reservation.id!);
+            await reservation.release();
+          },
         },
       };
     },
   };
+  const reservationStatuses = async (ids: string[]) =>
+    (await app.database.query<{ status: string }>('SELECT status FROM policy_spend_reservations WHERE id = ANY($1::uuid[])', [ids])).map((r) => r.status);
 
   beforeAll(async () => {
     devnets = await startLocalDevnets({ blockTimeSeconds: 0.25, slotMs: 100 });
@@ -92,10 +110,10 @@ describe.each(testDatabaseKinds)('signing routes through the policy port (%s)', 
     expect(lastIntent()).toMatchObject({ action: 'wallet.sign.transfer', chain: { walletType: 'SOLANA', network: 'SOLANA_DEVNET' }, transfer: { value: '10000000' } });
 
     expect(intents.every((intent) => !('shares' in intent))).toBe(true);
-    // One reservation per signature, each committed, none released.
-    expect(reservations.filter((r) => r.startsWith('reserve'))).toHaveLength(9);
-    expect(reservations.filter((r) => r.startsWith('commit'))).toHaveLength(9);
-    expect(reservations.filter((r) => r.startsWith('release'))).toEqual([]);
+    // One reservation per signature, each spent by the audit append of its signature, none released.
+    expect(reservations).toHaveLength(9);
+    expect(await reservationStatuses(reservations)).toEqual(Array(9).fill('spent'));
+    expect(released).toEqual([]);
   });
 
   it('answers a denial on every signing route with 403 POLICY_DENIED, signing, recording and sending nothing', async () => {

@@ -21,13 +21,18 @@ const meter = (overrides: Partial<MeterKey> = {}): MeterKey => ({
 });
 
 const value = (spent: bigint, reserved: bigint): MeterValue => ({ spent, reserved });
-const allow = { reserve: true, result: 'allow' } as const;
+const allow = { reserve: true, result: 'allow', bounds: new Map() } as const;
 
-/** Allows while the meter's spent + reserved + this charge stays within `cap` (what the evaluator does). */
-const capped = (charge: MeterCharge, cap: bigint) => (values: Map<string, MeterValue>) => {
+/**
+ * Allows while the meter's spent + reserved + this charge stays within `cap`, with the bound that
+ * keeps it so (what the evaluator does).
+ */
+const capped = (charge: MeterCharge, cap: bigint, decisions?: boolean[]) => (values: Map<string, MeterValue>) => {
   const v = values.get(meterKeyId(charge.key))!;
   const ok = v.spent + v.reserved + charge.amount <= cap;
-  return { reserve: ok, result: ok };
+  decisions?.push(ok);
+  if (!ok) return { reserve: false as const, result: ok };
+  return { reserve: true as const, result: ok, bounds: new Map([[meterKeyId(charge.key), { min: null, max: cap - charge.amount }]]) };
 };
 
 describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
@@ -129,7 +134,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
     let given: Map<string, MeterValue> | undefined;
     const none = await store.reserve([], (values) => {
       given = values;
-      return { reserve: true, result: 42 };
+      return { reserve: true, result: 42, bounds: new Map() };
     });
     expect(none.result).toBe(42);
     expect(given).toEqual(new Map());
@@ -145,7 +150,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
         { key: read, amount: 0n },
         { key: spend, amount: 0n },
       ],
-      (values) => ({ reserve: true, result: values }),
+      (values) => ({ reserve: true, result: values, bounds: new Map() }),
     );
     expect(mixed.result).toEqual(
       new Map([
@@ -220,6 +225,31 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
       [key.projectId],
     );
     expect(statuses).toEqual([{ status: 'spent', n: '10' }]);
+  });
+
+  it('decides again when the meter moved past its bound since this process last saw it, and re-reads before a denial', async () => {
+    const key = meter();
+    const charge = { key, amount: 4n };
+    const here = store;
+    const elsewhere = createPolicyMeterStore(database);
+    // This store has seen the meter at 0 (it keeps that as a hint); the other one then fills it.
+    await here.reserve([charge], capped(charge, 10n)).then((r) => r.reservation.release());
+    await elsewhere.reserve([charge], capped(charge, 10n)).then((r) => r.reservation.commit());
+    await elsewhere.reserve([charge], capped(charge, 10n)).then((r) => r.reservation.commit());
+    // The hint (0) allows; the statement finds 8 outside the bound (<= 6), nothing is written, and
+    // the decision on the current values denies.
+    const decisions: boolean[] = [];
+    const late = await here.reserve([charge], capped(charge, 10n, decisions));
+    expect(decisions).toEqual([true, false]);
+    expect(late.result).toBe(false);
+    expect(await readOne(key)).toEqual(value(8n, 0n));
+    // A denial on a stale hint is re-read: the other store's hint (8) denies, the meter says 0 again.
+    await database.query('UPDATE policy_spend_meters SET spent = 0 WHERE project_id = $1', [key.projectId]);
+    const decided: boolean[] = [];
+    const after = await elsewhere.reserve([charge], capped(charge, 10n, decided));
+    expect(decided).toEqual([false, true]);
+    expect(after.result).toBe(true);
+    expect(await readOne(key)).toEqual(value(0n, 4n));
   });
 
   it('locks meters in one order: requests naming two meters in opposite orders do not deadlock', async () => {

@@ -9,7 +9,6 @@ import {
   type MeterValue,
 } from '@wallet/domain/policies/evaluation-types.ts';
 import type { Database } from '../database.ts';
-import { Prisma } from '../generated/prisma/client.ts';
 
 /** One charge as stored in `policy_spend_reservations.charges` (amount: decimal string of base units). */
 interface StoredCharge {
@@ -24,17 +23,19 @@ interface StoredCharge {
   amount: string;
 }
 
-type Tx = Prisma.TransactionClient;
-
-// Requests on one meter queue on its row lock; give queued transactions room before Prisma gives up.
-const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
-
-/** Thrown out of the reserving transaction to roll it back when `decide` denies. */
-class Denied extends Error {
-  constructor(readonly result: unknown) {
-    super('denied by the policy decision');
-  }
+/** A charge as the reserving function takes it: the stored form plus the verdict's bounds. */
+interface BoundedCharge extends StoredCharge {
+  min: string | null;
+  max: string | null;
 }
+
+/** Raised by `policy_spend_reserve` when a meter left its bounds; DETAIL holds the current values. */
+const METERS_MOVED = 'policy spend meters moved';
+// Each retry follows a meter that crossed a limit the decision depends on; more than this means a bug.
+const maxAttempts = 100;
+// Meter values last seen by this process: hints that save a read, never trusted for a decision
+// that sticks (the reserving statement checks the bounds; a denial decided on a hint is re-read).
+const maxHints = 10_000;
 
 const noReservation: MeterReservationHandle = { id: null, commit: async () => {}, release: async () => {} };
 
@@ -50,15 +51,9 @@ const toStored = (key: MeterKey, amount: bigint): StoredCharge => ({
   amount: amount.toString(),
 });
 
-/** The WHERE clause naming one meter (its primary key). Amounts and window lengths go as text. */
-const meterIs = (k: MeterKey) => Prisma.sql`
-  project_id = ${k.projectId}::uuid AND environment = ${k.environment} AND api_key_id = ${k.apiKeyId}::uuid
-  AND wallet_id = ${k.walletId}::uuid AND network = ${k.network} AND asset = ${k.asset}
-  AND window_ms = ${String(k.windowMs)}::bigint AND window_start = ${k.windowStart}::timestamptz`;
-
 /**
  * Merges charges of the same meter (their amounts add up) and sorts them by `meterKeyId`: every
- * transaction locks meters in that one order, so two requests sharing meters never deadlock.
+ * statement locks meters in that one order, so two requests sharing meters never deadlock.
  */
 function normalize(charges: MeterCharge[]): MeterCharge[] {
   const byId = new Map<string, MeterCharge>();
@@ -72,57 +67,54 @@ function normalize(charges: MeterCharge[]): MeterCharge[] {
   return [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, charge]) => charge);
 }
 
-/**
- * Creates missing meters at 0 and locks all of them, in one statement: the rows go in the sorted
- * order and `ON CONFLICT DO UPDATE` locks an existing row as an insert holds a new one, so every
- * transaction takes its meters in the same order (no deadlock). Answers their values by meter id.
- */
-async function lockMeters(tx: Tx, keys: MeterKey[]): Promise<Map<string, MeterValue>> {
-  const rows = Prisma.join(
-    keys.map(
-      (k) => Prisma.sql`(${k.projectId}::uuid, ${k.environment}, ${k.apiKeyId}::uuid, ${k.walletId}::uuid, ${k.network}, ${k.asset},
-        ${String(k.windowMs)}::bigint, ${k.windowStart}::timestamptz)`,
-    ),
-  );
-  const locked = await tx.$queryRaw<Array<{ api_key_id: string; wallet_id: string; network: string; asset: string; window_ms: string; start_ms: string; spent: string; reserved: string }>>`
-    INSERT INTO policy_spend_meters (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
-    VALUES ${rows}
-    ON CONFLICT (project_id, environment, api_key_id, wallet_id, network, asset, window_ms, window_start)
-    DO UPDATE SET updated_at = policy_spend_meters.updated_at
-    RETURNING api_key_id::text, wallet_id::text, network, asset, window_ms::text,
-      (extract(epoch FROM window_start) * 1000)::bigint::text AS start_ms, spent::text, reserved::text`;
-  const { projectId, environment } = keys[0]!;
-  const values = new Map<string, MeterValue>();
-  for (const row of locked) {
-    const key: MeterKey = {
-      projectId,
-      environment,
-      apiKeyId: row.api_key_id,
-      walletId: row.wallet_id,
-      network: row.network,
-      asset: row.asset,
-      windowMs: Number(row.window_ms),
-      windowStart: new Date(Number(row.start_ms)),
-    };
-    values.set(meterKeyId(key), { spent: BigInt(row.spent), reserved: BigInt(row.reserved) });
-  }
-  if (values.size !== keys.length) throw new Error(`locked ${values.size} of ${keys.length} meters`);
-  return values;
-}
+const movedValues = (error: unknown): Array<[string, string]> | null => {
+  const e = error as { code?: string; message?: string; detail?: string };
+  return e?.code === 'P0001' && e.message?.includes(METERS_MOVED) && e.detail ? (JSON.parse(e.detail) as Array<[string, string]>) : null;
+};
 
 /**
  * Spend meters and reservations (the policy evaluation's `MeterStore`), plus the pruning of meters
- * whose window has ended and of settled reservations.
+ * whose window has ended and of settled reservations. On every metered signature: one statement
+ * decides nothing but checks and reserves (`policy_spend_reserve`), one settles.
  */
-export function createPolicyMeterStore({ prisma }: Database): MeterStore & SpendMeterPruning {
-  /** Current values without locking (usage snapshots, dry runs); a missing meter is 0. */
+export function createPolicyMeterStore({ prisma, query }: Database): MeterStore & SpendMeterPruning {
+  const hints = new Map<string, MeterValue>();
+  const hint = (id: string, value: MeterValue) => {
+    if (hints.size >= maxHints && !hints.has(id)) hints.clear();
+    hints.set(id, value);
+  };
+
+  /** Current values in one statement; a missing meter is 0. */
   const readValues = async (keys: MeterKey[]) => {
+    const rows = await query<{ i: number; spent: string | null; reserved: string | null }>(
+      `SELECT k.i::int AS i, m.spent::text AS spent, m.reserved::text AS reserved
+       FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (
+         "projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
+         "windowMs" bigint, "windowStart" timestamptz)) WITH ORDINALITY AS k(
+         "projectId", environment, "apiKeyId", "walletId", network, asset, "windowMs", "windowStart", i)
+       LEFT JOIN policy_spend_meters m ON m.project_id = k."projectId" AND m.environment = k.environment
+         AND m.api_key_id = k."apiKeyId" AND m.wallet_id = k."walletId" AND m.network = k.network AND m.asset = k.asset
+         AND m.window_ms = k."windowMs" AND m.window_start = k."windowStart"`,
+      [JSON.stringify(keys.map((k) => toStored(k, 0n)))],
+    );
+    const values = new Map<string, MeterValue>();
+    for (const row of rows) {
+      const key = keys[row.i - 1]!;
+      const value = { spent: BigInt(row.spent ?? 0), reserved: BigInt(row.reserved ?? 0) };
+      values.set(meterKeyId(key), value);
+      hint(meterKeyId(key), value);
+    }
+    return values;
+  };
+
+  /** The hinted values of every key, or null when one is missing. */
+  const hinted = (keys: MeterKey[]) => {
     const values = new Map<string, MeterValue>();
     for (const key of keys) {
-      const rows = await prisma.$queryRaw<Array<{ spent: string; reserved: string }>>`
-        SELECT spent::text AS spent, reserved::text AS reserved FROM policy_spend_meters WHERE ${meterIs(key)}`;
-      const row = rows[0];
-      values.set(meterKeyId(key), row ? { spent: BigInt(row.spent), reserved: BigInt(row.reserved) } : { spent: 0n, reserved: 0n });
+      const id = meterKeyId(key);
+      const value = hints.get(id);
+      if (!value) return null;
+      values.set(id, value);
     }
     return values;
   };
@@ -132,70 +124,60 @@ export function createPolicyMeterStore({ prisma }: Database): MeterStore & Spend
    * nothing. One statement (atomic on its own): the reservation's row lock orders a concurrent
    * commit and release, and its charges (stored in lock order) settle their meters.
    */
-  const finish = async (id: string, to: 'spent' | 'released') => {
-    const spend = to === 'spent';
-    await prisma.$executeRaw`
-      WITH settled AS (
-        UPDATE policy_spend_reservations SET status = ${to}, settled_at = now()
-        WHERE id = ${id}::uuid AND status = 'reserved'
-        RETURNING charges
-      ), charge AS (
-        SELECT c.* FROM settled, jsonb_to_recordset(settled.charges) AS c(
-          "projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
-          "windowMs" bigint, "windowStart" timestamptz, amount numeric)
-      )
-      UPDATE policy_spend_meters m
-      SET reserved = m.reserved - charge.amount, spent = m.spent + CASE WHEN ${spend} THEN charge.amount ELSE 0 END, updated_at = now()
-      FROM charge
-      WHERE m.project_id = charge."projectId" AND m.environment = charge.environment AND m.api_key_id = charge."apiKeyId"
-        AND m.wallet_id = charge."walletId" AND m.network = charge.network AND m.asset = charge.asset
-        AND m.window_ms = charge."windowMs" AND m.window_start = charge."windowStart"`;
+  const finish = async (id: string, to: 'spent' | 'released', charges: MeterCharge[]) => {
+    const settled = await query<{ settled: boolean }>(`SELECT policy_spend_settle($1::uuid, $2) AS settled`, [id, to]);
+    if (!settled[0]?.settled) return;
+    for (const { key, amount } of charges) {
+      const value = hints.get(meterKeyId(key));
+      if (value) hint(meterKeyId(key), { spent: value.spent + (to === 'spent' ? amount : 0n), reserved: value.reserved - amount });
+    }
   };
 
-  const handle = (id: string): MeterReservationHandle => ({
+  const handle = (id: string, charges: MeterCharge[]): MeterReservationHandle => ({
     id,
-    commit: () => finish(id, 'spent'),
-    release: () => finish(id, 'released'),
+    commit: () => finish(id, 'spent', charges),
+    release: () => finish(id, 'released', charges),
   });
 
   return {
     async reserve(charges, decide) {
       const sorted = normalize(charges);
       if (sorted.length === 0) return { result: decide(new Map()).result, reservation: noReservation };
-      try {
-        return await prisma.$transaction(async (tx) => {
-          const values = await lockMeters(tx, sorted.map((c) => c.key));
-          const verdict = decide(values);
-          // A denial rolls back (the meters created above included): it writes nothing.
-          if (!verdict.reserve) throw new Denied(verdict.result);
-          const charged = sorted.filter((c) => c.amount > 0n);
-          if (charged.length === 0) return { result: verdict.result, reservation: noReservation };
-          const id = randomUUID();
-          const { projectId, environment } = charged[0]!.key;
-          const stored = charged.map((c) => toStored(c.key, c.amount));
-          // One statement: the charges onto their (locked) meters, and the reservation row.
-          await tx.$executeRaw`
-            WITH charge AS (
-              SELECT c.* FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS c(
-                "projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
-                "windowMs" bigint, "windowStart" timestamptz, amount numeric)
-            ), charged AS (
-              UPDATE policy_spend_meters m SET reserved = m.reserved + charge.amount, updated_at = now()
-              FROM charge
-              WHERE m.project_id = charge."projectId" AND m.environment = charge.environment AND m.api_key_id = charge."apiKeyId"
-                AND m.wallet_id = charge."walletId" AND m.network = charge.network AND m.asset = charge.asset
-                AND m.window_ms = charge."windowMs" AND m.window_start = charge."windowStart"
-              RETURNING 1
-            )
-            INSERT INTO policy_spend_reservations (id, project_id, environment, status, charges)
-            SELECT ${id}::uuid, ${projectId}::uuid, ${environment}, 'reserved', ${JSON.stringify(stored)}::jsonb
-            WHERE (SELECT count(*) FROM charged) = ${charged.length}`;
-          return { result: verdict.result, reservation: handle(id) };
-        }, transactionOptions);
-      } catch (error) {
-        if (error instanceof Denied) return { result: error.result as never, reservation: noReservation };
-        throw error;
+      const keys = sorted.map((c) => c.key);
+      const ids = keys.map(meterKeyId);
+      let values = hinted(keys);
+      let fresh = false;
+      if (!values) [values, fresh] = [await readValues(keys), true];
+      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        const verdict = decide(values);
+        if (!verdict.reserve) {
+          if (fresh) return { result: verdict.result, reservation: noReservation };
+          [values, fresh] = [await readValues(keys), true];
+          continue;
+        }
+        const charged = sorted.filter((c) => c.amount > 0n);
+        const id = charged.length > 0 ? randomUUID() : null;
+        const input: BoundedCharge[] = sorted.map((c, i) => {
+          const bound = verdict.bounds.get(ids[i]!);
+          return { ...toStored(c.key, c.amount), min: bound?.min?.toString() ?? null, max: bound?.max?.toString() ?? null };
+        });
+        let seen: Array<[string, string]>;
+        try {
+          const rows = await query<{ seen: Array<[string, string]> }>(`SELECT policy_spend_reserve($1::jsonb, $2::uuid) AS seen`, [JSON.stringify(input), id]);
+          seen = rows[0]!.seen;
+        } catch (error) {
+          const current = movedValues(error);
+          if (!current) throw error;
+          values = new Map(current.map(([spent, reserved], i) => [ids[i]!, { spent: BigInt(spent), reserved: BigInt(reserved) }]));
+          for (const [meterId, value] of values) hint(meterId, value);
+          fresh = true;
+          continue;
+        }
+        // The values the statement found (within the bounds), plus this request's charges.
+        sorted.forEach((c, i) => hint(ids[i]!, { spent: BigInt(seen[i]![0]), reserved: BigInt(seen[i]![1]) + c.amount }));
+        return { result: verdict.result, reservation: id ? handle(id, charged) : noReservation };
       }
+      throw new Error(`policy spend meters kept moving: no stable decision after ${maxAttempts} attempts`);
     },
 
     read(keys) {

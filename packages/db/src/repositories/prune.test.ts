@@ -53,7 +53,7 @@ describe.each(testDatabaseKinds)('the pruner on the database stores (%s)', (kind
     const old = key('old', HOUR, NOW.getTime() - 26 * HOUR);
     const recent = key('recent', HOUR, NOW.getTime() - 24 * HOUR);
     const long = key('long', 7 * DAY, NOW.getTime() - 3 * DAY);
-    const reserve = (k: ReturnType<typeof key>) => stores.policyMeters.reserve([{ key: k, amount: 1n }], () => ({ reserve: true, result: null }));
+    const reserve = (k: ReturnType<typeof key>) => stores.policyMeters.reserve([{ key: k, amount: 1n }], () => ({ reserve: true, result: null, bounds: new Map() }));
     const [o, r, l, held] = await Promise.all([reserve(old), reserve(recent), reserve(long), reserve(long)]);
     await o!.reservation.commit();
     await r!.reservation.release();

@@ -1,13 +1,14 @@
 /**
  * The signing pipeline's policy stage: loads the project's active policies, decodes the request
- * once, and decides — when a rule reads a spend meter, inside the meter store's transaction that
- * locks those meters and reserves this request's spend, so concurrent requests never overshoot.
+ * once, and decides — when a rule reads a spend meter, through the meter store, which reserves
+ * this request's spend only if the meters are still where the decision saw them (so concurrent
+ * requests never overshoot).
  * `explain` is the dry run: the same decision with a trace, reading meters without reserving.
  */
 import type { PolicyDecision, PolicyEngine, SigningContext } from '../signing/pipeline.ts';
 import type { Clock } from '../shared/clock.ts';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
-import { applyingPolicies, evaluatePolicies, inWindow, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
+import { applyingPolicies, evaluatePolicies, inWindow, meterBounds, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
 import type { MeterStore, RequestFacts } from './evaluation-types.ts';
 import type { PolicyLocation, PolicyStore } from './ports.ts';
 import { requestFactsOf } from './request-facts.ts';
@@ -76,7 +77,8 @@ export function createPolicyEngine({ store, meters, clock }: PolicyEngineDeps): 
       const { facts, applying, evaluation, charges } = prepared;
       const { result, reservation } = await meters.reserve(charges, (values) => {
         const decision = evaluatePolicies(applying, facts, values, evaluation, { permissionsAreOn: true });
-        return { reserve: decision.allowed, result: decision };
+        if (!decision.allowed) return { reserve: false, result: decision };
+        return { reserve: true, result: decision, bounds: meterBounds(applying, facts, values, evaluation) };
       });
       if (!result.allowed) return denied(result);
       return { outcome: 'allow', reservation };

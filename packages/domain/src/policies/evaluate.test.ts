@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
 import { parsePolicyDocument, type PolicyDocument } from './document.ts';
-import { applyingPolicies, evaluatePolicies, meterChargesOf, permissionsOn, type EvaluationContext } from './evaluate.ts';
+import { applyingPolicies, evaluatePolicies, meterBounds, meterChargesOf, permissionsOn, type EvaluationContext } from './evaluate.ts';
 import { meterKeyId, type MeterValue, type RequestFacts } from './evaluation-types.ts';
 
 const examples = new URL('../../../../../shared/spec/policy-examples/', import.meta.url);
@@ -198,5 +198,43 @@ describe('legs, totals and selectors', () => {
   it('walletId and apiKeyId selectors narrow the policy', () => {
     expect(applyingPolicies([perRequestCap], { ...solana([]), walletId: '6f1c1d2e-0000-4000-8000-000000000002' }, context.now)).toEqual([]);
     expect(applyingPolicies([perRequestCap], solana([]), context.now)).toHaveLength(1);
+  });
+});
+
+describe('meter bounds: where a decision taken on meter values still holds', () => {
+  // Limits on both sides of one meter, through not/any, so every op and both directions are cut.
+  const policy = compile(
+    document({
+      id: 'bands', schemaVersion: 'permissions.policy.v1', version: '1', selector: { walletType: 'EVM' }, metadata: { productMode: 'guardrail' },
+      rules: [
+        { id: 'over', effect: 'deny', actions: ['transfer'], condition: { aggregate: { meter: 'spend.native', window: '1d' }, op: 'gt', value: '100' } },
+        { id: 'band', effect: 'deny', actions: ['transfer'], condition: { any: [
+          { all: [{ aggregate: { meter: 'spend.native', window: '1d' }, op: 'gte', value: '40' }, { aggregate: { meter: 'spend.native', window: '1d' }, op: 'lt', value: '50' }] },
+          { not: { aggregate: { meter: 'spend.native', window: '1d' }, op: 'lte', value: '20' } },
+        ] } },
+      ],
+    }),
+  );
+  const facts = evmTransfer({ facts: { 'request.chainId': '84532', 'request.value.baseUnits': '5' }, legs: [{ to: DEAD, asset: 'native', amount: 5n }] });
+  const decide = (total: bigint) => {
+    const charges = meterChargesOf([policy], facts, context);
+    const values = new Map<string, MeterValue>(charges.map((c) => [meterKeyId(c.key), { spent: total, reserved: 0n }]));
+    const decision = evaluatePolicies([policy], facts, values, context, { permissionsAreOn: true });
+    return { ids: decision.deniedBy.map((d) => d.ruleId).join(','), bound: meterBounds([policy], facts, values, context).get(meterKeyId(charges[0]!.key))! };
+  };
+
+  it('cuts at each limit minus this request\'s charge, on the side the total is on', () => {
+    // after = total + 5: "lte 20" flips at total 16, "gte 40" at 35, "lt 50" at 45, "gt 100" at 96.
+    expect(decide(0n).bound).toEqual({ min: null, max: 15n });
+    expect(decide(16n).bound).toEqual({ min: 16n, max: 34n });
+    expect(decide(40n).bound).toEqual({ min: 35n, max: 44n });
+    expect(decide(200n).bound).toEqual({ min: 96n, max: null });
+  });
+
+  it('every total inside the bounds gets the same decision as the total they were computed at', () => {
+    for (let at = 0n; at <= 120n; at++) {
+      const { ids, bound } = decide(at);
+      for (let t = bound.min ?? 0n; t <= (bound.max ?? 130n); t++) expect([at, t, decide(t).ids]).toEqual([at, t, ids]);
+    }
   });
 });

@@ -2,12 +2,13 @@
  * Policy evaluation, pure: which policies apply to a request, which spend meters it charges, and
  * the decision with its trace. Conditions are tri-state (true, false, undecidable); a deny rule
  * whose condition cannot be decided denies (fail closed). The engine (engine.ts) feeds it stored
- * policies and meter values read under lock; the dry run feeds it the same without locking.
+ * policies and meter values (with the ranges in which its decision holds, for the reserving
+ * statement to check); the dry run feeds it the same and reserves nothing.
  */
 import type { Environment } from '../ports.ts';
 import type { CompiledCondition, CompiledPolicy, CompiledRule } from './compile.ts';
 import { aggregatesOf, normalizeValue } from './compile.ts';
-import type { MeterCharge, MeterKey, MeterValue, RequestFacts, RequestLeg } from './evaluation-types.ts';
+import type { MeterBound, MeterCharge, MeterKey, MeterValue, RequestFacts, RequestLeg } from './evaluation-types.ts';
 import { meterKeyId } from './evaluation-types.ts';
 import { policyFacts, type PolicyFactName } from './facts.ts';
 
@@ -145,12 +146,13 @@ function factTotal(legs: RequestLeg[], asset: string): string | undefined {
 const legsOf = (facts: RequestFacts): (RequestLeg | null)[] => (facts.legs.length > 0 ? facts.legs : [null]);
 const covers = (rule: CompiledRule, facts: RequestFacts) => rule.actions.has(facts.action);
 
-/**
- * The meters the applying rules read, each once, with what this request adds to it (its decoded
- * total of the meter's asset; 0 for a meter it only reads).
- */
-export function meterChargesOf(policies: CompiledPolicy[], facts: RequestFacts, context: EvaluationContext): MeterCharge[] {
-  const charges = new Map<string, MeterCharge>();
+/** Calls `visit` for every spend meter an applying rule covering the action reads, per leg. */
+function eachMeterRead(
+  policies: CompiledPolicy[],
+  facts: RequestFacts,
+  context: EvaluationContext,
+  visit: (condition: Extract<CompiledCondition, { kind: 'aggregate' }>, asset: string, key: MeterKey) => void,
+): void {
   for (const policy of policies) {
     for (const rule of policy.rules) {
       if (!rule.hasAggregate || !covers(rule, facts)) continue;
@@ -158,14 +160,50 @@ export function meterChargesOf(policies: CompiledPolicy[], facts: RequestFacts, 
         for (const leg of legsOf(facts)) {
           const asset = meteredAsset(condition, leg);
           const key = asset == null ? null : meterKey(condition, asset, facts, context);
-          if (!key || asset == null) continue;
-          const id = meterKeyId(key);
-          if (!charges.has(id)) charges.set(id, { key, amount: totalOf(facts.legs, asset) });
+          if (key && asset != null) visit(condition, asset, key);
         }
       }
     }
   }
+}
+
+/**
+ * The meters the applying rules read, each once, with what this request adds to it (its decoded
+ * total of the meter's asset; 0 for a meter it only reads).
+ */
+export function meterChargesOf(policies: CompiledPolicy[], facts: RequestFacts, context: EvaluationContext): MeterCharge[] {
+  const charges = new Map<string, MeterCharge>();
+  eachMeterRead(policies, facts, context, (_condition, asset, key) => {
+    const id = meterKeyId(key);
+    if (!charges.has(id)) charges.set(id, { key, amount: totalOf(facts.legs, asset) });
+  });
   return [...charges.values()];
+}
+
+/**
+ * For each meter the applying rules read: the range of its total (spent + reserved, before this
+ * request) in which every aggregate condition on it keeps the value it has at `meters`. The
+ * decision depends on meters only through those conditions, so it is the same anywhere inside
+ * the ranges: the meter store checks them in the statement that reserves (no lock is held
+ * between reading and deciding) and decides again when a meter has moved out of its range.
+ */
+export function meterBounds(policies: CompiledPolicy[], facts: RequestFacts, meters: Map<string, MeterValue>, context: EvaluationContext): Map<string, MeterBound> {
+  const bounds = new Map<string, MeterBound>();
+  eachMeterRead(policies, facts, context, (condition, asset, key) => {
+    const id = meterKeyId(key);
+    const current = meters.get(id);
+    if (!current) return;
+    const total = current.spent + current.reserved;
+    // The condition compares total + charge with the limit: it holds exactly when total >= cut
+    // (gt, gte), or exactly when total < cut (lt, lte, their negations).
+    const charge = totalOf(facts.legs, asset);
+    const cut = condition.op === 'gt' || condition.op === 'lte' ? condition.limit - charge + 1n : condition.limit - charge;
+    const bound = bounds.get(id) ?? { min: null, max: null };
+    if (total < cut) bound.max = bound.max === null || cut - 1n < bound.max ? cut - 1n : bound.max;
+    else bound.min = bound.min === null || cut > bound.min ? cut : bound.min;
+    bounds.set(id, bound);
+  });
+  return bounds;
 }
 
 /** A fact with no value by the request's nature (a native leg's token): equal to nothing, amount 0. */

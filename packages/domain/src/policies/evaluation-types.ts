@@ -6,7 +6,7 @@
  * - the evaluator (evaluate.ts): pure; judges the applying policies on those facts and on meter
  *   values, and returns the decision with a trace;
  * - the meter store (a port, implemented in @wallet/db): holds spend meters and reserves a request's
- *   spend in the same database transaction that decides.
+ *   spend in one statement that checks the decision still holds on the meters' current values.
  */
 import type { Environment } from '../ports.ts';
 import type { PolicyActionName, PolicyFactName, PolicyWalletType } from './facts.ts';
@@ -81,8 +81,20 @@ export interface MeterCharge {
   amount: bigint;
 }
 
-/** What the deciding callback answers: reserve the charges (allow) or not (deny, nothing written). */
-export type MeterVerdict<T> = { reserve: boolean; result: T };
+/**
+ * A range of a meter's total (spent + reserved, before the request), bounds included; null is
+ * unbounded. The decision a verdict carries holds while every meter's total stays in its range.
+ */
+export interface MeterBound {
+  min: bigint | null;
+  max: bigint | null;
+}
+
+/**
+ * What the deciding callback answers: deny (nothing written), or reserve the charges provided
+ * each meter's total is still within `bounds` (by meter id; a meter without one is unbounded).
+ */
+export type MeterVerdict<T> = { reserve: false; result: T } | { reserve: true; result: T; bounds: Map<string, MeterBound> };
 
 /** Spend held for one signature; `commit` when a signature exists, `release` only when none ever will. */
 export interface MeterReservationHandle {
@@ -94,11 +106,12 @@ export interface MeterReservationHandle {
 
 export interface MeterStore {
   /**
-   * In one database transaction: locks the charged meters (creating missing ones at 0, in a fixed
-   * order so concurrent requests cannot deadlock), passes their current values to `decide`, and
-   * when it answers `reserve: true` adds each charge to its meter's `reserved` and stores a
-   * reservation. Concurrent calls on one meter are serialized, so a limit is never overshot.
-   * With no charges it only calls `decide` (no transaction).
+   * Decides and reserves so that concurrent requests never overshoot a limit: passes meter values
+   * (missing meters are 0) to `decide`; when it answers `reserve: true`, one atomic database
+   * statement adds each charge to its meter's `reserved` (creating missing meters) and stores a
+   * reservation, only if every meter's total is still within the verdict's bounds; otherwise
+   * nothing is written and `decide` runs again on the current values. A denial is final only
+   * when decided on values just read from the database. With no charges it only calls `decide`.
    */
   reserve<T>(
     charges: MeterCharge[],

@@ -4,13 +4,14 @@
  * `SigningPipeline.sign`, which runs, in this order:
  *
  * 1. policy: `PolicyEngine.evaluate` decides and, when allowed, reserves the intent's spend
- *    against the limits it read (one database transaction); a denial is 403 `POLICY_DENIED` and
+ *    against the limits it read (one database statement); a denial is 403 `POLICY_DENIED` and
  *    nothing else happens;
  * 2. spend: the reservation is held while signing;
  * 3. sign: the wallet key is joined in memory, used once and wiped;
- * 4. audit: the audit row and the `transaction.signed` event, in one append;
+ * 4. audit: the audit row, the `transaction.signed` event and the reservation becoming spent, in
+ *    one append.
  *
- * then commits the reservation. A failure in 3 or 4 releases the reservation and leaves no row.
+ * A failure in 3 or 4 releases the reservation and leaves no row.
  * `signWithWallet` is private to this module: nothing else can reach a wallet key.
  */
 import { z } from 'zod';
@@ -72,9 +73,13 @@ export interface PolicyDenial {
   ruleId?: string;
 }
 
-/** Spend held for one intent: committed once a signature exists, released only if none ever will. */
+/**
+ * Spend held for one intent: it becomes spent with the audit row of the signature (the audit
+ * append settles `id`), and is released only if no signature will ever exist.
+ */
 export interface SpendReservation {
-  commit(): Promise<void>;
+  /** The stored reservation the audit append settles; null when nothing is held. */
+  id: string | null;
   release(): Promise<void>;
 }
 
@@ -135,7 +140,7 @@ export interface SigningPipelineDeps {
   policy?: PolicyEngine;
 }
 
-const noReservation: SpendReservation = { commit: async () => undefined, release: async () => undefined };
+const noReservation: SpendReservation = { id: null, release: async () => undefined };
 
 export function createSigningPipeline({ audit, keks, clock, policy = allowAllPolicies }: SigningPipelineDeps) {
   return {
@@ -151,17 +156,16 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
       try {
         const signed = await signWithWallet(keks, wallet, shares, op, intent.input);
         result = { ...signed, chainId: signed.chainId ?? null };
-        await audit.append(signatureAudit(caller, wallet, shares, intent.action, result.digest, result.chainId), [
-          transactionSignedEvent(caller.projectId, wallet, result.chainId, clock.now()),
-        ]);
+        await audit.append(
+          signatureAudit(caller, wallet, shares, intent.action, result.digest, result.chainId),
+          [transactionSignedEvent(caller.projectId, wallet, result.chainId, clock.now())],
+          reservation.id,
+        );
       } catch (error) {
         // The caller must see why signing failed; a failed release is the spend store's to report.
         await reservation.release().catch(() => undefined);
         throw error;
       }
-      // A signature exists now: the spend is spent. If recording that fails the reservation stays
-      // held, which still counts against the limit, so the caller gets the signature it paid for.
-      await reservation.commit().catch(() => undefined);
       return result;
     },
   };
