@@ -118,62 +118,66 @@ try {
     process.exit(1);
   });
   const serviceUrl = await waitForHealth(`http://127.0.0.1:${port}`);
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'bench', '--rate-limit', '0'], { cwd: repoRoot, env });
-  const apiKey = (JSON.parse(stdout) as { apiKey: string }).apiKey;
-  const headers = { 'x-api-key': apiKey };
-  const types = ['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI'];
+  // BENCH_ONLY=policies: only the policies section (the sections before it take minutes).
+  if (process.env.BENCH_ONLY !== 'policies') {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'bench', '--rate-limit', '0'], { cwd: repoRoot, env });
+    const apiKey = (JSON.parse(stdout) as { apiKey: string }).apiKey;
+    const headers = { 'x-api-key': apiKey };
+    const types = ['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI'];
 
-  // Warm up both servers (JIT, connection pools, prepared statements).
-  await closedLoop(serviceUrl, 200, CONCURRENCY, (i) => ({ method: 'POST', path: '/v1/wallets', headers, body: JSON.stringify({ type: types[i % 5], userIdentifier: `warm-${i}`, userIdentifierType: 'CUSTOM_ID' }) }));
-  const created = await closedLoop(serviceUrl, CREATIONS, CONCURRENCY, (i) => ({
-    method: 'POST',
-    path: '/v1/wallets',
-    headers,
-    body: JSON.stringify({ type: types[i % 5], userIdentifier: `bench-${i}`, userIdentifierType: 'CUSTOM_ID' }),
-  }));
-  const list = await fetch(`${serviceUrl}/v1/wallets?limit=100`, { headers }).then((r) => r.json() as Promise<{ data: { id: string }[] }>);
-  const ids = list.data.map((w) => w.id);
-  await closedLoop(serviceUrl, 1000, CONCURRENCY, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
-  await closedLoop(bareUrl, 1000, CONCURRENCY, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
-  const bare = await closedLoop(bareUrl, LOOKUPS, CONCURRENCY, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
-  const lookup = await closedLoop(serviceUrl, LOOKUPS, CONCURRENCY, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
-  // Open loop: requests on a fixed schedule whatever the answers' latency, so queueing shows in p99.
-  const bareOpen = await openLoop(bareUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
-  const lookupOpen = await openLoop(serviceUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
-
-  const ratio = lookup.perSecond / bare.perSecond;
-  console.log(`\nwallet service bench — ${new Date().toISOString()}, node ${process.version}, concurrency ${CONCURRENCY}, database ${database ? 'PostgreSQL' : 'embedded PGlite'}`);
-  console.log(row(`POST /v1/wallets (${CREATIONS})`, created));
-  console.log(row(`GET /v1/wallets/{id} (${LOOKUPS})`, lookup));
-  console.log(row(`bare express GET (${LOOKUPS})`, bare));
-  console.log(row(`GET /v1/wallets/{id} open ${OPEN_LOOP_RATE}/s`, lookupOpen));
-  console.log(row(`bare express GET open ${OPEN_LOOP_RATE}/s`, bareOpen));
-  console.log(`lookup throughput vs bare route: ${(ratio * 100).toFixed(0)}%`);
-  console.log(
-    `targets: creation >= 200/s: ${created.perSecond >= 200 ? 'met' : 'NOT met'}; lookup open-loop p99 <= 10 ms: ${lookupOpen.p99 <= 10 ? 'met' : 'NOT met'}; lookup >= 40% of bare: ${ratio >= 0.4 ? 'met' : 'NOT met'}`,
-  );
-
-  // Signing: sign-message per wallet type over HTTP (closed loop, then open loop at a fixed rate),
-  // next to the same signer called in a loop on one core with no HTTP or database.
-  console.log(`\nsign-message — closed loop at concurrency ${CONCURRENCY}; open loop at ${OPEN_LOOP_RATE}/s for ${OPEN_LOOP_SECONDS} s`);
-  const message = JSON.stringify({ message: 'benchmark message: sign me' });
-  for (const type of types as WalletType[]) {
-    const wallet = (await fetch(`${serviceUrl}/v1/wallets`, {
+    // Warm up both servers (JIT, connection pools, prepared statements).
+    await closedLoop(serviceUrl, 200, CONCURRENCY, (i) => ({ method: 'POST', path: '/v1/wallets', headers, body: JSON.stringify({ type: types[i % 5], userIdentifier: `warm-${i}`, userIdentifierType: 'CUSTOM_ID' }) }));
+    const created = await closedLoop(serviceUrl, CREATIONS, CONCURRENCY, (i) => ({
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ type, userIdentifier: `signer-${type}`, userIdentifierType: 'CUSTOM_ID' }),
-    }).then((r) => r.json())) as { id: string };
-    const path = `/v1/wallets/${wallet.id}/sign-message`;
-    const request = () => ({ method: 'POST', path, headers, body: message });
-    const raw = await rawSigningLimit(type);
-    await closedLoop(serviceUrl, 300, CONCURRENCY, request);
-    const closed = await closedLoop(serviceUrl, SIGNS, CONCURRENCY, request);
-    const open = await openLoop(serviceUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, request);
-    const share = closed.perSecond / raw;
+      path: '/v1/wallets',
+      headers,
+      body: JSON.stringify({ type: types[i % 5], userIdentifier: `bench-${i}`, userIdentifierType: 'CUSTOM_ID' }),
+    }));
+    const list = await fetch(`${serviceUrl}/v1/wallets?limit=100`, { headers }).then((r) => r.json() as Promise<{ data: { id: string }[] }>);
+    const ids = list.data.map((w) => w.id);
+    await closedLoop(serviceUrl, 1000, CONCURRENCY, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
+    await closedLoop(bareUrl, 1000, CONCURRENCY, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
+    const bare = await closedLoop(bareUrl, LOOKUPS, CONCURRENCY, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
+    const lookup = await closedLoop(serviceUrl, LOOKUPS, CONCURRENCY, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
+    // Open loop: requests on a fixed schedule whatever the answers' latency, so queueing shows in p99.
+    const bareOpen = await openLoop(bareUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, (i) => ({ method: 'GET', path: `/bare/${ids[i % ids.length]}` }));
+    const lookupOpen = await openLoop(serviceUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, (i) => ({ method: 'GET', path: `/v1/wallets/${ids[i % ids.length]}`, headers }));
+
+    const ratio = lookup.perSecond / bare.perSecond;
+    console.log(`\nwallet service bench — ${new Date().toISOString()}, node ${process.version}, concurrency ${CONCURRENCY}, database ${database ? 'PostgreSQL' : 'embedded PGlite'}`);
+    console.log(row(`POST /v1/wallets (${CREATIONS})`, created));
+    console.log(row(`GET /v1/wallets/{id} (${LOOKUPS})`, lookup));
+    console.log(row(`bare express GET (${LOOKUPS})`, bare));
+    console.log(row(`GET /v1/wallets/{id} open ${OPEN_LOOP_RATE}/s`, lookupOpen));
+    console.log(row(`bare express GET open ${OPEN_LOOP_RATE}/s`, bareOpen));
+    console.log(`lookup throughput vs bare route: ${(ratio * 100).toFixed(0)}%`);
     console.log(
-      `${type.padEnd(8)} raw ${raw.toFixed(0).padStart(6)}/s | HTTP ${closed.perSecond.toFixed(0).padStart(5)}/s (${(share * 100).toFixed(0)}% of raw) p50 ${closed.p50.toFixed(2)} ms p99 ${closed.p99.toFixed(2)} ms | open loop p50 ${open.p50.toFixed(2)} ms p99 ${open.p99.toFixed(2)} ms ${JSON.stringify(open.statuses)}` +
-        (type === 'EVM' ? ` | targets: open-loop p99 <= 10 ms ${open.p99 <= 10 ? 'met' : 'NOT met'}, >= 30% of raw ${share >= 0.3 ? 'met' : 'NOT met'}` : ''),
+      `targets: creation >= 200/s: ${created.perSecond >= 200 ? 'met' : 'NOT met'}; lookup open-loop p99 <= 10 ms: ${lookupOpen.p99 <= 10 ? 'met' : 'NOT met'}; lookup >= 40% of bare: ${ratio >= 0.4 ? 'met' : 'NOT met'}`,
     );
+
+    // Signing: sign-message per wallet type over HTTP (closed loop, then open loop at a fixed rate),
+    // next to the same signer called in a loop on one core with no HTTP or database.
+    console.log(`\nsign-message — closed loop at concurrency ${CONCURRENCY}; open loop at ${OPEN_LOOP_RATE}/s for ${OPEN_LOOP_SECONDS} s`);
+    const message = JSON.stringify({ message: 'benchmark message: sign me' });
+    for (const type of types as WalletType[]) {
+      const wallet = (await fetch(`${serviceUrl}/v1/wallets`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ type, userIdentifier: `signer-${type}`, userIdentifierType: 'CUSTOM_ID' }),
+      }).then((r) => r.json())) as { id: string };
+      const path = `/v1/wallets/${wallet.id}/sign-message`;
+      const request = () => ({ method: 'POST', path, headers, body: message });
+      const raw = await rawSigningLimit(type);
+      await closedLoop(serviceUrl, 300, CONCURRENCY, request);
+      const closed = await closedLoop(serviceUrl, SIGNS, CONCURRENCY, request);
+      const open = await openLoop(serviceUrl, OPEN_LOOP_RATE, OPEN_LOOP_SECONDS, request);
+      const share = closed.perSecond / raw;
+      console.log(
+        `${type.padEnd(8)} raw ${raw.toFixed(0).padStart(6)}/s | HTTP ${closed.perSecond.toFixed(0).padStart(5)}/s (${(share * 100).toFixed(0)}% of raw) p50 ${closed.p50.toFixed(2)} ms p99 ${closed.p99.toFixed(2)} ms | open loop p50 ${open.p50.toFixed(2)} ms p99 ${open.p99.toFixed(2)} ms ${JSON.stringify(open.statuses)}` +
+          (type === 'EVM' ? ` | targets: open-loop p99 <= 10 ms ${open.p99 <= 10 ? 'met' : 'NOT met'}, >= 30% of raw ${share >= 0.3 ? 'met' : 'NOT met'}` : ''),
+      );
+    }
+
   }
 
   await policyBench({
