@@ -1,2 +1,9 @@
 /** Test helpers (import from '@wallet/chains/testing'); never imported by production code. */
 export { startRpcFaultProxy, type RpcFaultMode, type RpcFaultProxy } from './rpc-proxy.ts';
+export {
+  setSupplyCap,
+  moveVaultSharePrice,
+  createLiquidityShortage,
+  endLiquidityShortage,
+  type LiquidityShortage,
+} from '../evm/yield/testing.ts';
