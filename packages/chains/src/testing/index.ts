@@ -7,3 +7,4 @@ export {
   endLiquidityShortage,
   type LiquidityShortage,
 } from '../evm/yield/testing.ts';
+export { createVaultLiquidityShortage, endVaultLiquidityShortage, type VaultLiquidityShortage } from '../evm/yield/testing-vault.ts';

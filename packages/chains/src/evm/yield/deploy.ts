@@ -7,10 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { getAddress, type Address, type Hex } from 'viem';
 import { writeFileAtomic } from '../../atomic-file.ts';
 import { evmGenesisHash } from '../deployments.ts';
-import { devClients, pendingNonce, withSendLock } from '../dev-account.ts';
 import { deployAavePool, type PoolDeployment } from './deploy-pool.ts';
 import { deployMorphoVault, type VaultDeployment } from './deploy-vault.ts';
-import { rpc, sender, withAutomine } from './send.ts';
+import { asDeployer, rpc } from './send.ts';
 
 export type { PoolDeployment } from './deploy-pool.ts';
 export type { VaultDeployment, MarketParams } from './deploy-vault.ts';
@@ -40,15 +39,11 @@ export interface DeployYieldOptions {
 export async function deployYieldMarkets(rpcUrl: string, opts: DeployYieldOptions): Promise<YieldDeployment> {
   const chainId = opts.chainId ?? Number(BigInt(await rpc<Hex>(rpcUrl, 'eth_chainId')));
   const usdc = getAddress(opts.usdc);
-  return withSendLock(rpcUrl, () =>
-    withAutomine(rpcUrl, async () => {
-      const c = devClients(rpcUrl, chainId);
-      const s = sender(rpcUrl, chainId, c.account, await pendingNonce(c));
-      const pool = await deployAavePool(s, usdc);
-      const vault = await deployMorphoVault(s, usdc);
-      return { chainId, pool, vault };
-    }),
-  );
+  return asDeployer(rpcUrl, chainId, async (s) => {
+    const pool = await deployAavePool(s, usdc);
+    const vault = await deployMorphoVault(s, usdc);
+    return { chainId, pool, vault };
+  });
 }
 
 interface YieldRecord {

@@ -3,7 +3,7 @@
  * the nonce tracked locally: the deployment's 60-odd transactions take about a second this way.
  */
 import { createPublicClient, createWalletClient, getAddress, http, type Abi, type Account, type Address, type Hex, type TransactionReceipt } from 'viem';
-import { localChain } from '../dev-account.ts';
+import { devClients, localChain, pendingNonce, withSendLock } from '../dev-account.ts';
 import type { Artifact } from './artifacts.ts';
 
 export async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
@@ -80,4 +80,14 @@ export async function withAutomine<T>(rpcUrl: string, fn: () => Promise<T>): Pro
     if (interval) await rpc(rpcUrl, 'evm_setIntervalMining', [interval]);
     else await rpc(rpcUrl, 'evm_setAutomine', [false]);
   }
+}
+
+/** Runs `fn` with a sender for dev account #0 (holding its send lock) while anvil automines. */
+export function asDeployer<T>(rpcUrl: string, chainId: number, fn: (s: Sender) => Promise<T>): Promise<T> {
+  return withSendLock(rpcUrl, () =>
+    withAutomine(rpcUrl, async () => {
+      const c = devClients(rpcUrl, chainId);
+      return fn(sender(rpcUrl, chainId, c.account, await pendingNonce(c)));
+    }),
+  );
 }

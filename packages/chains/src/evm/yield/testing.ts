@@ -5,29 +5,19 @@
  */
 import { maxUint256, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { devClients, pendingNonce, withSendLock } from '../dev-account.ts';
 import { TEST_USDC_ABI } from '../test-usdc.ts';
 import { AAVE_POOL_ABI, ERC20_ABI } from './abis.ts';
 import { AAVE, MORPHO, aaveAbi, aaveArtifact, morphoArtifact } from './artifacts.ts';
 import type { YieldDeployment } from './deploy.ts';
 import { initReserve } from './deploy-pool.ts';
 import { idleMarketParams } from './deploy-vault.ts';
-import { rpc, sender, withAutomine, type Sender } from './send.ts';
-
-function asDeployer<T>(rpcUrl: string, d: YieldDeployment, fn: (s: Sender) => Promise<T>): Promise<T> {
-  return withSendLock(rpcUrl, () =>
-    withAutomine(rpcUrl, async () => {
-      const c = devClients(rpcUrl, d.chainId);
-      return fn(sender(rpcUrl, d.chainId, c.account, await pendingNonce(c)));
-    }),
-  );
-}
+import { asDeployer, rpc, sender, type Sender } from './send.ts';
 
 const configuratorAbi = () => aaveAbi(AAVE.configurator);
 
 /** Sets the pool's USDC supply cap, in whole tokens (0 = no cap); a supply past it reverts with Error("51"). */
 export function setSupplyCap(rpcUrl: string, d: YieldDeployment, wholeTokens: bigint | number): Promise<void> {
-  return asDeployer(rpcUrl, d, async (s) => {
+  return asDeployer(rpcUrl, d.chainId, async (s) => {
     await s.call(d.pool.configurator, configuratorAbi(), 'setSupplyCap', [d.pool.usdc, BigInt(wholeTokens)]);
   });
 }
@@ -38,7 +28,7 @@ export function setSupplyCap(rpcUrl: string, d: YieldDeployment, wholeTokens: bi
  * totalAssets are its Morpho positions.
  */
 export function moveVaultSharePrice(rpcUrl: string, d: YieldDeployment, usdcBaseUnits: bigint): Promise<void> {
-  return asDeployer(rpcUrl, d, async (s) => {
+  return asDeployer(rpcUrl, d.chainId, async (s) => {
     const morphoAbi = morphoArtifact(MORPHO.morpho).abi;
     await s.call(d.vault.usdc, TEST_USDC_ABI, 'mint', [s.account.address, usdcBaseUnits]);
     await s.call(d.vault.usdc, ERC20_ABI, 'approve', [d.vault.morpho, usdcBaseUnits]);
@@ -80,7 +70,7 @@ async function ensureCollateralReserve(s: Sender, d: YieldDeployment): Promise<A
  * fails (3.0.2: Panic(0x11) in the rate strategy) until `endLiquidityShortage`.
  */
 export async function createLiquidityShortage(rpcUrl: string, d: YieldDeployment, opts: { leaveBaseUnits?: bigint } = {}): Promise<LiquidityShortage> {
-  return asDeployer(rpcUrl, d, async (s) => {
+  return asDeployer(rpcUrl, d.chainId, async (s) => {
     const collateral = await ensureCollateralReserve(s, d);
     const available = await s.read<bigint>(d.pool.usdc, ERC20_ABI, 'balanceOf', [d.pool.aToken]);
     const borrowed = available - (opts.leaveBaseUnits ?? available / 100n);
@@ -100,7 +90,7 @@ export async function createLiquidityShortage(rpcUrl: string, d: YieldDeployment
 
 /** Undoes `createLiquidityShortage`: the borrower repays its whole debt (interest included; USDC minted to it). */
 export async function endLiquidityShortage(rpcUrl: string, d: YieldDeployment, shortage: LiquidityShortage): Promise<void> {
-  await asDeployer(rpcUrl, d, async (s) => {
+  await asDeployer(rpcUrl, d.chainId, async (s) => {
     const extra = shortage.borrowed / 100n + 1_000_000n;
     await s.call(d.pool.usdc, TEST_USDC_ABI, 'mint', [shortage.borrower, extra]);
     const b = sender(rpcUrl, d.chainId, privateKeyToAccount(shortage.borrowerPrivateKey), await s.public.getTransactionCount({ address: shortage.borrower }));

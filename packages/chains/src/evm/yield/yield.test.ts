@@ -11,6 +11,7 @@ import { deployTestUsdc } from '../test-usdc.ts';
 import { AAVE_DATA_PROVIDER_ABI, AAVE_POOL_ABI, BUNDLER_V2_ABI, ERC20_ABI, ERC4626_VAULT_ABI } from './abis.ts';
 import { ensureYieldMarkets, type YieldDeployment } from './deploy.ts';
 import { VAULT_SEED_DEPOSIT } from './deploy-vault.ts';
+import { createVaultLiquidityShortage, endVaultLiquidityShortage } from './testing-vault.ts';
 import { createLiquidityShortage, endLiquidityShortage, moveVaultSharePrice, setSupplyCap } from './testing.ts';
 
 const USDC = 1_000_000n;
@@ -173,6 +174,21 @@ describe('yield contracts on anvil', () => {
     await endLiquidityShortage(anvil.rpcUrl, d, shortage);
     expect(await usdcBalance(d.pool.aToken)).toBeGreaterThanOrEqual(available);
     await expect(withdrawAll()).resolves.toBeDefined();
+  });
+
+  it('createVaultLiquidityShortage makes a full redeem revert with NotEnoughLiquidity; endVaultLiquidityShortage lifts it', async () => {
+    const user = await fundedUser(100n * USDC);
+    await vaultDeposit(user, 100n * USDC);
+    const shares = await readVault('balanceOf', user.address);
+    const redeem = (amount: bigint) =>
+      pub.simulateContract({ account: user.account, address: d.vault.vault, abi: ERC4626_VAULT_ABI, functionName: 'redeem', args: [amount, user.address, user.address] });
+    await expect(redeem(shares)).resolves.toBeDefined();
+    const shortage = await createVaultLiquidityShortage(anvil.rpcUrl, d);
+    expect(shortage.borrowed).toBeGreaterThan(0n);
+    await expect(redeem(shares)).rejects.toThrow(/0x4323a555/); // NotEnoughLiquidity()
+    await expect(redeem(shares / 100n)).resolves.toBeDefined();
+    await endVaultLiquidityShortage(anvil.rpcUrl, d, shortage);
+    await expect(redeem(shares)).resolves.toBeDefined();
   });
 
   it('a restart from the state file reuses the deployment, keeps block time monotonic, and deposits still work', async () => {
