@@ -30,7 +30,7 @@ mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 // opens meanwhile.
 const [devnets, database] = await Promise.all([
   config.localDevnets
-    ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains, dataDir: config.dataDir }))
+    ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains, dataDir: config.dataDir, yieldMarkets: true }))
     : undefined,
   openConfiguredDatabase(config),
 ]);

@@ -3,12 +3,15 @@ import path from 'node:path';
 import { createChainRegistry, type ChainEntry } from '@wallet/chains';
 import {
   deployTestUsdc,
+  deployYieldMarkets,
   ensureDeployed,
+  ensureYieldMarkets,
   evmGenesisHash,
   fundEvmWallet,
   startAnvil,
   startSolanaDevnet,
   writeFileAtomic,
+  type YieldDeployment,
 } from '@wallet/chains/devnets';
 import { resolveChainReset, type ChainDirectory, type ChainGateways, type ChainResetStore, type Clock, type LocalFaucet, type ResetChain } from '@wallet/domain';
 
@@ -38,6 +41,11 @@ export interface LocalDevnets {
   /** State files that could not be read and were moved aside (those chains started fresh). */
   discardedState: string[];
   /**
+   * With `yieldMarkets`: the real Aave V3 pool and MetaMorpho vault stack on the EVM devnet, over
+   * its test USDC (README: "Yield contracts on the local devnet").
+   */
+  yield?: YieldDeployment;
+  /**
    * With `dataDir`: for each devnet whose genesis hash is not the one recorded in the state
    * directory (it started fresh, or nothing was recorded yet), fails its unresolved records with
    * `CHAIN_RESET` and resets its nonces; then records the current genesis hashes.
@@ -57,14 +65,22 @@ function readRecorded(file: string): Record<string, string> {
   }
 }
 
+export interface LocalDevnetsOptions {
+  /** EVM interval mining; default 1. With `yieldMarkets` it must be a whole number of seconds. */
+  blockTimeSeconds?: number;
+  slotMs?: number;
+  otherChains?: ChainEntry[];
+  dataDir?: string;
+  /** Also deploy the yield contracts on the EVM devnet (about 1 s; reused after a restart). Default false. */
+  yieldMarkets?: boolean;
+}
+
 /**
  * Local mode: anvil (EVM, chain id 84532) and our LiteSVM JSON-RPC server (SOLANA_DEVNET), each
  * with a test USDC, started with the service and stopped with it. With `dataDir` their state lives
  * in `dataDir/devnets` and survives restarts (README: "Local chains").
  */
-export async function startLocalDevnets(
-  options: { blockTimeSeconds?: number; slotMs?: number; otherChains?: ChainEntry[]; dataDir?: string } = {},
-): Promise<LocalDevnets> {
+export async function startLocalDevnets(options: LocalDevnetsOptions = {}): Promise<LocalDevnets> {
   const stateDir = options.dataDir ? path.join(options.dataDir, 'devnets') : undefined;
   if (stateDir) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const anvil = await startAnvil({
@@ -79,7 +95,21 @@ export async function startLocalDevnets(
       stateDir ? ensureDeployed(anvil.rpcUrl, path.join(stateDir, 'evm-deployments.json'), 'TestUSDC', deployUsdc).then((d) => d.address) : deployUsdc(),
       evmGenesisHash(anvil.rpcUrl),
     ]);
-    solana = await startSolanaDevnet({ slotMs: options.slotMs ?? 400, ...(stateDir ? { statePath: path.join(stateDir, 'solana-state.bin') } : {}) });
+    // The yield deployment (EVM, ~1 s) overlaps the Solana devnet's start.
+    const deployYield = async (): Promise<YieldDeployment | undefined> => {
+      if (!options.yieldMarkets) return undefined;
+      const opts = { usdc: usdcAddress, chainId: LOCAL_EVM_CHAIN_ID };
+      if (!stateDir) return deployYieldMarkets(anvil.rpcUrl, opts);
+      return (await ensureYieldMarkets(anvil.rpcUrl, path.join(stateDir, 'yield-deployments.json'), opts)).deployment;
+    };
+    const [solanaStarted, yieldDeployed] = await Promise.allSettled([
+      startSolanaDevnet({ slotMs: options.slotMs ?? 400, ...(stateDir ? { statePath: path.join(stateDir, 'solana-state.bin') } : {}) }),
+      deployYield(),
+    ]);
+    if (solanaStarted.status === 'fulfilled') solana = solanaStarted.value;
+    else throw solanaStarted.reason;
+    if (yieldDeployed.status === 'rejected') throw yieldDeployed.reason;
+    const yieldDeployment = yieldDeployed.value;
     const registry = createChainRegistry([
       {
         type: 'EVM',
@@ -125,6 +155,7 @@ export async function startLocalDevnets(
       identities,
       ...(stateDir ? { stateDir } : {}),
       discardedState: [anvil.discardedState, sol.discardedState].filter((f): f is string => f !== undefined),
+      ...(yieldDeployment ? { yield: yieldDeployment } : {}),
       async reconcile(deps) {
         if (!stateDir) return [];
         const file = path.join(stateDir, GENESIS_FILE);

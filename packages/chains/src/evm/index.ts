@@ -20,3 +20,4 @@ export {
 export { fundEvmWallet, type FundEvmWalletParams, type FundEvmWalletResult } from './faucet.ts';
 export { localChain } from './dev-account.ts';
 export { ensureDeployed, evmGenesisHash } from './deployments.ts';
+export * from './yield/index.ts';
