@@ -27,9 +27,8 @@ const allow = { reserve: true, result: 'allow', bounds: new Map() } as const;
  * Allows while the meter's spent + reserved + this charge stays within `cap`, with the bound that
  * keeps it so (what the evaluator does).
  */
-const capped = (charge: MeterCharge, cap: bigint, decisions?: boolean[]) => (values: Map<string, MeterValue>) => {
-  const v = values.get(meterKeyId(charge.key))!;
-  const ok = v.spent + v.reserved + charge.amount <= cap;
+const capped = (charge: MeterCharge, cap: bigint, decisions?: boolean[]) => (totals: Map<string, bigint>) => {
+  const ok = totals.get(meterKeyId(charge.key))! + charge.amount <= cap;
   decisions?.push(ok);
   if (!ok) return { reserve: false as const, result: ok };
   return { reserve: true as const, result: ok, bounds: new Map([[meterKeyId(charge.key), { min: null, max: cap - charge.amount }]]) };
@@ -61,7 +60,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
   it('reserves on the decision, commits reserved into spent, releases it; both only once, and never one after the other', async () => {
     const a = meter();
     const b = meter({ projectId: a.projectId, apiKeyId: a.apiKeyId, walletId: a.walletId, asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' });
-    const seen: Map<string, MeterValue>[] = [];
+    const seen: Map<string, bigint>[] = [];
     const first = await store.reserve(
       [
         { key: a, amount: 5n },
@@ -75,8 +74,8 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
     expect(first.result).toBe('allow');
     expect(seen).toEqual([
       new Map([
-        [meterKeyId(a), value(0n, 0n)],
-        [meterKeyId(b), value(0n, 0n)],
+        [meterKeyId(a), 0n],
+        [meterKeyId(b), 0n],
       ]),
     ]);
     expect(first.reservation.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -106,7 +105,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
       seen.push(values);
       return allow;
     });
-    expect(seen[1]).toEqual(new Map([[meterKeyId(a), value(5n, 0n)]]));
+    expect(seen[1]).toEqual(new Map([[meterKeyId(a), 5n]]));
     expect(await readOne(a)).toEqual(value(5n, 3n));
     await second.reservation.release();
     expect(await readOne(a)).toEqual(value(5n, 0n));
@@ -131,7 +130,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
   });
 
   it('without charges only decides (no transaction, nothing stored); zero charges are read but not reserved', async () => {
-    let given: Map<string, MeterValue> | undefined;
+    let given: Map<string, bigint> | undefined;
     const none = await store.reserve([], (values) => {
       given = values;
       return { reserve: true, result: 42, bounds: new Map() };
@@ -154,8 +153,8 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
     );
     expect(mixed.result).toEqual(
       new Map([
-        [meterKeyId(read), value(0n, 0n)],
-        [meterKeyId(spend), value(4n, 0n)],
+        [meterKeyId(read), 0n],
+        [meterKeyId(spend), 4n],
       ]),
     );
     // Nothing was charged, so nothing is held.
@@ -189,7 +188,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
     expect(await readOne(key)).toEqual(value(5n, 0n));
     await expect(store.reserve([{ key, amount: -1n }], () => allow)).rejects.toThrow(/negative/);
     // The database refuses a negative meter whoever writes it.
-    await expect(database.query('UPDATE policy_spend_meters SET reserved = -1 WHERE project_id = $1', [key.projectId])).rejects.toMatchObject({ code: '23514' });
+    await expect(database.query('UPDATE policy_spend_meters SET used = -1 WHERE project_id = $1', [key.projectId])).rejects.toMatchObject({ code: '23514' });
   });
 
   it('keeps uint256 amounts exact (far above 2^64)', async () => {
@@ -201,7 +200,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
     expect(await readOne(key)).toEqual(value(big, max - big));
     await top.reservation.commit();
     expect(await readOne(key)).toEqual(value(max, 0n));
-    expect((await database.query<{ spent: string }>('SELECT spent::text AS spent FROM policy_spend_meters WHERE project_id = $1', [key.projectId]))[0]!.spent).toBe(max.toString());
+    expect((await database.query<{ used: string }>('SELECT used::text AS used FROM policy_spend_meters WHERE project_id = $1', [key.projectId]))[0]!.used).toBe(max.toString());
   });
 
   it('reads missing meters as zero, without creating them', async () => {
@@ -244,7 +243,7 @@ describe.each(testDatabaseKinds)('policy spend meters (%s)', (kind) => {
     expect(late.result).toBe(false);
     expect(await readOne(key)).toEqual(value(8n, 0n));
     // A denial on a stale hint is re-read: the other store's hint (8) denies, the meter says 0 again.
-    await database.query('UPDATE policy_spend_meters SET spent = 0 WHERE project_id = $1', [key.projectId]);
+    await database.query('UPDATE policy_spend_meters SET used = 0 WHERE project_id = $1', [key.projectId]);
     const decided: boolean[] = [];
     const after = await elsewhere.reserve([charge], capped(charge, 10n, decided));
     expect(decided).toEqual([false, true]);

@@ -23,17 +23,11 @@ interface StoredCharge {
   amount: string;
 }
 
-/** A charge as the reserving function takes it: the stored form plus the verdict's bounds. */
-interface BoundedCharge extends StoredCharge {
-  min: string | null;
-  max: string | null;
-}
-
-/** Raised by `policy_spend_reserve` when a meter left its bounds; DETAIL holds the current values. */
+/** Raised by `policy_spend_reserve` when a meter left its bounds; DETAIL holds the current totals. */
 const METERS_MOVED = 'policy spend meters moved';
 // Each retry follows a meter that crossed a limit the decision depends on; more than this means a bug.
 const maxAttempts = 100;
-// Meter values last seen by this process: hints that save a read, never trusted for a decision
+// Meter totals last seen by this process: hints that save a read, never trusted for a decision
 // that sticks (the reserving statement checks the bounds; a denial decided on a hint is re-read).
 const maxHints = 10_000;
 
@@ -53,41 +47,53 @@ const toStored = (key: MeterKey, amount: bigint): StoredCharge => ({
 
 /**
  * Merges charges of the same meter (their amounts add up) and sorts them by `meterKeyId`: every
- * statement locks meters in that one order, so two requests sharing meters never deadlock.
+ * statement locks meters in that one order, so two requests sharing meters never deadlock. The
+ * meters of one request share project, environment, API key, wallet and network.
  */
 function normalize(charges: MeterCharge[]): MeterCharge[] {
   const byId = new Map<string, MeterCharge>();
   for (const charge of charges) {
     if (charge.amount < 0n) throw new RangeError(`meter charge ${meterKeyId(charge.key)} is negative`);
     if (!Number.isSafeInteger(charge.key.windowMs) || charge.key.windowMs <= 0) throw new RangeError(`meter window ${charge.key.windowMs} is not a positive integer`);
-    const id = meterKeyId(charge.key);
+    const first = charges[0]!.key;
+    const { key } = charge;
+    if (key.projectId !== first.projectId || key.environment !== first.environment || key.apiKeyId !== first.apiKeyId || key.walletId !== first.walletId || key.network !== first.network) {
+      throw new RangeError('the meters of one request must share project, environment, API key, wallet and network');
+    }
+    const id = meterKeyId(key);
     const seen = byId.get(id);
     byId.set(id, seen ? { key: seen.key, amount: seen.amount + charge.amount } : charge);
   }
   return [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, charge]) => charge);
 }
 
-const movedValues = (error: unknown): Array<[string, string]> | null => {
+const movedTotals = (error: unknown): bigint[] | null => {
   const e = error as { code?: string; message?: string; detail?: string };
-  return e?.code === 'P0001' && e.message?.includes(METERS_MOVED) && e.detail ? (JSON.parse(e.detail) as Array<[string, string]>) : null;
+  return e?.code === 'P0001' && e.message?.includes(METERS_MOVED) && e.detail ? e.detail.split(',').map((v) => BigInt(v)) : null;
 };
 
 /**
  * Spend meters and reservations (the policy evaluation's `MeterStore`), plus the pruning of meters
- * whose window has ended and of settled reservations. On every metered signature: one statement
- * decides nothing but checks and reserves (`policy_spend_reserve`), one settles.
+ * whose window has ended and of settled reservations. A meter keeps one total, `used` (spent +
+ * held); what is held is the sum of its `reserved` reservations. On every metered signature: one
+ * statement checks and reserves (`policy_spend_reserve`); the reservation becomes spent in the
+ * signature's audit append (`policy_spend_settle`, which only marks it).
  */
 export function createPolicyMeterStore({ prisma, query }: Database): MeterStore & SpendMeterPruning {
-  const hints = new Map<string, MeterValue>();
-  const hint = (id: string, value: MeterValue) => {
+  const hints = new Map<string, bigint>();
+  const hint = (id: string, total: bigint) => {
     if (hints.size >= maxHints && !hints.has(id)) hints.clear();
-    hints.set(id, value);
+    hints.set(id, total);
   };
 
-  /** Current values in one statement; a missing meter is 0. */
-  const readValues = async (keys: MeterKey[]) => {
-    const rows = await query<{ i: number; spent: string | null; reserved: string | null }>(
-      `SELECT k.i::int AS i, m.spent::text AS spent, m.reserved::text AS reserved
+  /** Totals and held amounts, in one statement; a missing meter is 0. */
+  const readMeters = async (keys: MeterKey[]) => {
+    const rows = await query<{ i: number; used: string | null; held: string }>(
+      `SELECT k.i::int AS i, m.used::text AS used,
+         (SELECT coalesce(sum((c->>'amount')::numeric), 0) FROM policy_spend_reservations r, jsonb_array_elements(r.charges) c
+          WHERE r.status = 'reserved' AND r.project_id = k."projectId" AND c->>'environment' = k.environment
+            AND (c->>'apiKeyId')::uuid = k."apiKeyId" AND (c->>'walletId')::uuid = k."walletId" AND c->>'network' = k.network
+            AND c->>'asset' = k.asset AND (c->>'windowMs')::bigint = k."windowMs" AND (c->>'windowStart')::timestamptz = k."windowStart")::text AS held
        FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (
          "projectId" uuid, environment text, "apiKeyId" uuid, "walletId" uuid, network text, asset text,
          "windowMs" bigint, "windowStart" timestamptz)) WITH ORDINALITY AS k(
@@ -99,37 +105,54 @@ export function createPolicyMeterStore({ prisma, query }: Database): MeterStore 
     );
     const values = new Map<string, MeterValue>();
     for (const row of rows) {
-      const key = keys[row.i - 1]!;
-      const value = { spent: BigInt(row.spent ?? 0), reserved: BigInt(row.reserved ?? 0) };
-      values.set(meterKeyId(key), value);
-      hint(meterKeyId(key), value);
+      const id = meterKeyId(keys[row.i - 1]!);
+      const used = BigInt(row.used ?? 0);
+      const held = BigInt(row.held);
+      values.set(id, { spent: used - held, reserved: held });
+      hint(id, used);
     }
     return values;
   };
 
-  /** The hinted values of every key, or null when one is missing. */
+  /** Current totals of the meters, one statement (the decision needs nothing else). */
+  const readTotals = async (keys: MeterKey[]) => {
+    const rows = await query<{ i: number; used: string | null }>(
+      `SELECT k.i::int AS i, m.used::text AS used
+       FROM unnest($1::text[], $2::bigint[], $3::timestamptz[]) WITH ORDINALITY AS k(asset, window_ms, window_start, i)
+       LEFT JOIN policy_spend_meters m ON m.project_id = $4::uuid AND m.environment = $5 AND m.api_key_id = $6::uuid
+         AND m.wallet_id = $7::uuid AND m.network = $8 AND m.asset = k.asset AND m.window_ms = k.window_ms AND m.window_start = k.window_start`,
+      [keys.map((k) => k.asset), keys.map((k) => String(k.windowMs)), keys.map((k) => k.windowStart.toISOString()), ...scopeOf(keys[0]!)],
+    );
+    const totals = new Map<string, bigint>();
+    for (const row of rows) {
+      const id = meterKeyId(keys[row.i - 1]!);
+      totals.set(id, BigInt(row.used ?? 0));
+      hint(id, BigInt(row.used ?? 0));
+    }
+    return totals;
+  };
+
+  const scopeOf = (key: MeterKey) => [key.projectId, key.environment, key.apiKeyId, key.walletId, key.network];
+
+  /** The hinted totals of every key, or null when one is missing. */
   const hinted = (keys: MeterKey[]) => {
-    const values = new Map<string, MeterValue>();
+    const totals = new Map<string, bigint>();
     for (const key of keys) {
       const id = meterKeyId(key);
-      const value = hints.get(id);
-      if (!value) return null;
-      values.set(id, value);
+      const total = hints.get(id);
+      if (total === undefined) return null;
+      totals.set(id, total);
     }
-    return values;
+    return totals;
   };
 
-  /**
-   * `reserved` -> `to`, only from `reserved`: a second commit, or a commit after a release, does
-   * nothing. One statement (atomic on its own): the reservation's row lock orders a concurrent
-   * commit and release, and its charges (stored in lock order) settle their meters.
-   */
+  /** `reserved` -> `to`, only from `reserved` (see `policy_spend_settle`); a release takes the charges off the hints too. */
   const finish = async (id: string, to: 'spent' | 'released', charges: MeterCharge[]) => {
     const settled = await query<{ settled: boolean }>(`SELECT policy_spend_settle($1::uuid, $2) AS settled`, [id, to]);
-    if (!settled[0]?.settled) return;
+    if (!settled[0]?.settled || to === 'spent') return;
     for (const { key, amount } of charges) {
-      const value = hints.get(meterKeyId(key));
-      if (value) hint(meterKeyId(key), { spent: value.spent + (to === 'spent' ? amount : 0n), reserved: value.reserved - amount });
+      const total = hints.get(meterKeyId(key));
+      if (total !== undefined) hint(meterKeyId(key), total - amount);
     }
   };
 
@@ -145,43 +168,53 @@ export function createPolicyMeterStore({ prisma, query }: Database): MeterStore 
       if (sorted.length === 0) return { result: decide(new Map()).result, reservation: noReservation };
       const keys = sorted.map((c) => c.key);
       const ids = keys.map(meterKeyId);
-      let values = hinted(keys);
+      let totals = hinted(keys);
       let fresh = false;
-      if (!values) [values, fresh] = [await readValues(keys), true];
+      if (!totals) [totals, fresh] = [await readTotals(keys), true];
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        const verdict = decide(values);
+        const verdict = decide(totals);
         if (!verdict.reserve) {
           if (fresh) return { result: verdict.result, reservation: noReservation };
-          [values, fresh] = [await readValues(keys), true];
+          [totals, fresh] = [await readTotals(keys), true];
           continue;
         }
         const charged = sorted.filter((c) => c.amount > 0n);
         const id = charged.length > 0 ? randomUUID() : null;
-        const input: BoundedCharge[] = sorted.map((c, i) => {
-          const bound = verdict.bounds.get(ids[i]!);
-          return { ...toStored(c.key, c.amount), min: bound?.min?.toString() ?? null, max: bound?.max?.toString() ?? null };
-        });
-        let seen: Array<[string, string]>;
+        const bounds = ids.map((meterId) => verdict.bounds.get(meterId));
+        let found: string[];
         try {
-          const rows = await query<{ seen: Array<[string, string]> }>(`SELECT policy_spend_reserve($1::jsonb, $2::uuid) AS seen`, [JSON.stringify(input), id]);
-          seen = rows[0]!.seen;
+          const rows = await query<{ found: string[] }>(
+            `SELECT policy_spend_reserve($1::uuid, $2, $3::uuid, $4::uuid, $5, $6::text[], $7::bigint[], $8::timestamptz[], $9::numeric[], $10::numeric[], $11::numeric[], $12::uuid, $13::jsonb)::text[] AS found`,
+            [
+              ...scopeOf(keys[0]!),
+              keys.map((k) => k.asset),
+              keys.map((k) => String(k.windowMs)),
+              keys.map((k) => k.windowStart.toISOString()),
+              sorted.map((c) => c.amount.toString()),
+              bounds.map((b) => b?.min?.toString() ?? null),
+              bounds.map((b) => b?.max?.toString() ?? null),
+              id,
+              id ? JSON.stringify(charged.map((c) => toStored(c.key, c.amount))) : null,
+            ],
+          );
+          found = rows[0]!.found;
         } catch (error) {
-          const current = movedValues(error);
+          const current = movedTotals(error);
           if (!current) throw error;
-          values = new Map(current.map(([spent, reserved], i) => [ids[i]!, { spent: BigInt(spent), reserved: BigInt(reserved) }]));
-          for (const [meterId, value] of values) hint(meterId, value);
+          totals = new Map(current.map((total, i) => [ids[i]!, total]));
+          for (const [meterId, total] of totals) hint(meterId, total);
           fresh = true;
           continue;
         }
-        // The values the statement found (within the bounds), plus this request's charges.
-        sorted.forEach((c, i) => hint(ids[i]!, { spent: BigInt(seen[i]![0]), reserved: BigInt(seen[i]![1]) + c.amount }));
+        // The totals the statement found (within the bounds), plus this request's charges.
+        sorted.forEach((c, i) => hint(ids[i]!, BigInt(found[i]!) + c.amount));
         return { result: verdict.result, reservation: id ? handle(id, charged) : noReservation };
       }
       throw new Error(`policy spend meters kept moving: no stable decision after ${maxAttempts} attempts`);
     },
 
     read(keys) {
-      return readValues(keys);
+      return keys.length === 0 ? Promise.resolve(new Map()) : readMeters(keys);
     },
 
     async pruneMeters(windowEndedBefore, limit) {

@@ -75,10 +75,10 @@ export function createPolicyEngine({ store, meters, clock }: PolicyEngineDeps): 
       const prepared = await prepare(context, false);
       if (!prepared) return { outcome: 'allow' };
       const { facts, applying, evaluation, charges } = prepared;
-      const { result, reservation } = await meters.reserve(charges, (values) => {
-        const decision = evaluatePolicies(applying, facts, values, evaluation, { permissionsAreOn: true });
+      const { result, reservation } = await meters.reserve(charges, (totals) => {
+        const decision = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn: true });
         if (!decision.allowed) return { reserve: false, result: decision };
-        return { reserve: true, result: decision, bounds: meterBounds(applying, facts, values, evaluation) };
+        return { reserve: true, result: decision, bounds: meterBounds(applying, facts, totals, evaluation) };
       });
       if (!result.allowed) return denied(result);
       return { outcome: 'allow', reservation };
@@ -87,7 +87,8 @@ export function createPolicyEngine({ store, meters, clock }: PolicyEngineDeps): 
     async explain(context) {
       const { facts, applying, evaluation, charges, permissionsAreOn } = (await prepare(context, true))!;
       const values = await meters.read(charges.map((c) => c.key));
-      const result = evaluatePolicies(applying, facts, values, evaluation, { permissionsAreOn, trace: true });
+      const totals = new Map([...values].map(([id, v]) => [id, v.spent + v.reserved]));
+      const result = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn, trace: true });
       return {
         decision: result.allowed ? 'allow' : 'deny',
         reason: result.deniedBy[0]?.reason ?? null,

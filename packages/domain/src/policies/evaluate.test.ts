@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
 import { parsePolicyDocument, type PolicyDocument } from './document.ts';
 import { applyingPolicies, evaluatePolicies, meterBounds, meterChargesOf, permissionsOn, type EvaluationContext } from './evaluate.ts';
-import { meterKeyId, type MeterValue, type RequestFacts } from './evaluation-types.ts';
+import { meterKeyId, type RequestFacts } from './evaluation-types.ts';
 
 const examples = new URL('../../../../../shared/spec/policy-examples/', import.meta.url);
 const example = (name: string) => document(JSON.parse(readFileSync(new URL(name, examples), 'utf8')));
@@ -41,7 +41,7 @@ function evmTransfer(overrides: Partial<RequestFacts> = {}): RequestFacts {
 function run(policies: CompiledPolicy[], facts: RequestFacts, spent = 0n, trace = false) {
   const applying = applyingPolicies(policies, facts, context.now);
   const charges = meterChargesOf(applying, facts, context);
-  const values = new Map<string, MeterValue>(charges.map((c) => [meterKeyId(c.key), { spent, reserved: 0n }]));
+  const values = new Map<string, bigint>(charges.map((c) => [meterKeyId(c.key), spent]));
   return { charges, ...evaluatePolicies(applying, facts, values, context, { permissionsAreOn: permissionsOn(policies, context.now), trace }) };
 }
 
@@ -218,7 +218,7 @@ describe('meter bounds: where a decision taken on meter values still holds', () 
   const facts = evmTransfer({ facts: { 'request.chainId': '84532', 'request.value.baseUnits': '5' }, legs: [{ to: DEAD, asset: 'native', amount: 5n }] });
   const decide = (total: bigint) => {
     const charges = meterChargesOf([policy], facts, context);
-    const values = new Map<string, MeterValue>(charges.map((c) => [meterKeyId(c.key), { spent: total, reserved: 0n }]));
+    const values = new Map<string, bigint>(charges.map((c) => [meterKeyId(c.key), total]));
     const decision = evaluatePolicies([policy], facts, values, context, { permissionsAreOn: true });
     return { ids: decision.deniedBy.map((d) => d.ruleId).join(','), bound: meterBounds([policy], facts, values, context).get(meterKeyId(charges[0]!.key))! };
   };

@@ -8,7 +8,7 @@
 import type { Environment } from '../ports.ts';
 import type { CompiledCondition, CompiledPolicy, CompiledRule } from './compile.ts';
 import { aggregatesOf, normalizeValue } from './compile.ts';
-import type { MeterBound, MeterCharge, MeterKey, MeterValue, RequestFacts, RequestLeg } from './evaluation-types.ts';
+import type { MeterBound, MeterCharge, MeterKey, RequestFacts, RequestLeg } from './evaluation-types.ts';
 import { meterKeyId } from './evaluation-types.ts';
 import { policyFacts, type PolicyFactName } from './facts.ts';
 
@@ -187,13 +187,12 @@ export function meterChargesOf(policies: CompiledPolicy[], facts: RequestFacts, 
  * the ranges: the meter store checks them in the statement that reserves (no lock is held
  * between reading and deciding) and decides again when a meter has moved out of its range.
  */
-export function meterBounds(policies: CompiledPolicy[], facts: RequestFacts, meters: Map<string, MeterValue>, context: EvaluationContext): Map<string, MeterBound> {
+export function meterBounds(policies: CompiledPolicy[], facts: RequestFacts, meters: Map<string, bigint>, context: EvaluationContext): Map<string, MeterBound> {
   const bounds = new Map<string, MeterBound>();
   eachMeterRead(policies, facts, context, (condition, asset, key) => {
     const id = meterKeyId(key);
-    const current = meters.get(id);
-    if (!current) return;
-    const total = current.spent + current.reserved;
+    const total = meters.get(id);
+    if (total === undefined) return;
     // The condition compares total + charge with the limit: it holds exactly when total >= cut
     // (gt, gte), or exactly when total < cut (lt, lte, their negations).
     const charge = totalOf(facts.legs, asset);
@@ -237,7 +236,8 @@ const compareOrder = (a: bigint, op: 'lt' | 'lte' | 'gt' | 'gte', b: bigint) => 
 interface Judging {
   facts: RequestFacts;
   leg: RequestLeg | null;
-  meters: Map<string, MeterValue>;
+  /** Each meter's total (spent + held), by meter id. */
+  meters: Map<string, bigint>;
   context: EvaluationContext;
   walletType: CompiledPolicy['walletType'];
   /** Collected for traces only. */
@@ -292,9 +292,8 @@ function judgeAggregate(condition: Extract<CompiledCondition, { kind: 'aggregate
   if (asset === null) return false;
   if (asset === undefined) return undefined;
   const key = meterKey(condition, asset, j.facts, j.context);
-  const current = key ? j.meters.get(meterKeyId(key)) : undefined;
-  if (!key || !current) return undefined;
-  const before = current.spent + current.reserved;
+  const before = key ? j.meters.get(meterKeyId(key)) : undefined;
+  if (!key || before === undefined) return undefined;
   const after = before + totalOf(j.facts.legs, asset);
   j.meterTraces?.push({
     meter: condition.meter,
@@ -311,7 +310,7 @@ function judgeAggregate(condition: Extract<CompiledCondition, { kind: 'aggregate
 }
 
 /** A rule over every leg: matched when some leg matches, undecidable when none does but some cannot be decided. */
-function judgeRule(rule: CompiledRule, policy: CompiledPolicy, facts: RequestFacts, meters: Map<string, MeterValue>, context: EvaluationContext, trace: RuleTrace | null): Tri {
+function judgeRule(rule: CompiledRule, policy: CompiledPolicy, facts: RequestFacts, meters: Map<string, bigint>, context: EvaluationContext, trace: RuleTrace | null): Tri {
   if (!rule.condition) return true;
   let result: Tri = false;
   for (const leg of legsOf(facts)) {
@@ -344,7 +343,7 @@ function denialOf(rule: CompiledRule, policy: CompiledPolicy, matched: Tri): Den
 export function evaluatePolicies(
   policies: CompiledPolicy[],
   facts: RequestFacts,
-  meters: Map<string, MeterValue>,
+  meters: Map<string, bigint>,
   context: EvaluationContext,
   options: { permissionsAreOn: boolean; trace?: boolean },
 ): Evaluation {

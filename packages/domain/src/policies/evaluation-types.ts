@@ -70,6 +70,7 @@ export interface MeterKey {
   windowStart: Date;
 }
 
+/** A meter as usage snapshots show it: signed (`spent`) and held by signatures in progress (`reserved`). */
 export interface MeterValue {
   spent: bigint;
   reserved: bigint;
@@ -106,16 +107,17 @@ export interface MeterReservationHandle {
 
 export interface MeterStore {
   /**
-   * Decides and reserves so that concurrent requests never overshoot a limit: passes meter values
-   * (missing meters are 0) to `decide`; when it answers `reserve: true`, one atomic database
-   * statement adds each charge to its meter's `reserved` (creating missing meters) and stores a
-   * reservation, only if every meter's total is still within the verdict's bounds; otherwise
-   * nothing is written and `decide` runs again on the current values. A denial is final only
-   * when decided on values just read from the database. With no charges it only calls `decide`.
+   * Decides and reserves so that concurrent requests never overshoot a limit: passes the meters'
+   * totals (spent + reserved by meter id; missing meters are 0) to `decide`; when it answers
+   * `reserve: true`, one atomic database statement adds each charge to its meter (creating
+   * missing meters) and stores a reservation, only if every meter's total is still within the
+   * verdict's bounds; otherwise nothing is written and `decide` runs again on the current totals.
+   * A denial is final only when decided on totals just read from the database. With no charges
+   * it only calls `decide`.
    */
   reserve<T>(
     charges: MeterCharge[],
-    decide: (values: Map<string, MeterValue>) => MeterVerdict<T>,
+    decide: (totals: Map<string, bigint>) => MeterVerdict<T>,
   ): Promise<{ result: T; reservation: MeterReservationHandle }>;
   /** Current values of the meters (missing = zero), without locking: usage snapshots and dry runs. */
   read(keys: MeterKey[]): Promise<Map<string, MeterValue>>;
