@@ -42,7 +42,8 @@ describe.each(kinds)('rate-limit store: %s', (name, open) => {
     expect(await o.store.hit(key, new Date(window.getTime() + 60_000))).toBe(2);
   });
 
-  it.runIf(name.startsWith('database'))('prunes old windows in batches of at most `limit`, keeping newer ones', async () => {
+  // Registered only for the database stores (Redis expires keys itself): never reported as skipped.
+  if (name.startsWith('database')) it('prunes old windows in batches of at most `limit`, keeping newer ones', async () => {
     const o = await open();
     opened.push(o);
     const old = new Date(Date.UTC(2025, 0, 1, 0, 0));
