@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { repoRoot } from '@wallet/db';
+import { repoRoot } from '@wallet/db/paths';
 import type { ChainEntry } from '@wallet/chains';
 
 export { repoRoot };

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { readControlFile } from '../local/control.ts';
+import { readControlFile } from '../local/control-file.ts';
 import { UsageError, execute, main } from './run.ts';
 
 const usage = `usage (local mode, with the service running: the devnets live in its process):

@@ -1,8 +1,9 @@
-import { ApiError } from '@wallet/domain';
+// Only what the path through the running service needs is imported up front: every CLI run
+// starts here, and loading the services (database, chains) costs seconds it then never uses.
+import { ApiError } from '@wallet/domain/errors.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { readControlFile } from '../local/control.ts';
-import { createServices } from '../services.ts';
-import { runCommand, type CommandName } from './commands.ts';
+import { readControlFile } from '../local/control-file.ts';
+import type { CommandName } from './commands.ts';
 
 /** Runs a command through the running service when it holds the embedded database, else directly. */
 export async function execute(name: CommandName, args: Record<string, unknown>): Promise<unknown> {
@@ -22,6 +23,7 @@ export async function execute(name: CommandName, args: Record<string, unknown>):
     }
     return body;
   }
+  const [{ createServices }, { runCommand }] = await Promise.all([import('../services.ts'), import('./commands.ts')]);
   const services = await createServices(config);
   try {
     return await runCommand(services, name, args);

@@ -1,0 +1,19 @@
+// `npm test`'s first step: lint and the typechecks side by side (each is CPU-bound and mostly
+// single-threaded, and on a 2-core machine one after the other cost over three minutes). Both
+// always run to the end; the step fails when either does, with its output.
+import { spawn } from 'node:child_process';
+
+const run = (command, args) =>
+  new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit', shell: process.platform === 'win32' });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('error', () => resolve(1));
+  });
+
+const [lint, typecheck] = await Promise.all([
+  run('npm', ['run', '--silent', 'lint']),
+  run('turbo', ['run', 'typecheck', '--concurrency=2']),
+]);
+if (lint !== 0) console.error('static checks: npm run lint failed');
+if (typecheck !== 0) console.error('static checks: the typecheck failed');
+process.exit(lint !== 0 || typecheck !== 0 ? 1 : 0);
