@@ -1,6 +1,6 @@
 import { getAddress, isAddress, zeroAddress } from 'viem';
 import { z } from 'zod';
-import { POOL_MARKET_IDS, VAULT_MARKET_IDS, YIELD_MARKET_IDS } from './markets.ts';
+import { POOL_YIELD_MARKET_IDS, VAULT_YIELD_MARKET_IDS, ALL_YIELD_MARKET_IDS } from './markets.ts';
 
 /**
  * An EVM contract address: 0x and 40 hex digits (a mixed-case one must carry a valid checksum),
@@ -22,8 +22,8 @@ const contractAddress = z
     return checksummed;
   });
 
-const poolEntry = z.strictObject({ id: z.enum(POOL_MARKET_IDS), usdc: contractAddress, pool: contractAddress, aToken: contractAddress });
-const vaultEntry = z.strictObject({ id: z.enum(VAULT_MARKET_IDS), usdc: contractAddress, vault: contractAddress, bundler: contractAddress });
+const poolEntry = z.strictObject({ id: z.enum(POOL_YIELD_MARKET_IDS), usdc: contractAddress, pool: contractAddress, aToken: contractAddress });
+const vaultEntry = z.strictObject({ id: z.enum(VAULT_YIELD_MARKET_IDS), usdc: contractAddress, vault: contractAddress, bundler: contractAddress });
 
 /**
  * One entry of YIELD_MARKETS. The market id (one of the spec's table) fixes the chain and the
@@ -32,11 +32,11 @@ const vaultEntry = z.strictObject({ id: z.enum(VAULT_MARKET_IDS), usdc: contract
  */
 export const yieldMarketEntrySchema = z.unknown().transform((value, ctx) => {
   const id = typeof value === 'object' && value !== null && 'id' in value ? (value as { id: unknown }).id : undefined;
-  if (typeof id !== 'string' || !(YIELD_MARKET_IDS as string[]).includes(id)) {
-    ctx.addIssue({ code: 'custom', path: ['id'], message: `must be one of ${YIELD_MARKET_IDS.join(', ')}` });
+  if (typeof id !== 'string' || !(ALL_YIELD_MARKET_IDS as string[]).includes(id)) {
+    ctx.addIssue({ code: 'custom', path: ['id'], message: `must be one of ${ALL_YIELD_MARKET_IDS.join(', ')}` });
     return z.NEVER;
   }
-  const parsed = ((POOL_MARKET_IDS as string[]).includes(id) ? poolEntry : vaultEntry).safeParse(value);
+  const parsed = ((POOL_YIELD_MARKET_IDS as string[]).includes(id) ? poolEntry : vaultEntry).safeParse(value);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issueMessage(issue) });
   return z.NEVER;

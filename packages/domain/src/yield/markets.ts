@@ -33,9 +33,10 @@ export const YIELD_MARKET_DEFINITIONS = [
 
 export type YieldMarketId = (typeof YIELD_MARKET_DEFINITIONS)[number]['id'];
 
-export const YIELD_MARKET_IDS = YIELD_MARKET_DEFINITIONS.map((m) => m.id) as [YieldMarketId, ...YieldMarketId[]];
-export const POOL_MARKET_IDS = YIELD_MARKET_DEFINITIONS.filter((m) => m.source === 'poolprov-v3').map((m) => m.id) as [YieldMarketId, ...YieldMarketId[]];
-export const VAULT_MARKET_IDS = YIELD_MARKET_DEFINITIONS.filter((m) => m.source === 'vaultprov-v2').map((m) => m.id) as [YieldMarketId, ...YieldMarketId[]];
+/** Every market id of the spec table (not `YIELD_MARKET_IDS` of `@wallet/chains/devnets`, which names the two devnet markets). */
+export const ALL_YIELD_MARKET_IDS = YIELD_MARKET_DEFINITIONS.map((m) => m.id) as [YieldMarketId, ...YieldMarketId[]];
+export const POOL_YIELD_MARKET_IDS = YIELD_MARKET_DEFINITIONS.filter((m) => m.source === 'poolprov-v3').map((m) => m.id) as [YieldMarketId, ...YieldMarketId[]];
+export const VAULT_YIELD_MARKET_IDS = YIELD_MARKET_DEFINITIONS.filter((m) => m.source === 'vaultprov-v2').map((m) => m.id) as [YieldMarketId, ...YieldMarketId[]];
 
 export const yieldMarketDefinition = (id: string): YieldMarketDefinition | undefined => YIELD_MARKET_DEFINITIONS.find((m) => m.id === id);
 
@@ -124,7 +125,7 @@ export function buildYieldMarkets({ appEnv, configured, directory, local }: Yiel
     byId.set(market.id, market);
   }
   if (appEnv === 'local' && local) for (const market of fromLocal(local)) byId.set(market.id, market);
-  return YIELD_MARKET_IDS.map((id) => byId.get(id)).filter((m): m is YieldMarket => m !== undefined);
+  return ALL_YIELD_MARKET_IDS.map((id) => byId.get(id)).filter((m): m is YieldMarket => m !== undefined);
 }
 
 /** What a later yield POST body names: a market id, a chain id, or both. */
