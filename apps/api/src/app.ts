@@ -12,6 +12,7 @@ import { policyRoutes } from './routes/policies.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
+import { yieldRoutes } from './routes/yield.ts';
 import type { Services } from './services.ts';
 import { trpcHandler } from './trpc/middleware.ts';
 import type { graphqlHandler } from './graphql/handler.ts';
@@ -37,6 +38,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...transactionRoutes(services.transactions),
     ...migrationRoutes(services.migration),
     ...policyRoutes(services.policies, services.policyUsage, services.policyDryRun),
+    ...yieldRoutes(services.yield),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),
   ];
 }

@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -29,6 +30,16 @@ describe('loadConfig', () => {
     expect(loadConfig(production)).toMatchObject({ localDevnets: false, console: { enabled: false }, kekSource: 'env', webhooks: { allowPrivateAddresses: false } });
   });
 
+  it('reads the yield markets and the execution switch, off by default outside local mode', () => {
+    const pool = { id: 'poolprov-v3:8453:usdc', usdc: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', pool: `0x${'a'.repeat(40)}`, aToken: `0x${'b'.repeat(40)}` };
+    expect(loadConfig({}).yield).toEqual({ markets: [], execution: 'enabled' });
+    expect(loadConfig({ ...production, YIELD_MARKETS: JSON.stringify([pool]) }).yield).toEqual({
+      markets: [{ id: pool.id, usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', pool: getAddress(pool.pool), aToken: getAddress(pool.aToken) }],
+      execution: 'disabled',
+    });
+    expect(loadConfig({ ...production, YIELD_EXECUTION: 'withdrawals-only' }).yield.execution).toBe('withdrawals-only');
+  });
+
   it.each([
     [{ APP_ENV: 'prod' }, 'APP_ENV: must be local, beta or production'],
     [{ PORT: '70000' }, 'PORT: must be a TCP port number'],
@@ -42,6 +53,10 @@ describe('loadConfig', () => {
     [{ WEBHOOK_TIMEOUT_MS: '40000' }, 'WEBHOOK_TIMEOUT_MS: above 30000 needs WEBHOOK_LEASE_MS of at least twice it'],
     [{ CHAINS: '[{' }, 'CHAINS: must be a JSON array of chains'],
     [{ CHAINS: '[{"type":"EVM","chainId":1,"rpcUrl":"ftp://x"}]' }, 'CHAINS.0.rpcUrl'],
+    [{ YIELD_MARKETS: '{' }, 'YIELD_MARKETS: must be a JSON array of yield markets'],
+    [{ YIELD_MARKETS: '[{"id":"poolprov-v3:8453:usdc","usdc":"0x1","pool":"0x2"}]' }, 'YIELD_MARKETS.0.usdc: must be an EVM address'],
+    [{ YIELD_MARKETS: '[{"id":"aave:8453"}]' }, 'YIELD_MARKETS.0.id: must be one of poolprov-v3:1:usdc'],
+    [{ YIELD_EXECUTION: 'on' }, 'YIELD_EXECUTION: must be enabled, withdrawals-only or disabled'],
     [{ APP_ENV: 'beta', DATABASE_URL: 'postgresql://db/x' }, 'APP_ENV: beta needs USER_SHARE_KEKS, SERVICE_SHARE_KEKS; refusing to start without them'],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

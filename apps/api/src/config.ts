@@ -2,6 +2,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '@wallet/db/paths';
 import type { ChainEntry } from '@wallet/chains';
+// The yield modules alone (not the domain's index): reading the configuration stays light.
+import { yieldMarketsJson } from '@wallet/domain/yield/config.ts';
+import { defaultYieldExecutionMode, YIELD_EXECUTION_MODES } from '@wallet/domain/yield/execution.ts';
 
 export { repoRoot };
 
@@ -83,6 +86,8 @@ const envSchema = z
     TRUST_PROXY: z.enum(['true', 'false'], 'must be true or false').default('false').transform((v) => v === 'true'),
     AUTH_CACHE_MS: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number).default(2000),
     CHAINS: chainsJson.default([]),
+    YIELD_MARKETS: yieldMarketsJson.default([]),
+    YIELD_EXECUTION: z.enum(YIELD_EXECUTION_MODES, 'must be enabled, withdrawals-only or disabled').optional(),
     USER_SHARE_KEKS: z.string().optional(),
     SERVICE_SHARE_KEKS: z.string().optional(),
     LOCAL_DEVNETS: onOff.default(true),
@@ -131,6 +136,12 @@ function configFrom(env: z.output<typeof envSchema>) {
     kekEnv: { USER_SHARE_KEKS: env.USER_SHARE_KEKS, SERVICE_SHARE_KEKS: env.SERVICE_SHARE_KEKS },
     /** Chains from CHAINS (JSON array); local mode adds its devnets. */
     chains: env.CHAINS as ChainEntry[],
+    yield: {
+      /** Markets with their addresses from YIELD_MARKETS (JSON array); local mode adds the devnet's 84532 markets. */
+      markets: env.YIELD_MARKETS,
+      /** YIELD_EXECUTION (default: enabled in local, disabled in beta and production). */
+      execution: env.YIELD_EXECUTION ?? defaultYieldExecutionMode(env.APP_ENV),
+    },
     /** Local mode only: start anvil and the LiteSVM devnet (LOCAL_DEVNETS, default on). */
     localDevnets: env.APP_ENV === 'local' && env.LOCAL_DEVNETS,
     /** Background workers in this process (WORKERS, default on). */

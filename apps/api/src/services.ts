@@ -35,14 +35,18 @@ import {
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
+  createYieldExecutionSwitch,
+  createYieldMarketCatalog,
+  createYieldService,
+  type LocalYieldContracts,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
 import { createHttpsSender } from './webhooks/https-sender.ts';
 
 export interface ServiceOptions {
-  /** The chains this deployment talks to, and in local mode the devnet faucet. */
-  chains?: { directory: ChainDirectory; gateways: ChainGateways; faucet?: LocalFaucet };
+  /** The chains this deployment talks to, and in local mode the devnet faucet and yield contracts. */
+  chains?: { directory: ChainDirectory; gateways: ChainGateways; faucet?: LocalFaucet; yield?: LocalYieldContracts };
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   clock?: Clock;
@@ -158,6 +162,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */
     policyDryRun: createPolicyDryRun({ explain: policyEngine.explain, loadWallet: wallets.loadWallet, previewTransfer: transactions.previewTransfer }),
+    /** Yield markets of this environment (catalog, lookup) and the execution switch (REST yield routes). */
+    yield: createYieldService({
+      catalog: createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield }),
+      execution: createYieldExecutionSwitch(config.yield.execution),
+      loadWallet: wallets.loadWallet,
+    }),
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

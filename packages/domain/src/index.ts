@@ -67,3 +67,7 @@ export * from './policies/engine.ts';
 export * from './policies/usage.ts';
 export * from './policies/dry-run.ts';
 export * from './policies/request-facts.ts';
+export * from './yield/markets.ts';
+export * from './yield/config.ts';
+export * from './yield/execution.ts';
+export * from './yield/service.ts';
