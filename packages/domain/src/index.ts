@@ -71,3 +71,4 @@ export * from './yield/markets.ts';
 export * from './yield/config.ts';
 export * from './yield/execution.ts';
 export * from './yield/service.ts';
+export * from './yield/request.ts';
