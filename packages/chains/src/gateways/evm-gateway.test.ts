@@ -205,6 +205,39 @@ describe('EvmGateway on anvil', () => {
     expect(split).toEqual(await gw.getBlockHashes(heights));
   });
 
+  it('callAtLatestBlock: reads and simulations at one block, a revert as a result with its data, an outage as an error', async () => {
+    const balanceOf = (owner: Address) => encodeFunctionData({ abi: TEST_USDC_ABI, functionName: 'balanceOf', args: [owner] });
+    const stranger = randomAddress();
+    const before = await gw.getHeads();
+    const snapshot = await gw.callAtLatestBlock([
+      { to: usdc, data: balanceOf(sender.address) },
+      // A transfer of more than the balance, simulated from the sender: ERC20InsufficientBalance.
+      { from: sender.address, to: usdc, data: transferData(stranger, 10n ** 30n) },
+      { from: sender.address, to: usdc, data: transferData(stranger, 1n) },
+      { to: stranger, data: balanceOf(stranger) },
+    ]);
+    expect(snapshot.blockNumber).toBeGreaterThanOrEqual(before.latest);
+    expect(Number(snapshot.blockTimestamp)).toBeGreaterThan(Date.UTC(2026, 0, 1) / 1000);
+    const [balance, tooMuch, fine, noCode] = snapshot.results;
+    expect(balance).toEqual({ ok: true, data: `0x${(1_000_000n).toString(16).padStart(64, '0')}` });
+    expect(tooMuch).toMatchObject({ ok: false, message: expect.stringMatching(/revert/i) });
+    // OpenZeppelin 5's custom error ERC20InsufficientBalance(address,uint256,uint256): selector 0xe450d38c.
+    expect(tooMuch!.ok === false && tooMuch!.revertData?.slice(0, 10)).toBe('0xe450d38c');
+    expect(fine).toEqual({ ok: true, data: `0x${'1'.padStart(64, '0')}` });
+    // A call to an address without code answers no data.
+    expect(noCode).toEqual({ ok: true, data: '0x' });
+    // A simulation writes nothing.
+    expect((await gw.callAtLatestBlock([{ to: usdc, data: balanceOf(stranger) }])).results[0]).toEqual({ ok: true, data: `0x${'0'.repeat(64)}` });
+    try {
+      proxy.setMode({ failMethods: ['eth_call'] });
+      await expect(viaProxy.callAtLatestBlock([{ to: usdc, data: balanceOf(sender.address) }])).rejects.toBeInstanceOf(ChainUnavailableError);
+      proxy.setMode('drop');
+      await expect(viaProxy.callAtLatestBlock([])).rejects.toBeInstanceOf(ChainUnavailableError);
+    } finally {
+      proxy.setMode('pass');
+    }
+  });
+
   it("through the fault proxy: 'drop', 'http500' and a delay beyond the time-out → ChainUnavailableError", async () => {
     const raw = await signTx(sender, { to: randomAddress(), value: 1n });
     try {

@@ -10,10 +10,12 @@
  * - eth_estimateGas failure (revert, ...) → BroadcastRejectedError('EXECUTION_FAILED'), or
  *   INSUFFICIENT_NATIVE_BALANCE when the node says the sender cannot pay.
  * - client errors on reads (invalid params, method not found) → JsonRpcError (a bug in the caller, not the chain).
+ * - callAtLatestBlock: a reverting eth_call is a result `{ok: false, revertData, message}`; unavailability throws.
  */
 import {
   BroadcastRejectedError,
   ChainUnavailableError,
+  type EvmCallResult,
   type EvmFeeSuggestion,
   type EvmGateway,
   type EvmReceipt,
@@ -182,6 +184,25 @@ export function createEvmGateway(opts: CreateEvmGatewayOptions): EvmGateway {
       if (addresses.length === 0) return [];
       const out = await readBatch(addresses.map((a) => ({ method: 'eth_getTransactionCount', params: [a, blockTag] })));
       return out.map((n) => Number(hexToBig(n, 'nonce')));
+    },
+
+    async callAtLatestBlock(calls) {
+      const block = (await rpc.read('eth_getBlockByNumber', ['latest', false])) as { number?: unknown; timestamp?: unknown } | null;
+      if (!block) throw new ChainUnavailableError(`${label} RPC unavailable: no latest block`);
+      const blockNumber = hexToBig(block.number, 'block number');
+      const blockTimestamp = hexToBig(block.timestamp, 'block timestamp');
+      if (calls.length === 0) return { blockNumber, blockTimestamp, results: [] };
+      const at = toQuantity(blockNumber);
+      const outcomes = await rpc.batch(calls.map((c) => ({ method: 'eth_call', params: [{ ...(c.from ? { from: c.from } : {}), to: c.to, data: c.data }, at] })));
+      const results = outcomes.map((o): EvmCallResult => {
+        if (o.ok) return { ok: true, data: (o.result as Hex) ?? '0x' };
+        const e = o.error;
+        if (isUnavailableError(e)) throw new ChainUnavailableError(`${label} RPC unavailable: eth_call failed (${e.code}: ${e.message})`);
+        if (e.code === -32601 || e.code === -32700 || e.code === -32600 || e.code === -32602) throw new JsonRpcError(e.code, `${label} eth_call: ${e.message}`, e.data);
+        const data = typeof e.data === 'string' && e.data.startsWith('0x') ? (e.data as Hex) : null;
+        return { ok: false, revertData: data, message: e.message };
+      });
+      return { blockNumber, blockTimestamp, results };
     },
   };
 }

@@ -52,6 +52,18 @@ export interface EvmFeeSuggestion {
   gasPrice: bigint;
 }
 
+/** One eth_call's outcome: its return data, or the revert (its data when the node gave it). */
+export type EvmCallResult = { ok: true; data: Hex } | { ok: false; revertData: Hex | null; message: string };
+
+/** Read-only contract calls answered at one block. */
+export interface EvmCallSnapshot {
+  blockNumber: bigint;
+  /** Seconds since the epoch. */
+  blockTimestamp: bigint;
+  /** In input order. */
+  results: EvmCallResult[];
+}
+
 export interface EvmGateway {
   readonly chainId: number;
   /** eth_getTransactionCount(address, 'pending'). */
@@ -72,6 +84,14 @@ export interface EvmGateway {
   getBlockHashes(numbers: bigint[]): Promise<(Hex | null)[]>;
   /** eth_getTransactionCount(address, blockTag) for each address, in input order. */
   getNonces(addresses: Hex[], blockTag: 'latest' | 'finalized'): Promise<number[]>;
+
+  /**
+   * Contract reads and simulations (eth_call) as one snapshot: the latest block is read first, then
+   * every call runs at that block number, in one JSON-RPC batch. A call that reverts is a result
+   * (`ok: false`), not an error: simulations are expected to fail sometimes (yield positions and
+   * withdrawals).
+   */
+  callAtLatestBlock(calls: { from?: Hex; to: Hex; data: Hex }[]): Promise<EvmCallSnapshot>;
 }
 
 export interface SolanaSignatureStatus {
