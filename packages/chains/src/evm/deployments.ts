@@ -12,29 +12,36 @@ interface DeploymentsFile {
   contracts: Record<string, Address>;
 }
 
-async function rpc<T>(rpcUrl: string, method: string, params: unknown[]): Promise<T> {
+/** One JSON-RPC call to a local devnet (deploy-time plumbing; the service's reads go through the gateways). */
+export async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error || body.result === undefined) throw new Error(`${method} failed: ${body.error?.message ?? res.status}`);
-  return body.result;
+  if (body.error) throw new Error(`${method} failed: ${body.error.message}`);
+  return body.result as T;
+}
+
+/** Whether `address` has code on the chain now. */
+export async function hasCode(rpcUrl: string, address: Address): Promise<boolean> {
+  return (await rpc<Hex>(rpcUrl, 'eth_getCode', [address, 'latest'])) !== '0x';
+}
+
+/** A recorded JSON file, or undefined when it is missing or unreadable (then everything is deployed anew). */
+export function readRecord<T>(file: string): T | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Hash of block 0: anvil stamps its genesis with the start time, so a fresh chain has a new one. */
 export async function evmGenesisHash(rpcUrl: string): Promise<Hex> {
   return (await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false])).hash;
-}
-
-function read(file: string): DeploymentsFile | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as DeploymentsFile;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -48,12 +55,12 @@ export async function ensureDeployed(
   deploy: () => Promise<Address>,
 ): Promise<{ address: Address; reused: boolean }> {
   const genesisHash = await evmGenesisHash(rpcUrl);
-  const recorded = read(file);
+  const recorded = readRecord<DeploymentsFile>(file);
   const known = recorded?.genesisHash === genesisHash ? recorded.contracts[name] : undefined;
-  if (known && (await rpc<Hex>(rpcUrl, 'eth_getCode', [known, 'latest'])) !== '0x') return { address: known, reused: true };
+  if (known && (await hasCode(rpcUrl, known))) return { address: known, reused: true };
   const address = await deploy();
   // Re-read: another contract may have been recorded meanwhile by a caller in this process.
-  const current = read(file);
+  const current = readRecord<DeploymentsFile>(file);
   const contracts = current?.genesisHash === genesisHash ? { ...current.contracts, [name]: address } : { [name]: address };
   writeFileAtomic(file, `${JSON.stringify({ genesisHash, contracts } satisfies DeploymentsFile, null, 2)}\n`);
   return { address, reused: false };

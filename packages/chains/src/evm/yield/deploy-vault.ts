@@ -7,7 +7,8 @@ import { encodeAbiParameters, hexToBigInt, keccak256, maxUint64, numberToHex, pa
 import { TEST_USDC_ABI } from '../test-usdc.ts';
 import { ERC20_ABI, ERC4626_VAULT_ABI, MARKET_PARAMS_COMPONENTS } from './abis.ts';
 import { AAVE, MORPHO, aaveArtifact, morphoArtifact } from './artifacts.ts';
-import { rpc, type Sender } from './send.ts';
+import { rpc } from '../deployments.ts';
+import type { Sender } from './send.ts';
 
 export interface MarketParams {
   loanToken: Address;

@@ -3,13 +3,12 @@
  * TestUSDC, deployed by dev account #0 with automine (about a second instead of a minute at one
  * transaction per 1-second block), then back to the chain's interval mining.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { getAddress, type Address, type Hex } from 'viem';
 import { writeFileAtomic } from '../../atomic-file.ts';
-import { evmGenesisHash } from '../deployments.ts';
+import { evmGenesisHash, hasCode, readRecord, rpc } from '../deployments.ts';
 import { deployAavePool, type PoolDeployment } from './deploy-pool.ts';
 import { deployMorphoVault, type VaultDeployment } from './deploy-vault.ts';
-import { asDeployer, rpc } from './send.ts';
+import { asDeployer } from './send.ts';
 
 export type { PoolDeployment } from './deploy-pool.ts';
 export type { VaultDeployment, MarketParams } from './deploy-vault.ts';
@@ -51,19 +50,6 @@ interface YieldRecord {
   deployment: YieldDeployment;
 }
 
-function readRecord(file: string): YieldRecord | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as YieldRecord;
-  } catch {
-    return undefined;
-  }
-}
-
-async function hasCode(rpcUrl: string, address: Address): Promise<boolean> {
-  return (await rpc<Hex>(rpcUrl, 'eth_getCode', [address, 'latest'])) !== '0x';
-}
-
 /**
  * The yield deployment recorded in `file` when it belongs to this chain (same genesis hash, same
  * USDC) and its contracts have code; otherwise a new one, then recorded (like `ensureDeployed`,
@@ -75,7 +61,7 @@ export async function ensureYieldMarkets(
   opts: DeployYieldOptions,
 ): Promise<{ deployment: YieldDeployment; reused: boolean }> {
   const genesisHash = await evmGenesisHash(rpcUrl);
-  const recorded = readRecord(file);
+  const recorded = readRecord<YieldRecord>(file);
   const known = recorded?.genesisHash === genesisHash ? recorded.deployment : undefined;
   if (known && known.pool.usdc === getAddress(opts.usdc)) {
     const addresses = [known.pool.poolAddress, known.pool.dataProvider, known.pool.aToken, known.vault.vault, known.vault.bundler, known.vault.morpho];

@@ -3,19 +3,9 @@
  * the nonce tracked locally: the deployment's 60-odd transactions take about a second this way.
  */
 import { createPublicClient, createWalletClient, getAddress, http, type Abi, type Account, type Address, type Hex, type TransactionReceipt } from 'viem';
+import { rpc } from '../deployments.ts';
 import { devClients, localChain, pendingNonce, withSendLock } from '../dev-account.ts';
 import type { Artifact } from './artifacts.ts';
-
-export async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method} failed: ${body.error.message}`);
-  return body.result as T;
-}
 
 export type Sender = ReturnType<typeof sender>;
 

@@ -11,7 +11,8 @@ import { ERC20_ABI } from './abis.ts';
 import { MORPHO, morphoArtifact } from './artifacts.ts';
 import type { YieldDeployment } from './deploy.ts';
 import { idleMarketParams, marketId, setVaultCap, type MarketParams } from './deploy-vault.ts';
-import { asDeployer, rpc, sender } from './send.ts';
+import { rpc } from '../deployments.ts';
+import { asDeployer, sender } from './send.ts';
 
 export interface VaultLiquidityShortage {
   borrowerPrivateKey: `0x${string}`;

@@ -11,7 +11,8 @@ import { AAVE, MORPHO, aaveAbi, aaveArtifact, morphoArtifact } from './artifacts
 import type { YieldDeployment } from './deploy.ts';
 import { initReserve } from './deploy-pool.ts';
 import { idleMarketParams } from './deploy-vault.ts';
-import { asDeployer, rpc, sender, type Sender } from './send.ts';
+import { rpc } from '../deployments.ts';
+import { asDeployer, sender, type Sender } from './send.ts';
 
 const configuratorAbi = () => aaveAbi(AAVE.configurator);
 
