@@ -72,3 +72,4 @@ export * from './yield/config.ts';
 export * from './yield/execution.ts';
 export * from './yield/service.ts';
 export * from './yield/request.ts';
+export * from './yield/abis.ts';
