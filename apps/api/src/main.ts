@@ -10,6 +10,7 @@ import { newControlToken, writeControlFile } from './local/control-file.ts';
 import { createLogger } from './logger.ts';
 import { createServices, monitorOwnerName, openConfiguredDatabase } from './services.ts';
 import { startMonitorWorker } from './workers/monitor-worker.ts';
+import { startYieldWorker } from './workers/yield-worker.ts';
 import { startPruneWorker } from './workers/prune-worker.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
 
@@ -50,6 +51,8 @@ if (devnets) {
 // The transaction monitor runs in every API process unless WORKERS=off; leases in the database keep
 // several processes on one PostgreSQL from checking the same record at once.
 const monitorWorker = config.workers ? startMonitorWorker({ monitor: services.monitor, logger }) : undefined;
+// The yield worker likewise (operations are leased; one per wallet and chain runs at a time).
+const yieldWorker = config.workers ? startYieldWorker({ runner: services.yieldRunner, logger }) : undefined;
 // Webhook delivery likewise (endpoint leases keep several processes from sending to one endpoint at once).
 const webhookWorker = config.workers ? startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger }) : undefined;
 // Expired idempotency records and old rate-limit counters, by one process at a time (a lease in the database).
@@ -103,6 +106,7 @@ async function stop(signal: string) {
   server.close();
   server.closeIdleConnections();
   await monitorWorker?.stop();
+  await yieldWorker?.stop();
   await webhookWorker?.stop();
   await pruneWorker?.stop();
   await services.close();

@@ -23,6 +23,8 @@ import {
   type ChainGateways,
   createTransactionService,
   createTransactionMonitor,
+  createYieldRunner,
+  createYieldSteps,
   type Clock,
   type MonitorCadence,
   type LocalFaucet,
@@ -50,6 +52,8 @@ export interface ServiceOptions {
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   clock?: Clock;
+  /** The yield worker's lease owner (default host:pid:random). */
+  yieldWorker?: { owner?: string };
   /** The transaction monitor's lease owner (default host:pid:random) and cadence overrides. */
   monitor?: { owner?: string; cadence?: Partial<MonitorCadence>; batchSize?: number };
   /** Webhook delivery overrides (tests): lease owner, sender, engine options, jitter source. */
@@ -86,6 +90,26 @@ export async function createServices(config: Config, options: ServiceOptions = {
     clock,
     loadWallet: wallets.loadWallet,
     loadWalletWithShares: wallets.loadWalletWithShares,
+    yieldHolds: stores.yieldOperations.holdsWalletChain,
+  });
+  const yieldCatalog = createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield });
+  const yieldRunner = createYieldRunner({
+    store: stores.yieldOperations,
+    steps: createYieldSteps({
+      store: stores.yieldOperations,
+      transactions: stores.transactions,
+      pipeline: signingPipeline,
+      clock,
+      isDevnet: transactions.isDevnet,
+      loadWalletWithShares: wallets.loadWalletWithShares,
+    }),
+    gateways,
+    markets: yieldCatalog.list,
+    clock,
+    owner: options.yieldWorker?.owner ?? monitorOwnerName(),
+    loadWallet: wallets.loadWallet,
+    loadRecord: (operation, transactionId) => stores.transactions.findInWallet(operation.projectId, operation.walletId, transactionId),
+    releaseNonce: stores.transactions.releaseNonce,
   });
   const monitor = createTransactionMonitor({
     store: stores.transactions,
@@ -164,10 +188,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     policyDryRun: createPolicyDryRun({ explain: policyEngine.explain, loadWallet: wallets.loadWallet, previewTransfer: transactions.previewTransfer }),
     /** Yield markets of this environment (catalog, lookup) and the execution switch (REST yield routes). */
     yield: createYieldService({
-      catalog: createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield }),
+      catalog: yieldCatalog,
       execution: createYieldExecutionSwitch(config.yield.execution),
       loadWallet: wallets.loadWallet,
+      operations: stores.yieldOperations,
+      clock,
     }),
+    /** Advances yield operations step by step; run by the yield worker (workers/yield-worker.ts). */
+    yieldRunner,
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

@@ -73,3 +73,8 @@ export * from './yield/execution.ts';
 export * from './yield/service.ts';
 export * from './yield/request.ts';
 export * from './yield/abis.ts';
+export * from './yield/operations.ts';
+export * from './yield/operation-service.ts';
+export * from './yield/calls.ts';
+export * from './yield/step.ts';
+export * from './yield/runner.ts';

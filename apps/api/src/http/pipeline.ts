@@ -98,7 +98,7 @@ export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): (re
     };
     const key = req.headers['idempotency-key'];
     let result: RouteResult;
-    if (route.method === 'post' && typeof key === 'string') {
+    if (route.method === 'post' && typeof key === 'string' && !route.ownIdempotency) {
       checkIdempotencyKey(key);
       const fingerprint = requestFingerprint('POST', `${req.baseUrl}${req.path}`, req.body ?? null);
       const outcome = await runIdempotent(caller.projectId, key, fingerprint, () => route.handler({ ...context, caller: { ...caller, idempotencyKey: key } }));

@@ -30,6 +30,11 @@ export interface RouteDef {
   body?: z.ZodType;
   query?: z.ZodType;
   responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /**
+   * The use case keeps its own Idempotency-Key (yield POSTs: durable, never replayed from the
+   * generic 24-hour store); the handler reads the header itself.
+   */
+  ownIdempotency?: true;
   handler(ctx: RouteContext): Promise<RouteResult>;
 }
 

@@ -13,6 +13,7 @@ import { createStaffStore } from './staff.ts';
 import { createConsoleStore } from './console.ts';
 import { createPolicyStore } from './policies.ts';
 import { createPolicyMeterStore } from './policy-meters.ts';
+import { createYieldOperationStore } from './yield-operations.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -36,6 +37,7 @@ export function createStores(database: Database) {
     /** Policy spend meters (the evaluation's MeterStore) and their pruning. */
     policyMeters: createPolicyMeterStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
+    yieldOperations: createYieldOperationStore(database),
   };
 }
 

@@ -64,6 +64,27 @@ function patchData(patch: TransactionPatch): Prisma.TransactionRecordUpdateInput
 }
 
 /**
+ * The EVM nonce allocation of TransactionStore.allocateNonce, as one statement ($1 wallet, $2 chain,
+ * $3 the chain's pending nonce): a released nonce not below the chain's first, else the counter.
+ * The yield store runs it inside the transaction that stores the prepared step.
+ */
+export const NONCE_ALLOCATION_SQL = `WITH stale AS (
+    DELETE FROM released_nonces WHERE wallet_id = $1 AND chain_id = $2 AND nonce < $3
+  ), reused AS (
+    DELETE FROM released_nonces WHERE (wallet_id, chain_id, nonce) IN (
+      SELECT wallet_id, chain_id, nonce FROM released_nonces
+      WHERE wallet_id = $1 AND chain_id = $2 AND nonce >= $3
+      ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING nonce
+  ), counted AS (
+    INSERT INTO nonce_counters (wallet_id, chain_id, next_nonce)
+    SELECT $1, $2, $3::int + 1 WHERE NOT EXISTS (SELECT 1 FROM reused)
+    ON CONFLICT (wallet_id, chain_id) DO UPDATE SET next_nonce = GREATEST(nonce_counters.next_nonce, $3::int) + 1
+    RETURNING next_nonce - 1 AS nonce
+  )
+  SELECT nonce FROM reused UNION ALL SELECT nonce FROM counted`;
+
+/**
  * Transaction records, EVM nonce allocation and the monitor's leases. Allocation, leasing and
  * batch rescheduling are single SQL statements so they stay atomic across processes without an
  * interactive transaction.
@@ -72,21 +93,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
   return {
     async allocateNonce(walletId, chainId, chainPendingNonce) {
       const rows = await query<{ nonce: number }>(
-        `WITH stale AS (
-           DELETE FROM released_nonces WHERE wallet_id = $1 AND chain_id = $2 AND nonce < $3
-         ), reused AS (
-           DELETE FROM released_nonces WHERE (wallet_id, chain_id, nonce) IN (
-             SELECT wallet_id, chain_id, nonce FROM released_nonces
-             WHERE wallet_id = $1 AND chain_id = $2 AND nonce >= $3
-             ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
-           RETURNING nonce
-         ), counted AS (
-           INSERT INTO nonce_counters (wallet_id, chain_id, next_nonce)
-           SELECT $1, $2, $3::int + 1 WHERE NOT EXISTS (SELECT 1 FROM reused)
-           ON CONFLICT (wallet_id, chain_id) DO UPDATE SET next_nonce = GREATEST(nonce_counters.next_nonce, $3::int) + 1
-           RETURNING next_nonce - 1 AS nonce
-         )
-         SELECT nonce FROM reused UNION ALL SELECT nonce FROM counted`,
+        NONCE_ALLOCATION_SQL,
         [walletId, chainId, chainPendingNonce],
       );
       const nonce = rows[0]?.nonce;

@@ -21,11 +21,14 @@ import { decodeSolanaRequest } from './request-facts-solana.ts';
 import { decodeStellarRequest } from './request-facts-stellar.ts';
 import { decodeSuiRequest } from './request-facts-sui.ts';
 import type { RequestDecoder } from './request-facts-common.ts';
+import { YIELD_SIGNING_ACTIONS } from '../yield/calls.ts';
 
 /** Transactions the service builds itself, by audit action; every other transaction is `sign_transaction` (also `broadcast: true`). */
 const transactionActions: Readonly<Record<string, PolicyActionName>> = {
   'wallet.sign.transfer': 'transfer',
   'wallet.sign.cancel': 'cancel_transaction',
+  // Yield steps: approve, supply, vaultBundlesV1Deposit, withdraw, redeem.
+  ...Object.fromEntries(Object.entries(YIELD_SIGNING_ACTIONS).map(([action, audit]) => [audit, action as PolicyActionName])),
 };
 
 /** The policy action of a signature (spec: sign-message on a non-EVM wallet is a raw signature). */

@@ -19,6 +19,18 @@ export interface TransactionServiceDeps {
   clock: Clock;
   loadWallet: WalletService['loadWallet'];
   loadWalletWithShares: WalletService['loadWalletWithShares'];
+  /** A yield operation holds a prepared or signed transaction on (wallet, EVM chain). */
+  yieldHolds?: (walletId: string, chainId: number) => Promise<boolean>;
+}
+
+/**
+ * Spec (yield states): a prepared or signed yield transaction blocks other REST broadcasts on the
+ * same wallet and chain until it is resolved or safely cancelled — its nonce is taken.
+ */
+export async function assertNoYieldHold(deps: Pick<TransactionServiceDeps, 'yieldHolds'>, walletId: string, chainId: number): Promise<void> {
+  if (deps.yieldHolds && (await deps.yieldHolds(walletId, chainId))) {
+    throw new ApiError(409, 'YIELD_OPERATION_IN_PROGRESS', 'A yield operation of this wallet holds a prepared or signed transaction on this chain; broadcast again once it has resolved or been cancelled');
+  }
 }
 
 export type ChainTarget = { type: 'EVM'; gateway: EvmGateway; chainId: string } | { type: 'SOLANA'; gateway: SolanaGateway; network: string };

@@ -5,7 +5,7 @@ import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
 import type { SigningContext } from '../signing/pipeline.ts';
-import { beforeRecord, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { assertNoYieldHold, beforeRecord, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
 
@@ -66,6 +66,7 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
   return {
     async transfer(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], input: TransferInput): Promise<BroadcastResult> {
       const target = targets.evm(input.chainId);
+      await assertNoYieldHold(deps, wallet.id, Number(target.chainId));
       const { type, call } = evmCall(wallet, input);
       const gasLimit = input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n;
       const fees = await evmFees(target.gateway, input, type);

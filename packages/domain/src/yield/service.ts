@@ -1,4 +1,7 @@
 import type { Caller } from '../shared/caller.ts';
+import type { Clock } from '../shared/clock.ts';
+import { createYieldOperationService } from './operation-service.ts';
+import type { YieldOperationStore } from './operations.ts';
 import type { WalletService } from '../wallets/service.ts';
 import type { YieldExecutionSwitch } from './execution.ts';
 import { buildYieldMarkets, requireEvmYieldWallet, resolveYieldMarket, type YieldCatalogDeps, type YieldMarket, type YieldMarketSelector } from './markets.ts';
@@ -24,10 +27,12 @@ export interface YieldServiceDeps {
   catalog: YieldMarketCatalog;
   execution: YieldExecutionSwitch;
   loadWallet: WalletService['loadWallet'];
+  operations: YieldOperationStore;
+  clock: Clock;
 }
 
-/** The yield use cases (REST now; deposits, withdrawals and positions come next). */
-export function createYieldService({ catalog, execution, loadWallet }: YieldServiceDeps) {
+/** The yield use cases of the REST routes: markets, deposits, withdrawals, operations. */
+export function createYieldService({ catalog, execution, loadWallet, operations, clock }: YieldServiceDeps) {
   /** The caller's EVM wallet: 404 as every wallet route for a missing or foreign one, 400 for a non-EVM one. */
   async function loadYieldWallet(caller: Caller, walletId: string) {
     return requireEvmYieldWallet(await loadWallet(caller, walletId));
@@ -37,6 +42,7 @@ export function createYieldService({ catalog, execution, loadWallet }: YieldServ
     catalog,
     execution,
     loadYieldWallet,
+    ...createYieldOperationService({ store: operations, catalog, execution, clock, loadYieldWallet }),
 
     /** GET /v1/wallets/{walletId}/yield/markets: listed whatever the execution switch says. */
     async listMarkets(caller: Caller, walletId: string): Promise<{ markets: YieldMarket[] }> {

@@ -1,0 +1,214 @@
+import type {
+  NewTransactionRecord,
+  TransactionStatus,
+  YieldOperationRecord,
+  YieldOperationStore,
+  YieldPlan,
+  YieldStepRecord,
+} from '@wallet/domain';
+import type { Database } from '../database.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { NONCE_ALLOCATION_SQL, toTransactionRecord } from './transactions.ts';
+
+const ACTIVE = `('pending', 'submitted')`;
+
+/** An operation with its steps (each joined with its transaction record), named as YieldOperationRecord names it. */
+const OPERATION_SELECT = `
+  SELECT o.id, o.project_id AS "projectId", o.partner_id AS "partnerId", o.wallet_id AS "walletId", o.api_key_id AS "apiKeyId",
+         o.environment, o.request_id AS "requestId", o.idempotency_key AS "idempotencyKey", o.chain_id AS "chainId",
+         o.market_id AS "marketId", o.source, o.action, o.amount, o.status, o.error_code AS "errorCode",
+         o.error_message AS "errorMessage", o.review_id AS "reviewId", o.plan, o.consecutive_errors AS "consecutiveErrors",
+         o.created_at AS "createdAt", o.updated_at AS "updatedAt",
+         COALESCE((
+           SELECT json_agg(json_build_object(
+                    'phase', s.phase, 'transactionId', s.transaction_id, 'hash', t.hash, 'nonce', t.nonce,
+                    'recordStatus', t.status, 'failureCode', t.failure_code, 'failureMessage', t.failure_message,
+                    'blockNumber', t.block_number::text, 'blockHash', t.block_hash)
+                  ORDER BY CASE s.phase WHEN 'approval' THEN 0 ELSE 1 END)
+           FROM yield_operation_steps s JOIN transaction_records t ON t.id = s.transaction_id
+           WHERE s.operation_id = o.id), '[]'::json) AS steps
+  FROM yield_operations o`;
+
+interface OperationRow extends Omit<YieldOperationRecord, 'error' | 'steps' | 'plan'> {
+  errorCode: string | null;
+  errorMessage: string | null;
+  reviewId: string | null;
+  plan: YieldPlan;
+  steps: (Omit<YieldStepRecord, 'blockNumber'> & { blockNumber: string | null })[];
+}
+
+function toOperation(row: OperationRow): YieldOperationRecord {
+  const { errorCode, errorMessage, reviewId, steps, ...rest } = row;
+  return {
+    ...rest,
+    chainId: Number(rest.chainId),
+    consecutiveErrors: Number(rest.consecutiveErrors),
+    createdAt: new Date(rest.createdAt),
+    updatedAt: new Date(rest.updatedAt),
+    error: errorCode ? { code: errorCode as NonNullable<YieldOperationRecord['error']>['code'], message: errorMessage, ...(reviewId ? { reviewId } : {}) } : null,
+    steps: steps.map((s) => ({ ...s, recordStatus: s.recordStatus as TransactionStatus, blockNumber: s.blockNumber === null ? null : BigInt(s.blockNumber) })),
+  };
+}
+
+const withoutPrepared = (plan: YieldPlan): Prisma.InputJsonObject => {
+  const { prepared: _prepared, ...rest } = plan;
+  return rest as Prisma.InputJsonObject;
+};
+
+/**
+ * Yield operations and their steps. Leasing, resuming and the active-per-wallet rule are single
+ * statements; storing a prepared step (with its nonce), a signed step (with its record) and a
+ * cancellation (with its nonce released) are one transaction each.
+ */
+export function createYieldOperationStore({ prisma, query }: Database): YieldOperationStore {
+  async function findWhere(where: string, values: unknown[]): Promise<YieldOperationRecord[]> {
+    const rows = await query<OperationRow>(`${OPERATION_SELECT} WHERE ${where} ORDER BY o.created_at, o.id`, values);
+    return rows.map(toOperation);
+  }
+  const findById = async (id: string) => (await findWhere('o.id = $1', [id]))[0] ?? null;
+
+  return {
+    async create(operation, now) {
+      const { count } = await prisma.yieldOperation.createMany({
+        data: [{ ...operation, status: 'pending', plan: {}, nextRunAt: now, createdAt: now }],
+        skipDuplicates: true,
+      });
+      const stored = await this.findByKey(operation.partnerId, operation.idempotencyKey);
+      if (!stored) throw new Error('yield operation vanished after insert');
+      return { operation: stored, created: count === 1 && stored.id === operation.id };
+    },
+
+    async findByKey(partnerId, idempotencyKey) {
+      return (await findWhere('o.partner_id = $1 AND o.idempotency_key = $2', [partnerId, idempotencyKey]))[0] ?? null;
+    },
+
+    async findInWallet(projectId, walletId, operationId) {
+      return (await findWhere('o.id = $1 AND o.project_id = $2 AND o.wallet_id = $3', [operationId, projectId, walletId]))[0] ?? null;
+    },
+
+    async resume(operationId, now) {
+      const rows = await query<{ id: string }>(
+        `UPDATE yield_operations o
+         SET status = 'pending', error_code = NULL, error_message = NULL, review_id = NULL, next_run_at = $2, consecutive_errors = 0, updated_at = $2
+         WHERE o.id = $1 AND o.status = 'requires_action'
+           AND NOT EXISTS (SELECT 1 FROM yield_operations p
+                           WHERE p.wallet_id = o.wallet_id AND p.chain_id = o.chain_id AND p.status IN ${ACTIVE} AND p.id <> o.id)
+         RETURNING o.id`,
+        [operationId, now],
+      );
+      const operation = await findById(operationId);
+      if (!operation) throw new Error('yield operation vanished');
+      if (rows.length === 1) return { outcome: 'resumed', operation };
+      return operation.status === 'requires_action' ? { outcome: 'busy' } : { outcome: 'unchanged', operation };
+    },
+
+    async cancel(operationId, now) {
+      const refusal = await prisma.$transaction(async (tx) => {
+        const [row] = await tx.$queryRawUnsafe<{ status: string; plan: YieldPlan; wallet_id: string; chain_id: number; leased: boolean; unresolved: boolean }[]>(
+          `SELECT o.status, o.plan, o.wallet_id, o.chain_id, (o.lease_until IS NOT NULL AND o.lease_until > $2) AS leased,
+                  EXISTS (SELECT 1 FROM yield_operation_steps s JOIN transaction_records t ON t.id = s.transaction_id
+                          WHERE s.operation_id = o.id AND t.status IN ('pending', 'submitted')) AS unresolved
+           FROM yield_operations o WHERE o.id = $1::uuid FOR UPDATE`,
+          operationId,
+          now,
+        );
+        if (!row) throw new Error('yield operation vanished');
+        if (row.status === 'cancelled') return null;
+        if (row.status === 'confirmed' || row.status === 'failed') return 'terminal' as const;
+        if (row.status === 'submitted' || row.unresolved) return 'signed' as const;
+        if (row.leased) return 'leased' as const;
+        await tx.yieldOperation.update({
+          where: { id: operationId },
+          data: { status: 'cancelled', nextRunAt: null, resolvedAt: now, plan: withoutPrepared(row.plan) },
+        });
+        const prepared = row.plan.prepared;
+        if (prepared) {
+          await tx.$executeRawUnsafe(
+            `INSERT INTO released_nonces (wallet_id, chain_id, nonce) VALUES ($1::uuid, $2, $3) ON CONFLICT DO NOTHING`,
+            row.wallet_id,
+            String(row.chain_id),
+            prepared.nonce,
+          );
+        }
+        return null;
+      });
+      const operation = (await findById(operationId))!;
+      return refusal === null ? { outcome: 'cancelled', operation } : { outcome: 'refused', operation, reason: refusal };
+    },
+
+    async leaseDue(owner, now, leaseUntil, limit) {
+      const leased = await query<{ id: string }>(
+        `UPDATE yield_operations SET lease_owner = $1, lease_until = $3
+         WHERE id IN (
+           SELECT o.id FROM yield_operations o
+           WHERE o.status IN ${ACTIVE} AND o.next_run_at <= $2 AND (o.lease_until IS NULL OR o.lease_until < $2)
+             AND NOT EXISTS (SELECT 1 FROM yield_operations p
+                             WHERE p.wallet_id = o.wallet_id AND p.chain_id = o.chain_id AND p.status IN ${ACTIVE}
+                               AND (p.created_at, p.id) < (o.created_at, o.id))
+           ORDER BY o.next_run_at LIMIT $4 FOR UPDATE OF o SKIP LOCKED)
+         RETURNING id`,
+        [owner, now, leaseUntil, limit],
+      );
+      if (leased.length === 0) return [];
+      return findWhere('o.id = ANY($1::uuid[])', [leased.map((r) => r.id)]);
+    },
+
+    async save(owner, operationId, patch) {
+      const { error, plan, ...rest } = patch;
+      const { count } = await prisma.yieldOperation.updateMany({
+        where: { id: operationId, leaseOwner: owner },
+        data: {
+          ...rest,
+          ...(error !== undefined ? { errorCode: error?.code ?? null, errorMessage: error?.message ?? null, reviewId: error?.reviewId ?? null } : {}),
+          ...(plan !== undefined ? { plan: plan as Prisma.InputJsonObject } : {}),
+          leaseOwner: null,
+          leaseUntil: null,
+        },
+      });
+      return count === 1;
+    },
+
+    async prepare(owner, operationId, plan, prepared, chainPendingNonce) {
+      return prisma.$transaction(async (tx) => {
+        const [held] = await tx.$queryRawUnsafe<{ wallet_id: string; chain_id: number }[]>(
+          `SELECT wallet_id, chain_id FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE`,
+          operationId,
+          owner,
+        );
+        if (!held) return null;
+        const [allocated] = await tx.$queryRawUnsafe<{ nonce: number }[]>(NONCE_ALLOCATION_SQL, held.wallet_id, String(held.chain_id), chainPendingNonce);
+        if (allocated === undefined) throw new Error('nonce allocation returned no row');
+        const withNonce = { ...prepared, nonce: Number(allocated.nonce) };
+        await tx.yieldOperation.update({ where: { id: operationId }, data: { plan: { ...plan, prepared: withNonce } as unknown as Prisma.InputJsonObject } });
+        return withNonce;
+      });
+    },
+
+    async addStep(owner, operationId, phase, record: NewTransactionRecord, nextRunAt) {
+      return prisma.$transaction(async (tx) => {
+        const [held] = await tx.$queryRawUnsafe<{ plan: YieldPlan }[]>(
+          `SELECT plan FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE`,
+          operationId,
+          owner,
+        );
+        if (!held) return null;
+        const { monitoring, ...fields } = record;
+        const created = await tx.transactionRecord.create({ data: { ...fields, ...(monitoring ? { monitoring: monitoring as Prisma.InputJsonObject } : {}) } });
+        await tx.yieldOperationStep.create({ data: { operationId, phase, transactionId: created.id } });
+        await tx.yieldOperation.update({ where: { id: operationId }, data: { status: 'submitted', plan: withoutPrepared(held.plan), nextRunAt } });
+        return toTransactionRecord(created);
+      });
+    },
+
+    async holdsWalletChain(walletId, chainId) {
+      const rows = await query<{ one: number }>(
+        `SELECT 1 AS one FROM yield_operations
+         WHERE wallet_id = $1 AND chain_id = $2
+           AND (status = 'submitted' OR (status IN ('pending', 'requires_action') AND plan ? 'prepared'))
+         LIMIT 1`,
+        [walletId, chainId],
+      );
+      return rows.length > 0;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The yield operation routes: deposit and withdrawal POSTs (durable Idempotency-Key, resume of a
+ * paused operation), the operation lookup and cancellation. The work itself is the yield worker's
+ * (runner.ts); these only create, resume, read and cancel stored operations.
+ */
+import { ApiError, conflict, notFound } from '../errors.ts';
+import type { WalletRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import type { Clock } from '../shared/clock.ts';
+import { uuidSchema } from '../shared/zod.ts';
+import type { YieldAction, YieldExecutionSwitch } from './execution.ts';
+import { yieldOperationView, type YieldOperationRecord, type YieldOperationStore, type YieldOperationView } from './operations.ts';
+import { assertSameYieldRequest, parseYieldRequest, yieldIdempotencyKey, yieldRequestIdentity, type YieldRequestIdentity } from './request.ts';
+import type { YieldMarketCatalog } from './service.ts';
+
+export interface YieldOperationServiceDeps {
+  store: YieldOperationStore;
+  catalog: YieldMarketCatalog;
+  execution: YieldExecutionSwitch;
+  clock: Clock;
+  /** The caller's EVM wallet (404 missing or foreign, 400 not EVM). */
+  loadYieldWallet: (caller: Caller, walletId: string) => Promise<WalletRecord>;
+}
+
+/** A POST's answer: 202 with `Location` while the operation works, 200 once it is terminal or paused. */
+export interface YieldPostResult {
+  status: 200 | 202;
+  body: YieldOperationView;
+  headers: Record<string, string>;
+}
+
+export const yieldOperationLocation = (operation: Pick<YieldOperationRecord, 'walletId' | 'id'>) => `/v1/wallets/${operation.walletId}/yield/operations/${operation.id}`;
+
+/** Spec yield rule 9 (public-shapes-2: 403 for a claimed or not API-created wallet, 409 when not ready). */
+export function assertYieldEligible(wallet: WalletRecord): void {
+  if (wallet.claimedAt) throw new ApiError(403, 'WALLET_ALREADY_CLAIMED', 'This wallet was claimed by its user; yield operations need an unclaimed API-created wallet');
+  if (wallet.custody !== 'api_key') throw new ApiError(403, 'WALLET_NOT_MIGRATED', "This wallet's user share is held by the client; yield operations need an API-created wallet (migrate its share first)");
+  if (wallet.status !== 'ready') throw new ApiError(409, 'WALLET_NOT_READY', 'Key generation of this wallet is not complete');
+}
+
+const identityOf = (operation: YieldOperationRecord): YieldRequestIdentity => ({
+  walletId: operation.walletId,
+  chainId: operation.chainId,
+  marketId: operation.marketId,
+  action: operation.action,
+  amount: operation.amount,
+});
+
+export function createYieldOperationService({ store, catalog, execution, clock, loadYieldWallet }: YieldOperationServiceDeps) {
+  function answer(operation: YieldOperationRecord): YieldPostResult {
+    const working = operation.status === 'pending' || operation.status === 'submitted';
+    return { status: working ? 202 : 200, body: yieldOperationView(operation), headers: working ? { Location: yieldOperationLocation(operation) } : {} };
+  }
+
+  /** The same request again: read it, or (paused) retry it as new work. */
+  async function again(operation: YieldOperationRecord, wallet: WalletRecord): Promise<YieldPostResult> {
+    if (operation.status !== 'requires_action') return answer(operation);
+    assertYieldEligible(wallet);
+    execution.assertAllowed(operation.action);
+    const resumed = await store.resume(operation.id, clock.now());
+    if (resumed.outcome === 'busy') {
+      throw new ApiError(409, 'YIELD_OPERATION_IN_PROGRESS', 'Another yield operation is active on this wallet and chain; retry this request once it has finished');
+    }
+    return answer(resumed.operation);
+  }
+
+  async function submit(caller: Caller, walletId: string, action: YieldAction, idempotencyKeyHeader: unknown, body: unknown): Promise<YieldPostResult> {
+    const wallet = await loadYieldWallet(caller, walletId);
+    const key = yieldIdempotencyKey(idempotencyKeyHeader);
+    const request = parseYieldRequest(action, body, catalog.list());
+    const identity = yieldRequestIdentity(wallet.id, action, request);
+    const existing = await store.findByKey(caller.partnerId, key);
+    if (existing) {
+      assertSameYieldRequest(identityOf(existing), identity);
+      return again(existing, wallet);
+    }
+    assertYieldEligible(wallet);
+    execution.assertAllowed(action);
+    const { operation, created } = await store.create(
+      {
+        id: crypto.randomUUID(),
+        projectId: caller.projectId,
+        partnerId: caller.partnerId,
+        walletId: wallet.id,
+        apiKeyId: caller.apiKeyId,
+        environment: caller.environment,
+        requestId: caller.requestId,
+        idempotencyKey: key,
+        chainId: request.market.chainId,
+        marketId: request.market.id,
+        source: request.market.source,
+        action,
+        amount: request.amount,
+      },
+      clock.now(),
+    );
+    if (!created) {
+      // A concurrent POST with the same key won the insert.
+      assertSameYieldRequest(identityOf(operation), identity);
+      return again(operation, wallet);
+    }
+    return answer(operation);
+  }
+
+  async function find(caller: Caller, walletId: string, operationId: string): Promise<YieldOperationRecord> {
+    const wallet = await loadYieldWallet(caller, walletId);
+    if (!uuidSchema.safeParse(operationId).success) throw notFound('Yield operation');
+    const operation = await store.findInWallet(caller.projectId, wallet.id, operationId);
+    if (!operation) throw notFound('Yield operation');
+    return operation;
+  }
+
+  return {
+    deposit: (caller: Caller, walletId: string, idempotencyKey: unknown, body: unknown) => submit(caller, walletId, 'deposit', idempotencyKey, body),
+    withdraw: (caller: Caller, walletId: string, idempotencyKey: unknown, body: unknown) => submit(caller, walletId, 'withdraw', idempotencyKey, body),
+
+    async getOperation(caller: Caller, walletId: string, operationId: string): Promise<YieldOperationView> {
+      return yieldOperationView(await find(caller, walletId, operationId));
+    },
+
+    /** Cancels unsigned work; 409 for an unresolved signed step, a confirmed or failed operation, or one the worker holds right now. */
+    async cancel(caller: Caller, walletId: string, operationId: string): Promise<YieldOperationView> {
+      const operation = await find(caller, walletId, operationId);
+      const outcome = await store.cancel(operation.id, clock.now());
+      if (outcome.outcome === 'cancelled') return yieldOperationView(outcome.operation);
+      const { reason } = outcome;
+      const message =
+        reason === 'terminal'
+          ? `This operation is ${outcome.operation.status}; only unsigned work can be cancelled`
+          : reason === 'signed'
+            ? 'This operation has a signed transaction that is not resolved yet; it cannot be cancelled (poll the operation for its outcome)'
+            : 'This operation is being processed right now; retry the cancellation in a moment';
+      throw conflict(message, { status: outcome.operation.status });
+    },
+  };
+}
+
+export type YieldOperationService = ReturnType<typeof createYieldOperationService>;
+

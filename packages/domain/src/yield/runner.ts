@@ -1,0 +1,205 @@
+/**
+ * The yield worker's unit of work: lease the due operations (oldest first, one per wallet and
+ * chain) and move each one step along the spec's state table:
+ *
+ * - `submitted`: follow the current step's record (the transaction monitor resolves it with two
+ *   confirmations): an approval confirmed → `pending` and the action is prepared at once; the action
+ *   confirmed → `confirmed`; reverted → `failed`; its nonce consumed by another transaction →
+ *   `failed` with NONCE_CONSUMED; a step still `signed` (send outcome unknown) is re-sent with its
+ *   stored bytes.
+ * - `pending`: prepare the next step — capture the plan (vault deposit bound, vault `all` shares),
+ *   approve exactly the amount when the allowance is short, simulate the action (supply cap, price
+ *   bound, liquidity) and only then allocate a nonce, sign and send.
+ *
+ * Everything durable is in the store; a killed worker's leases expire and any process continues.
+ */
+import type { Hex } from 'viem';
+import type { TransactionRecord, WalletRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import type { Clock } from '../shared/clock.ts';
+import { exponentialBackoffMs } from '../shared/backoff.ts';
+import { BroadcastRejectedError, ChainUnavailableError, type ChainGateways, type EvmGateway } from '../transactions/gateways.ts';
+import { actionCall, allowanceRead, approvalCall, boundFailure, minSharesFor, simulationFailure, uintResult, vaultRead, type YieldCall } from './calls.ts';
+import type { YieldMarket } from './markets.ts';
+import type { YieldOperationError, YieldOperationPatch, YieldOperationRecord, YieldOperationStore, YieldPlan } from './operations.ts';
+import { normalizeYieldAmount } from './request.ts';
+import { isSigningRefusal, operationCaller, type SendOutcome, type YieldSteps } from './step.ts';
+
+/** How often a `submitted` operation looks at its step again (the monitor resolves the record). */
+const FOLLOW_MS = 400;
+const RETRY_BASE_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
+export interface YieldRunnerDeps {
+  store: YieldOperationStore;
+  steps: YieldSteps;
+  gateways: ChainGateways;
+  markets: () => YieldMarket[];
+  clock: Clock;
+  /** Names this process's leases. */
+  owner: string;
+  loadWallet: (caller: Caller, walletId: string) => Promise<WalletRecord>;
+  loadRecord: (operation: YieldOperationRecord, transactionId: string) => Promise<TransactionRecord | null>;
+  releaseNonce: (walletId: string, chainId: string, nonce: number) => Promise<void>;
+  batchSize?: number;
+  leaseMs?: number;
+  logger?: { warn(details: object, message: string): void };
+}
+
+export interface YieldRunResult {
+  leased: number;
+}
+
+/** The step's record failed because another transaction used its nonce (monitor: REPLACED or CANCELLED). */
+const nonceConsumed = (failureCode: string | null) => failureCode === 'REPLACED' || failureCode === 'CANCELLED';
+
+export function createYieldRunner(deps: YieldRunnerDeps) {
+  const { store, steps, gateways, clock, owner } = deps;
+  const batchSize = deps.batchSize ?? 50;
+  const leaseMs = deps.leaseMs ?? 60_000;
+  const after = (ms: number) => new Date(clock.now().getTime() + ms);
+
+  const save = (operation: YieldOperationRecord, patch: YieldOperationPatch) => store.save(owner, operation.id, patch);
+  const pause = (operation: YieldOperationRecord, error: YieldOperationError, plan?: YieldPlan) =>
+    save(operation, { status: 'requires_action', error, nextRunAt: null, consecutiveErrors: 0, ...(plan ? { plan } : {}) });
+  const fail = (operation: YieldOperationRecord, error: YieldOperationError, plan?: YieldPlan) =>
+    save(operation, { status: 'failed', error, nextRunAt: null, resolvedAt: clock.now(), ...(plan ? { plan } : {}) });
+
+  /** After a send: `submitted` is saved by addStep; a refusal ends the operation. */
+  async function afterSend(operation: YieldOperationRecord, outcome: SendOutcome | null) {
+    if (outcome === null) return;
+    if (outcome.kind === 'refused') {
+      await fail(operation, { code: 'BROADCAST_FAILED', message: `The node refused the signed transaction ${outcome.record.hash}: ${outcome.record.failureMessage}` });
+      return;
+    }
+    await save(operation, { nextRunAt: after(FOLLOW_MS), consecutiveErrors: 0 });
+  }
+
+  async function follow(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
+    const step = operation.steps.at(-1)!;
+    switch (step.recordStatus) {
+      case 'pending': {
+        const record = await deps.loadRecord(operation, step.transactionId);
+        if (record?.status === 'pending') return afterSend(operation, await steps.send(gateway, record, true));
+        return save(operation, { nextRunAt: after(0) });
+      }
+      case 'submitted':
+        return save(operation, { nextRunAt: after(FOLLOW_MS) });
+      case 'confirmed':
+        if (step.phase === 'action') return save(operation, { status: 'confirmed', error: null, nextRunAt: null, resolvedAt: clock.now() });
+        return prepareNext({ ...operation, status: 'pending' }, market, gateway);
+      case 'reverted':
+        return fail(operation, { code: 'TRANSACTION_REVERTED', message: `The ${step.phase} transaction ${step.hash} reverted on-chain; check the position and history before a new request` });
+      case 'failed':
+        if (nonceConsumed(step.failureCode)) {
+          return fail(operation, { code: 'NONCE_CONSUMED', message: `Nonce ${step.nonce} was consumed in a finalized block by another transaction and ${step.hash} has no receipt; it can no longer execute` });
+        }
+        return fail(operation, { code: 'BROADCAST_FAILED', message: step.failureMessage ?? `The ${step.phase} transaction failed` });
+    }
+  }
+
+  /** Prepares (or reuses the prepared) next transaction, then signs and sends it. */
+  async function prepareNext(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
+    if (operation.plan.prepared) return signPrepared(operation, gateway, operation.plan);
+    const wallet = (await deps.loadWallet(operationCaller(operation), operation.walletId)).address as Hex;
+    const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
+    const plan: YieldPlan = { ...operation.plan };
+
+    if (operation.action === 'deposit') {
+      const reads = [allowanceRead(market, wallet), ...(market.source === 'vaultprov-v2' ? [vaultRead(market, { previewDeposit: amount! })] : [])];
+      const snapshot = await gateway.callAtLatestBlock(reads);
+      if (market.source === 'vaultprov-v2' && plan.minShares === undefined) {
+        const preview = uintResult(snapshot.results[1]);
+        if (preview === null) throw new ChainUnavailableError('the vault preview could not be read');
+        plan.minShares = minSharesFor(preview).toString();
+      }
+      const allowance = uintResult(snapshot.results[0]) ?? 0n;
+      if (allowance < amount!) {
+        if (operation.steps.some((s) => s.phase === 'approval')) {
+          return pause(operation, { code: 'SIGNING_REQUIRES_ACTION', message: "The confirmed approval's allowance was spent by another transaction; cancel this operation and use a new key" }, plan);
+        }
+        return prepareAndSign(operation, gateway, wallet, approvalCall(market, amount!), plan);
+      }
+    } else if (market.source === 'vaultprov-v2' && amount === null && plan.shares === undefined) {
+      const shares = uintResult((await gateway.callAtLatestBlock([vaultRead(market, { balanceOf: wallet })])).results[0]);
+      if (shares === null) throw new ChainUnavailableError('the vault share balance could not be read');
+      if (shares === 0n) return pause(operation, { code: 'SIGNING_REQUIRES_ACTION', message: 'The wallet holds no shares of this vault; nothing to withdraw' });
+      plan.shares = shares.toString();
+    }
+
+    const call = actionCall(market, operation, amount, plan, wallet);
+    const checkBound = market.source === 'vaultprov-v2' && operation.action === 'deposit';
+    const simulation = await gateway.callAtLatestBlock([{ from: wallet, to: call.to, data: call.data }, ...(checkBound ? [vaultRead(market, { previewDeposit: amount! })] : [])]);
+    if (checkBound) {
+      const preview = uintResult(simulation.results[1]);
+      if (preview !== null && preview < BigInt(plan.minShares!)) return pause(operation, boundFailure(preview, BigInt(plan.minShares!)), plan);
+    }
+    const result = simulation.results[0]!;
+    if (!result.ok) return pause(operation, simulationFailure(market, operation, result), plan);
+    return prepareAndSign(operation, gateway, wallet, call, plan);
+  }
+
+  async function prepareAndSign(operation: YieldOperationRecord, gateway: EvmGateway, wallet: Hex, call: YieldCall, plan: YieldPlan) {
+    let prepared;
+    try {
+      prepared = await steps.prepare(owner, operation, gateway, wallet, call, plan);
+    } catch (error) {
+      if (error instanceof BroadcastRejectedError && error.code === 'EXECUTION_FAILED') {
+        return pause(operation, { code: 'SIGNING_REQUIRES_ACTION', message: `The ${call.phase} would fail if signed now (${error.message.slice(0, 200)}); nothing was signed` }, plan);
+      }
+      throw error;
+    }
+    if (!prepared) return;
+    return signPrepared(operation, gateway, { ...plan, prepared });
+  }
+
+  async function signPrepared(operation: YieldOperationRecord, gateway: EvmGateway, plan: YieldPlan) {
+    const prepared = plan.prepared!;
+    try {
+      return afterSend(operation, await steps.signAndSend(owner, { ...operation, plan }, gateway, prepared, after(FOLLOW_MS)));
+    } catch (error) {
+      if (!isSigningRefusal(error)) throw error;
+      if (error.code === 'POLICY_DENIED') {
+        // Nothing was signed and nothing ever will be: the nonce goes back.
+        const { prepared: _dropped, ...rest } = plan;
+        const saved = await fail(operation, { code: 'POLICY_DENIED', message: `${error.message}: ${JSON.stringify(error.extra?.deniedBy ?? [])}`.slice(0, 1000) }, rest);
+        if (saved) await deps.releaseNonce(operation.walletId, String(operation.chainId), prepared.nonce);
+        return;
+      }
+      return pause(operation, { code: 'SIGNING_REQUIRES_ACTION', message: error.message }, plan);
+    }
+  }
+
+  async function advance(operation: YieldOperationRecord) {
+    const market = deps.markets().find((m) => m.id === operation.marketId);
+    const gateway = gateways.evm(operation.chainId);
+    if (!market || !gateway) {
+      return pause(operation, { code: 'SIGNING_REQUIRES_ACTION', message: `Market ${operation.marketId} is not configured in this deployment any more` });
+    }
+    if (operation.status === 'submitted') return follow(operation, market, gateway);
+    return prepareNext(operation, market, gateway);
+  }
+
+  async function advanceOrRetry(operation: YieldOperationRecord) {
+    try {
+      await advance(operation);
+    } catch (error) {
+      // Temporary failures (RPC, database) before signing keep the operation where it is: retried with backoff.
+      const attempt = operation.consecutiveErrors + 1;
+      if (!(error instanceof ChainUnavailableError)) deps.logger?.warn({ operationId: operation.id, err: { message: (error as Error).message } }, 'yield operation step failed');
+      await save(operation, { nextRunAt: after(exponentialBackoffMs(attempt, RETRY_BASE_MS, RETRY_MAX_MS)), consecutiveErrors: attempt }).catch(() => false);
+    }
+  }
+
+  return {
+    batchSize,
+    async runOnce(): Promise<YieldRunResult> {
+      const now = clock.now();
+      const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize);
+      await Promise.all(leased.map(advanceOrRetry));
+      return { leased: leased.length };
+    },
+  };
+}
+
+export type YieldRunner = ReturnType<typeof createYieldRunner>;

@@ -1,0 +1,178 @@
+/**
+ * One yield step from a simulated call to a sent transaction: gas and fees, the nonce allocated and
+ * stored with the prepared transaction (so a restart signs exactly it again), the signature through
+ * the signing pipeline, the record (signed bytes included) stored before any node sees it, then
+ * the send. An uncertain send leaves the record `pending` (step `signed`) and the worker re-sends
+ * the same bytes later; it never signs a new fee or a replacement.
+ */
+import { keccak256, type Hex } from 'viem';
+import { ApiError } from '../errors.ts';
+import type { TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { EncryptedShare } from '../custody/shares.ts';
+import type { SigningPipeline } from '../signing/pipeline.ts';
+import { FIRST_CHECK_DELAY_MS } from '../transactions/broadcast.ts';
+import { signTransaction } from '../transactions/context.ts';
+import { broadcastedEvents, resolvedEvents } from '../transactions/events.ts';
+import { BroadcastRejectedError, ChainUnavailableError, type EvmGateway } from '../transactions/gateways.ts';
+import type { YieldCall } from './calls.ts';
+import type { PreparedYieldTransaction, YieldOperationRecord, YieldOperationStore, YieldPlan } from './operations.ts';
+
+/** Vault and pool calls run out of gas with the bare estimate (recipe: at least 20 %). */
+const GAS_MARGIN_PERCENT = 125n;
+
+export interface YieldStepDeps {
+  store: YieldOperationStore;
+  transactions: TransactionStore;
+  pipeline: SigningPipeline;
+  clock: Clock;
+  isDevnet: (record: Pick<TransactionRecord, 'walletType' | 'chainId' | 'network'>) => boolean;
+  loadWalletWithShares: (caller: Caller, walletId: string) => Promise<{ wallet: WalletRecord; shares: EncryptedShare[] }>;
+}
+
+/** What happened to a send: accepted (or already known), unknown (retry the same bytes), refused for good. */
+export type SendOutcome = { kind: 'accepted' } | { kind: 'uncertain' } | { kind: 'refused'; record: TransactionRecord };
+
+/** The signer of every step: the caller who created the operation (policies, audit, spend). */
+export function operationCaller(operation: YieldOperationRecord): Caller {
+  return {
+    partnerId: operation.partnerId,
+    projectId: operation.projectId,
+    apiKeyId: operation.apiKeyId ?? '',
+    environment: operation.environment,
+    // Signing reads neither the plan nor rate limits; the caller type requires one.
+    plan: 'free',
+    requestId: operation.requestId,
+  };
+}
+
+export function createYieldSteps({ store, transactions, pipeline, clock, isDevnet, loadWalletWithShares }: YieldStepDeps) {
+  /** Sends stored signed bytes; the record moves to `submitted` on acceptance, to `failed` (stage broadcast) on a refusal. */
+  async function send(gateway: EvmGateway, record: TransactionRecord, resend: boolean): Promise<SendOutcome> {
+    const devnet = isDevnet(record);
+    try {
+      await gateway.sendRawTransaction(record.signedTransaction as Hex);
+    } catch (error) {
+      if (error instanceof ChainUnavailableError) return { kind: 'uncertain' };
+      if (!(error instanceof BroadcastRejectedError)) throw error;
+      // Already known or (on a re-send) already mined: the monitor resolves it by its hash.
+      const known = error.code === 'ALREADY_PROCESSED' || (resend && error.code === 'NONCE_TOO_LOW');
+      if (!known) {
+        const at = clock.now();
+        const failed = { ...record, status: 'failed' as const, failureStage: 'broadcast' as const, failureCode: error.code, failureMessage: error.message.slice(0, 500), resolvedAt: at, nextCheckAt: null };
+        const saved = await transactions.update(record.id, failed, resolvedEvents(failed, devnet, at), 'pending');
+        // A refused transaction never used its nonce: hand it out again.
+        if (saved && error.code !== 'NONCE_TOO_LOW') await transactions.releaseNonce(record.walletId, record.chainId!, record.nonce!);
+        return saved ? { kind: 'refused', record: saved } : { kind: 'accepted' };
+      }
+    }
+    const at = clock.now();
+    const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
+    await transactions.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
+    return { kind: 'accepted' };
+  }
+
+  /**
+   * Gas (with the margin), fees and the nonce for `call`, stored with `plan` before anything is
+   * signed; null when the lease was lost meanwhile. Gas estimation runs the call once more: a
+   * revert there is `BroadcastRejectedError('EXECUTION_FAILED')` for the caller to judge.
+   */
+  async function prepare(owner: string, operation: YieldOperationRecord, gateway: EvmGateway, wallet: Hex, call: YieldCall, plan: YieldPlan): Promise<PreparedYieldTransaction | null> {
+    const gas = await gateway.estimateGas({ from: wallet, to: call.to, value: 0n, data: call.data });
+    const fees = await gateway.getFeeSuggestion();
+    const pendingNonce = await gateway.getPendingNonce(wallet);
+    return store.prepare(
+      owner,
+      operation.id,
+      plan,
+      {
+        phase: call.phase,
+        signingAction: call.signingAction,
+        to: call.to,
+        data: call.data,
+        gasLimit: ((gas * GAS_MARGIN_PERCENT) / 100n).toString(),
+        maxFeePerGas: fees.maxFeePerGas.toString(),
+        maxPriorityFeePerGas: (fees.maxPriorityFeePerGas > fees.maxFeePerGas ? fees.maxFeePerGas : fees.maxPriorityFeePerGas).toString(),
+      },
+      pendingNonce,
+    );
+  }
+
+  /**
+   * Signs the prepared transaction through the pipeline, stores its record with the step (the
+   * operation becomes `submitted`) and sends it. Signing the same prepared transaction again (after
+   * a crash before the record was stored) gives the same bytes: ECDSA here is deterministic.
+   * Throws the pipeline's ApiError (policy denial, wallet no longer signable) before anything is stored.
+   */
+  async function signAndSend(owner: string, operation: YieldOperationRecord, gateway: EvmGateway, prepared: PreparedYieldTransaction, nextRunAt: Date): Promise<SendOutcome | null> {
+    const caller = operationCaller(operation);
+    const { wallet, shares } = await loadWalletWithShares(caller, operation.walletId);
+    const target = { type: 'EVM' as const, gateway, chainId: String(operation.chainId) };
+    const signed = await signTransaction(
+      pipeline,
+      { caller, wallet, shares, action: prepared.signingAction, target, transfer: null },
+      {
+        transaction: {
+          to: prepared.to,
+          value: '0',
+          data: prepared.data,
+          chainId: operation.chainId,
+          type: 2,
+          nonce: prepared.nonce,
+          gasLimit: prepared.gasLimit,
+          maxFeePerGas: prepared.maxFeePerGas,
+          maxPriorityFeePerGas: prepared.maxPriorityFeePerGas,
+        },
+      },
+    );
+    const now = clock.now();
+    const record = await store.addStep(
+      owner,
+      operation.id,
+      prepared.phase,
+      {
+        id: crypto.randomUUID(),
+        projectId: operation.projectId,
+        partnerId: operation.partnerId,
+        walletId: operation.walletId,
+        walletType: 'EVM',
+        intentKind: 'yield',
+        status: 'pending',
+        chainId: String(operation.chainId),
+        network: null,
+        fromAddress: wallet.address,
+        to: prepared.to,
+        value: '0',
+        tokenAddress: null,
+        nonce: prepared.nonce,
+        hash: keccak256(signed as Hex),
+        recentBlockhash: null,
+        lastValidBlockHeight: null,
+        nonceAccount: null,
+        failureStage: null,
+        failureCode: null,
+        failureMessage: null,
+        monitoring: null,
+        cancellationOf: null,
+        requestId: operation.requestId,
+        apiKeyId: operation.apiKeyId,
+        signedTransaction: signed,
+        submittedAt: null,
+        nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
+      },
+      nextRunAt,
+    );
+    if (!record) return null;
+    return send(gateway, record, false);
+  }
+
+  return { send, prepare, signAndSend };
+}
+
+export type YieldSteps = ReturnType<typeof createYieldSteps>;
+
+/** Errors of the pipeline that end or pause the operation instead of being retried. */
+export function isSigningRefusal(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.status === 403 || error.status === 409);
+}
