@@ -73,3 +73,5 @@ export * from './yield/execution.ts';
 export * from './yield/service.ts';
 export * from './yield/request.ts';
 export * from './yield/abis.ts';
+export * from './yield/position.ts';
+export * from './yield/position-reader.ts';
