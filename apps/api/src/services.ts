@@ -38,6 +38,7 @@ import {
   createYieldExecutionSwitch,
   createYieldMarketCatalog,
   createYieldService,
+  createYieldPositionService,
   type LocalYieldContracts,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
@@ -166,6 +167,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     yield: createYieldService({
       catalog: createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield }),
       execution: createYieldExecutionSwitch(config.yield.execution),
+      loadWallet: wallets.loadWallet,
+    }),
+    /** Yield positions, read from the chain (GET .../yield/position); its own catalog instance, built from the same inputs as `yield`'s. */
+    yieldPositions: createYieldPositionService({
+      catalog: createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield }),
+      gateways,
       loadWallet: wallets.loadWallet,
     }),
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
