@@ -1,5 +1,13 @@
+import { createEvmGateway } from '@wallet/chains';
 import { localChain } from '@wallet/chains/devnets';
-import { createLiquidityShortage, createVaultLiquidityShortage, endLiquidityShortage, endVaultLiquidityShortage, moveVaultSharePrice } from '@wallet/chains/testing';
+import {
+  createLiquidityShortage,
+  createVaultLiquidityShortage,
+  endLiquidityShortage,
+  endVaultLiquidityShortage,
+  moveVaultSharePrice,
+  startRpcFaultProxy,
+} from '@wallet/chains/testing';
 import { testDatabaseKinds } from '@wallet/db';
 import { AAVE_POOL_ABI, ERC20_ABI, ERC4626_VAULT_ABI } from '@wallet/domain';
 import { createPublicClient, createWalletClient, http, maxUint256, parseEther, type Address, type PublicClient } from 'viem';
@@ -226,5 +234,39 @@ describe.each(testDatabaseKinds)('GET /v1/wallets/{walletId}/yield/position on %
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '502', '503']));
     expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['walletId', 'marketId', 'chainId']));
     expect(JSON.stringify(spec.body.components.schemas.YieldPosition)).toMatch(/availableLiquidity.*vaultAddress/s);
+  });
+});
+
+describe('GET .../yield/position when the chain fails', () => {
+  it('503 RPC_UNAVAILABLE when the RPC cannot be reached; 502 YIELD_POSITION_READ_FAILED when a plain read answers nothing', async () => {
+    const proxy = await startRpcFaultProxy(devnets.evmRpcUrl);
+    const d = devnets.yield!;
+    // The pool market's aToken is an address without code: its balanceOf answers no data.
+    const noCode = privateKeyToAccount(generatePrivateKey()).address;
+    const app = await startTestApp(testDatabaseKinds[0]!, {
+      chains: {
+        ...devnets,
+        gateways: { ...devnets.gateways, evm: (chainId) => (chainId === LOCAL_EVM_CHAIN_ID ? createEvmGateway({ chainId, rpcUrl: proxy.url, timeoutMs: 1_000 }) : undefined) },
+        yield: { ...d, pool: { ...d.pool, aToken: noCode } },
+      },
+    });
+    try {
+      const key = (await app.createKey()).apiKey;
+      const w = (await app.request('POST', '/v1/wallets', { key, body: { type: 'EVM', userIdentifier: `position-fail-${Math.random()}`, userIdentifierType: 'CUSTOM_ID' } })).body as { id: string };
+      const broken = await app.request('GET', `/v1/wallets/${w.id}/yield/position?marketId=${POOL}`, { key });
+      expect(broken.status, JSON.stringify(broken.body)).toBe(502);
+      expect(broken.body.code).toBe('YIELD_POSITION_READ_FAILED');
+      expect(broken.body.message).toContain(noCode);
+      expect((await app.request('GET', `/v1/wallets/${w.id}/yield/position?marketId=${VAULT}`, { key })).status).toBe(200);
+      for (const mode of ['drop', { failMethods: ['eth_call'] }] as const) {
+        proxy.setMode(mode);
+        const down = await app.request('GET', `/v1/wallets/${w.id}/yield/position?marketId=${VAULT}`, { key });
+        expect(down.status, JSON.stringify(mode)).toBe(503);
+        expect(down.body.code).toBe('RPC_UNAVAILABLE');
+      }
+    } finally {
+      await app.close();
+      await proxy.stop();
+    }
   });
 });
