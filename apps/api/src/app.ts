@@ -13,6 +13,7 @@ import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
 import { yieldRoutes } from './routes/yield.ts';
+import { yieldPositionRoutes } from './routes/yield-position.ts';
 import type { Services } from './services.ts';
 import { trpcHandler } from './trpc/middleware.ts';
 import type { graphqlHandler } from './graphql/handler.ts';
@@ -39,6 +40,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...migrationRoutes(services.migration),
     ...policyRoutes(services.policies, services.policyUsage, services.policyDryRun),
     ...yieldRoutes(services.yield),
+    ...yieldPositionRoutes(services.yieldPositions),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),
   ];
 }

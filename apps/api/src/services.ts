@@ -40,6 +40,7 @@ import {
   createYieldExecutionSwitch,
   createYieldMarketCatalog,
   createYieldService,
+  createYieldPositionService,
   type LocalYieldContracts,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
@@ -196,6 +197,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     }),
     /** Advances yield operations step by step; run by the yield worker (workers/yield-worker.ts). */
     yieldRunner,
+    /** Yield positions, read from the chain (GET .../yield/position). */
+    yieldPositions: createYieldPositionService({ catalog: yieldCatalog, gateways, loadWallet: wallets.loadWallet }),
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

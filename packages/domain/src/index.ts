@@ -78,3 +78,5 @@ export * from './yield/operation-service.ts';
 export * from './yield/calls.ts';
 export * from './yield/step.ts';
 export * from './yield/runner.ts';
+export * from './yield/position.ts';
+export * from './yield/position-reader.ts';

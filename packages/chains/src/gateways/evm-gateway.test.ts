@@ -238,6 +238,40 @@ describe('EvmGateway on anvil', () => {
     }
   });
 
+  it("callAtLatestBlock at a given block: a second round at the first round's block, after the chain moved on", async () => {
+    const balanceOf = (owner: Address) => encodeFunctionData({ abi: TEST_USDC_ABI, functionName: 'balanceOf', args: [owner] });
+    const stranger = randomAddress();
+    const first = await gw.callAtLatestBlock([{ to: usdc, data: balanceOf(stranger) }]);
+    expect(first.results[0]).toEqual({ ok: true, data: `0x${'0'.repeat(64)}` });
+    // The stranger receives 7 base units in a later block.
+    const receipt = await waitForReceipt(await gw.sendRawTransaction(await signTx(sender, { to: usdc, data: transferData(stranger, 7n), gas: 100_000n })));
+    expect(receipt.blockNumber).toBeGreaterThan(first.blockNumber);
+    // Blocks come every 0.25 s: wait for one a second later, so that the timestamps differ.
+    let later = await gw.callAtLatestBlock([{ to: usdc, data: balanceOf(stranger) }]);
+    while (later.blockTimestamp === first.blockTimestamp) {
+      await new Promise((res) => setTimeout(res, 100));
+      later = await gw.callAtLatestBlock([{ to: usdc, data: balanceOf(stranger) }]);
+    }
+    expect(later.results[0]).toEqual({ ok: true, data: `0x${'7'.padStart(64, '0')}` });
+
+    // At the first block: that block's number, timestamp and state, and a simulation there too.
+    const again = await gw.callAtLatestBlock(
+      [
+        { to: usdc, data: balanceOf(stranger) },
+        { from: stranger, to: usdc, data: transferData(sender.address, 1n) },
+      ],
+      { blockNumber: first.blockNumber },
+    );
+    expect(again.blockNumber).toBe(first.blockNumber);
+    expect(again.blockTimestamp).toBe(first.blockTimestamp);
+    expect(again.results[0]).toEqual(first.results[0]);
+    expect(again.results[1]).toMatchObject({ ok: false, revertData: expect.stringMatching(/^0xe450d38c/) });
+    // The same simulation at the later block succeeds: the stranger holds 7 there.
+    expect((await gw.callAtLatestBlock([{ from: stranger, to: usdc, data: transferData(sender.address, 1n) }], { blockNumber: later.blockNumber })).results[0]).toMatchObject({ ok: true });
+    // A block the node does not have is an outage, not an empty answer.
+    await expect(gw.callAtLatestBlock([{ to: usdc, data: balanceOf(stranger) }], { blockNumber: later.blockNumber + 1_000_000n })).rejects.toBeInstanceOf(ChainUnavailableError);
+  });
+
   it("through the fault proxy: 'drop', 'http500' and a delay beyond the time-out → ChainUnavailableError", async () => {
     const raw = await signTx(sender, { to: randomAddress(), value: 1n });
     try {

@@ -10,7 +10,8 @@
  * - eth_estimateGas failure (revert, ...) → BroadcastRejectedError('EXECUTION_FAILED'), or
  *   INSUFFICIENT_NATIVE_BALANCE when the node says the sender cannot pay.
  * - client errors on reads (invalid params, method not found) → JsonRpcError (a bug in the caller, not the chain).
- * - callAtLatestBlock: a reverting eth_call is a result `{ok: false, revertData, message}`; unavailability throws.
+ * - callAtLatestBlock: a reverting eth_call is a result `{ok: false, revertData, message}`; unavailability throws,
+ *   as does a requested block the node does not have.
  */
 import {
   BroadcastRejectedError,
@@ -186,9 +187,10 @@ export function createEvmGateway(opts: CreateEvmGatewayOptions): EvmGateway {
       return out.map((n) => Number(hexToBig(n, 'nonce')));
     },
 
-    async callAtLatestBlock(calls) {
-      const block = (await rpc.read('eth_getBlockByNumber', ['latest', false])) as { number?: unknown; timestamp?: unknown } | null;
-      if (!block) throw new ChainUnavailableError(`${label} RPC unavailable: no latest block`);
+    async callAtLatestBlock(calls, atBlock) {
+      const tag = atBlock ? toQuantity(atBlock.blockNumber) : 'latest';
+      const block = (await rpc.read('eth_getBlockByNumber', [tag, false])) as { number?: unknown; timestamp?: unknown } | null;
+      if (!block) throw new ChainUnavailableError(`${label} RPC unavailable: no block ${atBlock ? atBlock.blockNumber : 'latest'}`);
       const blockNumber = hexToBig(block.number, 'block number');
       const blockTimestamp = hexToBig(block.timestamp, 'block timestamp');
       if (calls.length === 0) return { blockNumber, blockTimestamp, results: [] };

@@ -90,8 +90,13 @@ export interface EvmGateway {
    * every call runs at that block number, in one JSON-RPC batch. A call that reverts is a result
    * (`ok: false`), not an error: simulations are expected to fail sometimes (yield positions and
    * withdrawals).
+   *
+   * With `at.blockNumber` (a previous snapshot's), the calls run at that block instead of the latest,
+   * and the snapshot carries that block's timestamp: a second round whose calls depend on the first
+   * round's answers (the vault position: share balance, then previewRedeem and redeem of it). A
+   * block the node does not have (beyond its head, pruned) throws ChainUnavailableError.
    */
-  callAtLatestBlock(calls: { from?: Hex; to: Hex; data: Hex }[]): Promise<EvmCallSnapshot>;
+  callAtLatestBlock(calls: { from?: Hex; to: Hex; data: Hex }[], at?: { blockNumber: bigint }): Promise<EvmCallSnapshot>;
 }
 
 export interface SolanaSignatureStatus {
