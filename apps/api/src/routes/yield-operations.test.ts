@@ -30,7 +30,8 @@ interface Operation {
   error?: { code: string; message: string | null };
 }
 
-describe.each(testDatabaseKinds)('yield deposits and withdrawals on the devnet contracts (%s)', (kind) => {
+// No chain-wide state changes here: every test (both kinds) runs side by side on one devnet.
+describe.concurrent.each(testDatabaseKinds)('yield deposits and withdrawals on the devnet contracts (%s)', (kind) => {
   let app: TestApp;
   let key: string;
   let workers: { stop(): Promise<void> }[] = [];

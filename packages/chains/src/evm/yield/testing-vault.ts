@@ -25,8 +25,11 @@ export interface VaultLiquidityShortage {
 
 const LLTV = 860_000_000_000_000_000n;
 
-/** Moves the vault's USDC into a new borrowable market and borrows `borrowPercent` (default 95) % of it. */
-export function createVaultLiquidityShortage(rpcUrl: string, d: YieldDeployment, opts: { borrowPercent?: bigint } = {}): Promise<VaultLiquidityShortage> {
+/**
+ * Moves the vault's USDC into a new borrowable market and borrows `borrowPercent` (default 95) % of
+ * it, or all but `leaveBaseUnits` when that is given.
+ */
+export function createVaultLiquidityShortage(rpcUrl: string, d: YieldDeployment, opts: { borrowPercent?: bigint; leaveBaseUnits?: bigint } = {}): Promise<VaultLiquidityShortage> {
   return asDeployer(rpcUrl, d.chainId, async (s) => {
     const morphoAbi = morphoArtifact(MORPHO.morpho).abi;
     const vaultAbi = morphoArtifact(MORPHO.metaMorpho).abi;
@@ -47,7 +50,7 @@ export function createVaultLiquidityShortage(rpcUrl: string, d: YieldDeployment,
       ],
     ]);
     const [totalSupplyAssets] = await s.read<readonly bigint[]>(d.vault.morpho, morphoAbi, 'market', [marketId(market)]);
-    const borrowed = (totalSupplyAssets! * (opts.borrowPercent ?? 95n)) / 100n;
+    const borrowed = opts.leaveBaseUnits !== undefined ? totalSupplyAssets! - opts.leaveBaseUnits : (totalSupplyAssets! * (opts.borrowPercent ?? 95n)) / 100n;
     const borrowerPrivateKey = generatePrivateKey();
     const borrower = privateKeyToAccount(borrowerPrivateKey);
     await rpc(rpcUrl, 'anvil_setBalance', [borrower.address, '0xde0b6b3a7640000']);

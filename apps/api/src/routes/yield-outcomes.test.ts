@@ -1,0 +1,245 @@
+import { ERC20_ABI, ERC4626_VAULT_ABI } from '@wallet/domain';
+import { testDatabaseKinds } from '@wallet/db';
+import { createChainRegistry } from '@wallet/chains';
+import {
+  createLiquidityShortage,
+  createVaultLiquidityShortage,
+  endLiquidityShortage,
+  endVaultLiquidityShortage,
+  moveVaultSharePrice,
+  setSupplyCap,
+  startRpcFaultProxy,
+  type RpcFaultProxy,
+} from '@wallet/chains/testing';
+import { createPublicClient, http, type Address, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
+import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { startMonitorWorker } from '../workers/monitor-worker.ts';
+
+const POOL = 'poolprov-v3:84532:usdc';
+const VAULT = 'vaultprov-v2-base-sepolia-demo-usdc';
+const USDC = 1_000_000n;
+const silent = { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
+
+interface Operation {
+  id: string;
+  status: string;
+  transactions: { phase: string; status: string; transactionId: string; hash: string; nonce: number }[];
+  error?: { code: string; message: string | null };
+}
+
+/**
+ * What the chain does to an operation between preparation and signing: the supply cap, the vault's
+ * price bound, a liquidity shortage, a nonce consumed by another transaction, a sufficient allowance.
+ * The yield runner is driven by hand (`drive`) so a test can act between two of its steps. Each
+ * database kind has its own devnet (the cap, the price and the shortages are chain-wide), so the
+ * two kinds run side by side while each one's tests run in order.
+ */
+describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain (%s)', (kind) => {
+  describe.sequential(`${kind}: one test at a time`, () => {
+    let devnets: LocalDevnets;
+    let proxy: RpcFaultProxy;
+    let pub: ReturnType<typeof createPublicClient>;
+    let app: TestApp;
+    let key: string;
+    let monitor: { stop(): Promise<void> };
+    const d = () => devnets.yield!;
+
+    beforeAll(async () => {
+      devnets = await startLocalDevnets({ blockTimeSeconds: 1, slotMs: 100, yieldMarkets: true });
+      // The service reaches the EVM devnet through a proxy that can refuse to forward sends.
+      proxy = await startRpcFaultProxy(devnets.evmRpcUrl);
+      pub = createPublicClient({ transport: http(devnets.evmRpcUrl) });
+      const registry = createChainRegistry([{ type: 'EVM', chainId: 84532, rpcUrl: proxy.url, isDevnet: true, usdcAddress: devnets.yield!.pool.usdc }], { timeoutMs: 2_000 });
+      app = await startTestApp(kind, { chains: { ...registry, faucet: devnets.faucet, yield: devnets.yield } });
+      key = (await app.createKey()).apiKey;
+      monitor = startMonitorWorker({ monitor: app.services.monitor, logger: silent, idleMs: 100 });
+    });
+    afterAll(async () => {
+      await monitor?.stop();
+      await app?.close();
+      await proxy?.stop();
+      await devnets?.stop();
+    });
+
+    async function fundedWallet(usdc = '100') {
+      const wallet = (await app.request('POST', '/v1/wallets', { key, body: { type: 'EVM', userIdentifier: `yield-${Math.random()}`, userIdentifierType: 'CUSTOM_ID' } })).body as { id: string; address: Address };
+      for (const [token, amount] of [['native', '1'], ['usdc', usdc]] as const) {
+        const funded = await app.request('POST', '/v1/local/faucet', { key, body: { walletId: wallet.id, amount, token } });
+        expect(funded.status, JSON.stringify(funded.body)).toBe(200);
+      }
+      return wallet;
+    }
+
+    async function post(walletId: string, action: 'deposits' | 'withdrawals', body: unknown, idempotencyKey: string): Promise<Operation> {
+      const response = await app.request('POST', `/v1/wallets/${walletId}/yield/${action}`, { key, body, headers: { 'idempotency-key': idempotencyKey } });
+      expect(response.status, JSON.stringify(response.body)).toBe(202);
+      return response.body as Operation;
+    }
+
+    const read = async (walletId: string, id: string) => (await app.request('GET', `/v1/wallets/${walletId}/yield/operations/${id}`, { key })).body as Operation;
+
+    /** Runs the yield runner until the operation is terminal or paused, or `until` says stop. */
+    async function drive(walletId: string, id: string, until: (op: Operation) => boolean = () => false, timeoutMs = 60_000): Promise<Operation> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await app.services.yieldRunner.runOnce();
+        const operation = await read(walletId, id);
+        if (!['pending', 'submitted'].includes(operation.status) || until(operation)) return operation;
+        if (Date.now() > deadline) throw new Error(`operation still ${operation.status}: ${JSON.stringify(operation)}`);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }
+
+    const erc20 = (token: Address, owner: Address) => pub.readContract({ address: token, abi: ERC20_ABI, functionName: 'balanceOf', args: [owner] });
+    const allowance = (owner: Address, spender: Address) => pub.readContract({ address: d().pool.usdc, abi: ERC20_ABI, functionName: 'allowance', args: [owner, spender] });
+
+    it('skips the approval when the allowance already covers the amount', async () => {
+      const wallet = await fundedWallet();
+      // An earlier approval of 50 USDC, signed by the service (sign-only) and sent directly.
+      const nonce = await pub.getTransactionCount({ address: wallet.address });
+      const fees = await pub.estimateFeesPerGas();
+      const approveData = `0x095ea7b3${d().pool.poolAddress.slice(2).toLowerCase().padStart(64, '0')}${(50n * USDC).toString(16).padStart(64, '0')}` as Hex;
+      const signed = await app.request('POST', `/v1/wallets/${wallet.id}/sign-transaction`, {
+        key,
+        body: { transaction: { to: d().pool.usdc, value: '0', data: approveData, chainId: 84532, type: 2, nonce, gasLimit: '100000', maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() } },
+      });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+      await pub.waitForTransactionReceipt({ hash: await pub.sendRawTransaction({ serializedTransaction: (signed.body as { signedTransaction: Hex }).signedTransaction }) });
+      expect(await allowance(wallet.address, d().pool.poolAddress)).toBe(50n * USDC);
+
+      const created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '12.5' }, `skip-${wallet.id}`);
+      const done = await drive(wallet.id, created.id);
+      expect(done.status, JSON.stringify(done)).toBe('confirmed');
+      expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([['action', nonce + 1]]);
+      expect(await allowance(wallet.address, d().pool.poolAddress)).toBe(50n * USDC - 12_500_000n);
+    });
+
+    it('pauses at the supply cap with the approval confirmed, and resumes with the same approval once the cap allows it', async () => {
+      const wallet = await fundedWallet();
+      const supplied = await pub.readContract({ address: d().pool.aToken, abi: ERC20_ABI, functionName: 'totalSupply' });
+      await setSupplyCap(devnets.evmRpcUrl, d(), supplied / USDC + 1n);
+      try {
+        const created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '10' }, `cap-${wallet.id}`);
+        const paused = await drive(wallet.id, created.id);
+        expect(paused.status, JSON.stringify(paused)).toBe('requires_action');
+        expect(paused.error?.code).toBe('AAVE_SUPPLY_CAP_EXCEEDED');
+        expect(paused.transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'confirmed']]);
+        expect(await allowance(wallet.address, d().pool.poolAddress)).toBe(10n * USDC);
+        expect(await erc20(d().pool.aToken, wallet.address)).toBe(0n);
+        // The same request while the cap still binds: paused again, nothing signed.
+        const retried = await app.request('POST', `/v1/wallets/${wallet.id}/yield/deposits`, { key, body: { marketId: POOL, amount: '10.0' }, headers: { 'idempotency-key': `cap-${wallet.id}` } });
+        expect(retried.status).toBe(202);
+        expect((await drive(wallet.id, created.id)).error?.code).toBe('AAVE_SUPPLY_CAP_EXCEEDED');
+
+        await setSupplyCap(devnets.evmRpcUrl, d(), 0);
+        const resumed = await app.request('POST', `/v1/wallets/${wallet.id}/yield/deposits`, { key, body: { marketId: POOL, amount: '10' }, headers: { 'idempotency-key': `cap-${wallet.id}` } });
+        expect(resumed.status, JSON.stringify(resumed.body)).toBe(202);
+        expect((resumed.body as Operation).status).toBe('pending');
+        const done = await drive(wallet.id, created.id);
+        expect(done.status, JSON.stringify(done)).toBe('confirmed');
+        expect(done.transactions.map((t) => t.phase)).toEqual(['approval', 'action']);
+        expect(done.transactions[0]!.transactionId).toBe(paused.transactions[0]!.transactionId);
+        expect(await erc20(d().pool.aToken, wallet.address)).toBeGreaterThanOrEqual(10n * USDC);
+      } finally {
+        await setSupplyCap(devnets.evmRpcUrl, d(), 0);
+      }
+    });
+
+    it('never deposits into the vault at a share price beyond the bound captured at preparation', async () => {
+      const wallet = await fundedWallet();
+      const created = await post(wallet.id, 'deposits', { marketId: VAULT, amount: '10' }, `bound-${wallet.id}`);
+      // Preparation: the bound is captured and the approval signed.
+      const prepared = await drive(wallet.id, created.id, (op) => op.transactions.length > 0);
+      expect(prepared.transactions.map((t) => t.phase)).toEqual(['approval']);
+      const totalAssets = await pub.readContract({ address: d().vault.vault, abi: ERC4626_VAULT_ABI, functionName: 'totalAssets' });
+      await moveVaultSharePrice(devnets.evmRpcUrl, d(), totalAssets / 1000n + USDC); // +0.1 % and more
+      const paused = await drive(wallet.id, created.id);
+      expect(paused.status, JSON.stringify(paused)).toBe('requires_action');
+      expect(paused.error?.code).toBe('SIGNING_REQUIRES_ACTION');
+      expect(paused.error?.message).toMatch(/0\.03 %/);
+      expect(paused.transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'confirmed']]);
+      expect(await pub.readContract({ address: d().vault.vault, abi: ERC4626_VAULT_ABI, functionName: 'balanceOf', args: [wallet.address] })).toBe(0n);
+      // The bound never moves: retrying pauses again; the way out is cancel and a new key.
+      await app.request('POST', `/v1/wallets/${wallet.id}/yield/deposits`, { key, body: { marketId: VAULT, amount: '10' }, headers: { 'idempotency-key': `bound-${wallet.id}` } });
+      expect((await drive(wallet.id, created.id)).status).toBe('requires_action');
+      const cancelled = await app.request('POST', `/v1/wallets/${wallet.id}/yield/operations/${created.id}/cancel`, { key });
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      expect((cancelled.body as Operation).status).toBe('cancelled');
+      expect(await pub.readContract({ address: d().vault.usdc, abi: ERC20_ABI, functionName: 'allowance', args: [wallet.address, d().vault.bundler] })).toBe(10n * USDC);
+      const fresh = await post(wallet.id, 'deposits', { marketId: VAULT, amount: '10' }, `bound-new-${wallet.id}`);
+      const done = await drive(wallet.id, fresh.id);
+      expect(done.status, JSON.stringify(done)).toBe('confirmed');
+      expect(done.transactions.map((t) => t.phase)).toEqual(['action']);
+    });
+
+    it('pauses a withdrawal that cannot execute for lack of liquidity, never withdrawing part of it', async () => {
+      const wallet = await fundedWallet();
+      for (const [market, idempotencyKey] of [[POOL, `liq-pool-dep-${wallet.id}`], [VAULT, `liq-vault-dep-${wallet.id}`]] as const) {
+        const deposit = await post(wallet.id, 'deposits', { marketId: market, amount: '20' }, idempotencyKey);
+        expect((await drive(wallet.id, deposit.id)).status).toBe('confirmed');
+      }
+      const usdcBefore = await erc20(d().pool.usdc, wallet.address);
+
+      const poolShortage = await createLiquidityShortage(devnets.evmRpcUrl, d(), { leaveBaseUnits: 5n * USDC });
+      const poolOut = await post(wallet.id, 'withdrawals', { marketId: POOL, amount: 'all' }, `liq-pool-${wallet.id}`);
+      const poolPaused = await drive(wallet.id, poolOut.id);
+      expect(poolPaused.status, JSON.stringify(poolPaused)).toBe('requires_action');
+      expect(poolPaused.error?.code).toBe('SIGNING_REQUIRES_ACTION');
+      expect(poolPaused.transactions).toEqual([]);
+      await endLiquidityShortage(devnets.evmRpcUrl, d(), poolShortage);
+
+      const vaultShortage = await createVaultLiquidityShortage(devnets.evmRpcUrl, d(), { leaveBaseUnits: 5n * USDC });
+      const vaultOut = await post(wallet.id, 'withdrawals', { marketId: VAULT, amount: 'all' }, `liq-vault-${wallet.id}`);
+      const vaultPaused = await drive(wallet.id, vaultOut.id);
+      expect(vaultPaused.status, JSON.stringify(vaultPaused)).toBe('requires_action');
+      expect(vaultPaused.error?.code).toBe('SIGNING_REQUIRES_ACTION');
+      expect(vaultPaused.transactions).toEqual([]);
+      expect(await erc20(d().pool.usdc, wallet.address)).toBe(usdcBefore);
+      await endVaultLiquidityShortage(devnets.evmRpcUrl, d(), vaultShortage);
+
+      // Liquidity back: the same requests resume and withdraw everything.
+      for (const [operation, idempotencyKey, market] of [[poolOut, `liq-pool-${wallet.id}`, POOL], [vaultOut, `liq-vault-${wallet.id}`, VAULT]] as const) {
+        const resumed = await app.request('POST', `/v1/wallets/${wallet.id}/yield/withdrawals`, { key, body: { marketId: market, amount: 'all' }, headers: { 'idempotency-key': idempotencyKey } });
+        expect(resumed.status, JSON.stringify(resumed.body)).toBe(202);
+        expect((await drive(wallet.id, operation.id)).status).toBe('confirmed');
+      }
+      expect(await erc20(d().pool.aToken, wallet.address)).toBe(0n);
+      expect(await pub.readContract({ address: d().vault.vault, abi: ERC4626_VAULT_ABI, functionName: 'balanceOf', args: [wallet.address] })).toBe(0n);
+      expect(await erc20(d().pool.usdc, wallet.address)).toBeGreaterThanOrEqual(usdcBefore + 40n * USDC - 1n);
+    });
+
+    it('fails with NONCE_CONSUMED when another transaction takes the saved nonce of a signed step', async () => {
+      const wallet = await fundedWallet();
+      proxy.setMode({ failMethods: ['eth_sendRawTransaction'] });
+      let consumedBy: Hex;
+      let created: Operation;
+      try {
+        created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '5' }, `nonce-${wallet.id}`);
+        // The approval is signed and stored, but no node got it (the send's outcome is unknown).
+        const signed = await drive(wallet.id, created.id, (op) => op.transactions.length > 0);
+        expect(signed.status).toBe('submitted');
+        expect(signed.transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'signed']]);
+        // Another transaction with the same nonce, signed by the service (sign-only) and sent around the proxy.
+        const fees = await pub.estimateFeesPerGas();
+        const other = await app.request('POST', `/v1/wallets/${wallet.id}/sign-transaction`, {
+          key,
+          body: { transaction: { to: wallet.address, value: '0', chainId: 84532, type: 2, nonce: signed.transactions[0]!.nonce, gasLimit: '21000', maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() } },
+        });
+        expect(other.status, JSON.stringify(other.body)).toBe(200);
+        consumedBy = await pub.sendRawTransaction({ serializedTransaction: (other.body as { signedTransaction: Hex }).signedTransaction });
+        await pub.waitForTransactionReceipt({ hash: consumedBy });
+      } finally {
+        proxy.setMode('pass');
+      }
+      // The worker re-sends the stored bytes (the node now knows the nonce as used); the monitor sees the nonce final without a receipt.
+      const failed = await drive(wallet.id, created.id);
+      expect(failed.status, JSON.stringify(failed)).toBe('failed');
+      expect(failed.error?.code).toBe('NONCE_CONSUMED');
+      expect(failed.transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'failed']]);
+      expect(await pub.getTransactionReceipt({ hash: failed.transactions[0]!.hash as Hex }).catch(() => null)).toBeNull();
+      expect((await pub.getTransaction({ hash: consumedBy })).nonce).toBe(failed.transactions[0]!.nonce);
+    });
+  });
+});
