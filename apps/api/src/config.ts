@@ -101,6 +101,7 @@ const envSchema = z
     WEBHOOK_POLL_MS: milliseconds.default(100),
     WEBHOOK_LEASE_MS: milliseconds.optional(),
     IDEMPOTENCY_LEASE_MS: milliseconds.default(30_000),
+    YIELD_LEASE_MS: milliseconds.default(15_000),
     PRUNE_INTERVAL_MS: milliseconds.default(60_000),
   })
   .superRefine((env, ctx) => {
@@ -141,6 +142,11 @@ function configFrom(env: z.output<typeof envSchema>) {
       markets: env.YIELD_MARKETS,
       /** YIELD_EXECUTION (default: enabled in local, disabled in beta and production). */
       execution: env.YIELD_EXECUTION ?? defaultYieldExecutionMode(env.APP_ENV),
+      /**
+       * How long the yield worker holds an operation while advancing it (YIELD_LEASE_MS, default
+       * 15000): after a crash, another process continues it once this has passed.
+       */
+      leaseMs: env.YIELD_LEASE_MS,
     },
     /** Local mode only: start anvil and the LiteSVM devnet (LOCAL_DEVNETS, default on). */
     localDevnets: env.APP_ENV === 'local' && env.LOCAL_DEVNETS,

@@ -108,6 +108,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     markets: yieldCatalog.list,
     clock,
     owner: options.yieldWorker?.owner ?? monitorOwnerName(),
+    leaseMs: config.yield.leaseMs,
     loadWallet: wallets.loadWallet,
     loadRecord: (operation, transactionId) => stores.transactions.findInWallet(operation.projectId, operation.walletId, transactionId),
     releaseNonce: stores.transactions.releaseNonce,

@@ -56,7 +56,7 @@ const nonceConsumed = (failureCode: string | null) => failureCode === 'REPLACED'
 export function createYieldRunner(deps: YieldRunnerDeps) {
   const { store, steps, gateways, clock, owner } = deps;
   const batchSize = deps.batchSize ?? 50;
-  const leaseMs = deps.leaseMs ?? 60_000;
+  const leaseMs = deps.leaseMs ?? 15_000;
   const after = (ms: number) => new Date(clock.now().getTime() + ms);
 
   const save = (operation: YieldOperationRecord, patch: YieldOperationPatch) => store.save(owner, operation.id, patch);
