@@ -155,6 +155,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ping: webhookDelivery.ping,
     allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
   });
+  const yieldPositions = createYieldPositionService({ catalog: yieldCatalog, gateways, loadWallet: wallets.loadWallet });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
 
   return {
@@ -179,7 +180,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** Webhook configuration per API key, test pings, delivery log and resend (CLI now, tRPC next). */
     webhooks,
     /** The console's use cases (tRPC, GraphQL), scoped to the signed-in staff member's partner. */
-    console: createConsoleService({ store: stores.console, apiKeyStore: stores.apiKeys, apiKeys, webhooks, clock }),
+    console: createConsoleService({
+      store: stores.console,
+      apiKeyStore: stores.apiKeys,
+      apiKeys,
+      webhooks,
+      yield: { store: stores.consoleYield, operations: stores.yieldOperations, positions: yieldPositions, markets: yieldCatalog.list, audit: stores.audit },
+      clock,
+    }),
     /** Partner policies and their versions (REST reads, console and CLI writes, evaluation). */
     policies: createPolicyService({ store: stores.policies, clock, partnerScope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }) }),
     /** The signing pipeline's policy stage (its `explain` is the dry run). */
@@ -199,7 +207,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** Advances yield operations step by step; run by the yield worker (workers/yield-worker.ts). */
     yieldRunner,
     /** Yield positions, read from the chain (GET .../yield/position). */
-    yieldPositions: createYieldPositionService({ catalog: yieldCatalog, gateways, loadWallet: wallets.loadWallet }),
+    yieldPositions,
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

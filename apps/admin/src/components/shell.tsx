@@ -14,6 +14,7 @@ const nav = [
   { href: '/projects', label: 'Projects & API keys' },
   { href: '/wallets', label: 'Wallets' },
   { href: '/transactions', label: 'Transactions' },
+  { href: '/yield', label: 'Yield operations' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/policies', label: 'Policies' },
 ];

@@ -10,6 +10,7 @@ export {
   updateApiKeyInput,
   webhookResendInput,
   webhookSetInput,
+  yieldOperationStatuses,
 } from '@wallet/domain/console/schemas.ts';
 export { WEBHOOK_EVENT_TYPES } from '@wallet/domain/webhooks/event-types.ts';
 export { environments, plans } from '@wallet/domain/api-keys/plans.ts';

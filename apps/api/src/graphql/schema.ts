@@ -4,6 +4,7 @@ import {
   type ConsoleTransactionSummary,
   type ConsoleTransactionView,
   type ConsoleWalletView,
+  type ConsoleYieldOperationView,
   type DeliveryAttemptView,
   type Paged,
   type ProjectView,
@@ -47,6 +48,8 @@ function connection<T extends { createdAt: string }>(page: Paged<T>, key: (node:
 }
 const walletConnection = (page: Paged<ConsoleWalletView>) => connection(page, (w) => ({ createdAt: w.createdAt, id: w.id }));
 const transactionConnection = (page: Paged<TransactionNode>) => connection(page, (t) => ({ createdAt: t.createdAt, id: t.transactionId }));
+const yieldOperationConnection = (page: Paged<ConsoleYieldOperationView>) => connection(page, (o) => ({ createdAt: o.createdAt, id: o.id }));
+const optionalId = (value: string | number | null | undefined) => (value === null || value === undefined ? undefined : String(value));
 
 const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -63,6 +66,11 @@ const builder = new SchemaBuilder<{
     WalletConnection: Connection<ConsoleWalletView>;
     TransactionEdge: Connection<TransactionNode>['edges'][number];
     TransactionConnection: Connection<TransactionNode>;
+    YieldOperation: ConsoleYieldOperationView;
+    YieldStep: ConsoleYieldOperationView['transactions'][number];
+    YieldOperationError: NonNullable<ConsoleYieldOperationView['error']>;
+    YieldOperationEdge: Connection<ConsoleYieldOperationView>['edges'][number];
+    YieldOperationConnection: Connection<ConsoleYieldOperationView>;
   };
 }>({ defaultFieldNullability: false });
 
@@ -111,6 +119,21 @@ builder.objectType('Wallet', {
       resolve: async (wallet, args, ctx) =>
         transactionConnection(
           await ctx.services.console.transactions.search(principal(ctx), {
+            walletId: wallet.id,
+            status: (args.status ?? undefined) as never,
+            limit: args.first ?? 20,
+            cursor: args.after ?? undefined,
+          }),
+        ),
+    }),
+    yieldOperations: t.field({
+      type: 'YieldOperationConnection',
+      description: "The wallet's yield deposits and withdrawals, newest first",
+      args: { first: t.arg.int({ required: false, description: 'Page size, 1-100 (default 20)' }),
+        after: t.arg.string({ required: false, description: 'endCursor of the previous page' }), status: t.arg.string({ required: false }) },
+      resolve: async (wallet, args, ctx) =>
+        yieldOperationConnection(
+          await ctx.services.console.yield.list(principal(ctx), {
             walletId: wallet.id,
             status: (args.status ?? undefined) as never,
             limit: args.first ?? 20,
@@ -194,9 +217,60 @@ builder.objectType('Transaction', {
   }),
 });
 
+builder.objectType('YieldOperationError', {
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    message: t.exposeString('message', { nullable: true }),
+    reviewId: t.exposeString('reviewId', { nullable: true }),
+  }),
+});
+
+builder.objectType('YieldStep', {
+  description: "A signed transaction of a yield operation (REST: the operation's `transactions`)",
+  fields: (t) => ({
+    phase: t.exposeString('phase'),
+    hash: t.exposeString('hash'),
+    nonce: t.exposeInt('nonce'),
+    transactionId: t.exposeID('transactionId'),
+    status: t.exposeString('status'),
+    blockNumber: t.exposeInt('blockNumber', { nullable: true }),
+    blockHash: t.exposeString('blockHash', { nullable: true }),
+    transaction: t.field({
+      type: 'Transaction',
+      description: 'The transaction record of this step (intentKind `yield`)',
+      resolve: (step, _args, ctx) => ctx.services.console.transactions.record(principal(ctx), step.transactionId),
+    }),
+  }),
+});
+
+builder.objectType('YieldOperation', {
+  description: 'A yield deposit or withdrawal (the REST operation body) with its project, steps and wallet',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    projectId: t.exposeID('projectId'),
+    walletId: t.exposeID('walletId'),
+    chainId: t.exposeInt('chainId'),
+    marketId: t.exposeString('marketId'),
+    source: t.exposeString('source'),
+    action: t.exposeString('action'),
+    amount: t.exposeString('amount'),
+    status: t.exposeString('status'),
+    cancellable: t.exposeBoolean('cancellable', { description: 'Unsigned work an owner or developer may cancel in the console' }),
+    error: t.field({ type: 'YieldOperationError', nullable: true, resolve: (o) => o.error ?? null }),
+    createdAt: t.exposeString('createdAt'),
+    updatedAt: t.exposeString('updatedAt'),
+    transactions: t.field({ type: ['YieldStep'], resolve: (o) => o.transactions }),
+    wallet: t.field({
+      type: 'Wallet',
+      resolve: (o, _args, ctx) => ctx.services.console.wallets.get(principal(ctx), { walletId: o.walletId }),
+    }),
+  }),
+});
+
 for (const [name, node] of [
   ['Wallet', 'Wallet'],
   ['Transaction', 'Transaction'],
+  ['YieldOperation', 'YieldOperation'],
 ] as const) {
   builder.objectType(`${name}Edge`, {
     fields: (t) => ({ cursor: t.exposeString('cursor'), node: t.field({ type: node, resolve: (edge) => edge.node as never }) }),
@@ -267,6 +341,32 @@ builder.queryType({
             hash: args.hash ?? undefined,
             walletId: args.walletId === null || args.walletId === undefined ? undefined : String(args.walletId),
             projectId: args.projectId === null || args.projectId === undefined ? undefined : String(args.projectId),
+            status: (args.status ?? undefined) as never,
+            limit: args.first ?? 20,
+            cursor: args.after ?? undefined,
+          }),
+        ),
+    }),
+    yieldOperation: t.field({
+      type: 'YieldOperation',
+      args: { id: t.arg.id({ required: true }) },
+      resolve: (_root, args, ctx) => ctx.services.console.yield.get(principal(ctx), { operationId: String(args.id) }),
+    }),
+    yieldOperations: t.field({
+      type: 'YieldOperationConnection',
+      description: 'Yield deposits and withdrawals by project, wallet or status, newest first',
+      args: {
+        first: t.arg.int({ required: false, description: 'Page size, 1-100 (default 20)' }),
+        after: t.arg.string({ required: false, description: 'endCursor of the previous page' }),
+        status: t.arg.string({ required: false }),
+        projectId: t.arg.id({ required: false }),
+        walletId: t.arg.id({ required: false }),
+      },
+      resolve: async (_root, args, ctx) =>
+        yieldOperationConnection(
+          await ctx.services.console.yield.list(principal(ctx), {
+            projectId: optionalId(args.projectId),
+            walletId: optionalId(args.walletId),
             status: (args.status ?? undefined) as never,
             limit: args.first ?? 20,
             cursor: args.after ?? undefined,

@@ -12,6 +12,8 @@ import {
   webhookDeliveriesInput,
   webhookResendInput,
   webhookSetInput,
+  yieldOperationIdInput,
+  yieldOperationListInput,
 } from '@wallet/domain';
 import { router, staffProcedure, writeProcedure } from './trpc.ts';
 
@@ -43,6 +45,15 @@ export const walletsRouter = router({
 export const transactionsRouter = router({
   list: staffProcedure.input(transactionListInput).query(({ ctx, input }) => ctx.services.console.transactions.list(ctx.staff, input)),
   get: staffProcedure.input(transactionIdInput).query(({ ctx, input }) => ctx.services.console.transactions.get(ctx.staff, input)),
+});
+
+export const yieldRouter = router({
+  /** A project's operations (or one wallet's), newest first, optionally by status. */
+  list: staffProcedure.input(yieldOperationListInput).query(({ ctx, input }) => ctx.services.console.yield.list(ctx.staff, input)),
+  get: staffProcedure.input(yieldOperationIdInput).query(({ ctx, input }) => ctx.services.console.yield.get(ctx.staff, input)),
+  /** The wallet's position in every market of the catalog (read from the chain). */
+  positions: staffProcedure.input(walletIdInput).query(({ ctx, input }) => ctx.services.console.yield.positions(ctx.staff, input)),
+  cancel: writeProcedure.input(yieldOperationIdInput).mutation(({ ctx, input }) => ctx.services.console.yield.cancel(ctx.staff, input)),
 });
 
 export const webhooksRouter = router({

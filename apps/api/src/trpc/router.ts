@@ -1,5 +1,5 @@
 import { authRouter } from './auth.ts';
-import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter } from './console.ts';
+import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
 import { policiesRouter } from './policies.ts';
 import { router } from './trpc.ts';
 
@@ -13,6 +13,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   overview: overviewRouter,
   policies: policiesRouter,
+  yield: yieldRouter,
 });
 
 export type AppRouter = typeof appRouter;

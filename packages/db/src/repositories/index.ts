@@ -11,6 +11,7 @@ import { createWebhookStore } from './webhooks.ts';
 import { createWorkerLeaseStore } from './worker-leases.ts';
 import { createStaffStore } from './staff.ts';
 import { createConsoleStore } from './console.ts';
+import { createConsoleYieldStore } from './console-yield.ts';
 import { createPolicyStore } from './policies.ts';
 import { createPolicyMeterStore } from './policy-meters.ts';
 import { createYieldOperationStore } from './yield-operations.ts';
@@ -33,6 +34,8 @@ export function createStores(database: Database) {
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),
     console: createConsoleStore(database),
+    /** The console's yield operation reads (the operations themselves are `yieldOperations`). */
+    consoleYield: createConsoleYieldStore(database),
     policies: createPolicyStore(database),
     /** Policy spend meters (the evaluation's MeterStore) and their pruning. */
     policyMeters: createPolicyMeterStore(database),

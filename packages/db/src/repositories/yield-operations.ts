@@ -13,7 +13,7 @@ import { NONCE_ALLOCATION_SQL, toTransactionRecord } from './transactions.ts';
 const ACTIVE = `('pending', 'submitted')`;
 
 /** An operation with its steps (each joined with its transaction record), named as YieldOperationRecord names it. */
-const OPERATION_SELECT = `
+export const OPERATION_SELECT = `
   SELECT o.id, o.project_id AS "projectId", o.partner_id AS "partnerId", o.wallet_id AS "walletId", o.api_key_id AS "apiKeyId",
          o.environment, o.request_id AS "requestId", o.idempotency_key AS "idempotencyKey", o.chain_id AS "chainId",
          o.market_id AS "marketId", o.source, o.action, o.amount, o.status, o.error_code AS "errorCode",
@@ -29,7 +29,7 @@ const OPERATION_SELECT = `
            WHERE s.operation_id = o.id), '[]'::json) AS steps
   FROM yield_operations o`;
 
-interface OperationRow extends Omit<YieldOperationRecord, 'error' | 'steps' | 'plan'> {
+export interface OperationRow extends Omit<YieldOperationRecord, 'error' | 'steps' | 'plan'> {
   errorCode: string | null;
   errorMessage: string | null;
   reviewId: string | null;
@@ -37,7 +37,7 @@ interface OperationRow extends Omit<YieldOperationRecord, 'error' | 'steps' | 'p
   steps: (Omit<YieldStepRecord, 'blockNumber'> & { blockNumber: string | null })[];
 }
 
-function toOperation(row: OperationRow): YieldOperationRecord {
+export function toOperation(row: OperationRow): YieldOperationRecord {
   const { errorCode, errorMessage, reviewId, steps, ...rest } = row;
   return {
     ...rest,

@@ -72,6 +72,22 @@ export const transactionSearchInput = z.strictObject({
 
 export const transactionListInput = transactionSearchInput.omit({ hash: true }).extend({ projectId: id });
 
+export const yieldOperationStatuses = ['pending', 'submitted', 'confirmed', 'failed', 'requires_action', 'cancelled'] as const;
+export const yieldOperationIdInput = z.strictObject({ operationId: id });
+
+/** Yield operations across the partner's projects (GraphQL), or of one project or wallet. */
+export const yieldOperationSearchInput = z.strictObject({
+  projectId: id.optional(),
+  walletId: id.optional(),
+  status: z.enum(yieldOperationStatuses).optional(),
+  cursor,
+  direction,
+  limit,
+});
+
+/** The console's project-wide list. */
+export const yieldOperationListInput = yieldOperationSearchInput.extend({ projectId: id });
+
 export const webhookSetInput = webhookConfigInput.extend({ apiKeyId: id });
 
 export const webhookDeliveriesInput = z.strictObject({ apiKeyId: id, cursor, direction, limit });

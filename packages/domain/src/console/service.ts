@@ -31,6 +31,7 @@ import {
   webhookSetInput,
 } from './schemas.ts';
 import { createPartnerScope, type PartnerPrincipal } from './scope.ts';
+import { createConsoleYield, type ConsoleYieldDeps } from './yield.ts';
 
 /** The signed-in staff member as the console use cases need them: partner scope, and role for writes. */
 export type ConsolePrincipal = Pick<StaffPrincipal, 'partnerId' | 'partnerName' | 'role' | 'staffId'>;
@@ -115,6 +116,7 @@ export interface ConsoleServiceDeps {
   apiKeyStore: Pick<ApiKeyStore, 'findById'>;
   apiKeys: ApiKeyService;
   webhooks: WebhookService;
+  yield: ConsoleYieldDeps;
   clock: Clock;
 }
 
@@ -226,6 +228,9 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
 
   return {
     scope,
+
+    /** Yield operations and positions of the partner's wallets; cancellation for owners and developers. */
+    yield: createConsoleYield({ ...deps.yield, scope, clock }),
 
     projects: {
       async list(principal: PartnerPrincipal): Promise<ProjectView[]> {

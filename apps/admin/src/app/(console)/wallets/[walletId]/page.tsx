@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'next/navigation';
 import { TransactionList } from '@/components/transactions';
+import { YieldOperationList, YieldPositions } from '@/components/yield';
 import { Badge, Card, DefinitionList, ErrorBox, formatDate, Loading, Mono, PageHeader } from '@/components/ui';
 import { useTRPC } from '@/lib/trpc';
 
@@ -36,6 +37,20 @@ export default function WalletPage() {
         <Card title="Transactions of this wallet">
           <TransactionList projectId={w.projectId} walletId={w.id} />
         </Card>
+        {w.type === 'EVM' ? (
+          <Card title="Yield">
+            <div className="space-y-6">
+              <section aria-label="Yield positions" className="space-y-2">
+                <h3 className="text-sm font-semibold text-slate-700">Positions per market</h3>
+                <YieldPositions walletId={w.id} />
+              </section>
+              <section aria-label="Yield operations" className="space-y-2">
+                <h3 className="text-sm font-semibold text-slate-700">Operations</h3>
+                <YieldOperationList projectId={w.projectId} walletId={w.id} />
+              </section>
+            </div>
+          </Card>
+        ) : null}
       </div>
     </>
   );

@@ -1,0 +1,148 @@
+'use client';
+
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { yieldOperationStatuses } from '@/lib/schemas';
+import { useSession } from '@/lib/session';
+import { useTRPC, type RouterOutputs } from '@/lib/trpc';
+import { Badge, Button, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
+
+type Operation = RouterOutputs['yield']['list']['data'][number];
+
+/** The signed steps of an operation, each linking to its transaction record. */
+function Steps({ operation }: { operation: Operation }) {
+  if (operation.transactions.length === 0) return <span className="text-slate-400">none signed</span>;
+  return (
+    <ul className="space-y-1">
+      {operation.transactions.map((step) => (
+        <li key={step.transactionId} data-testid={`yield-step-${step.phase}`} className="flex flex-wrap items-center gap-1.5">
+          <span className="text-xs text-slate-500">{step.phase}</span>
+          <Badge value={step.status} />
+          <Link className="text-indigo-600 hover:underline" href={`/transactions/${step.transactionId}`} title={step.hash}>
+            <Mono>{short(step.hash)}</Mono>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * A project's yield operations (or one wallet's), newest first, with a status filter. Owners and
+ * developers get a Cancel button on unsigned work (the API decides; a refusal is shown here).
+ */
+export function YieldOperationList({ projectId, walletId }: { projectId: string; walletId?: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { canWrite } = useSession();
+  const [status, setStatus] = useState('');
+  const input = {
+    projectId,
+    ...(walletId ? { walletId } : {}),
+    ...(status ? { status: status as (typeof yieldOperationStatuses)[number] } : {}),
+    limit: 25,
+  };
+  const list = useInfiniteQuery(trpc.yield.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined, refetchInterval: 3_000 }));
+  const cancel = useMutation(trpc.yield.cancel.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.yield.list.pathKey() }) }));
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  return (
+    <div className="space-y-3">
+      <Select aria-label="Yield status" value={status} onChange={(e) => setStatus(e.target.value)}>
+        <option value="">Any status</option>
+        {yieldOperationStatuses.map((s) => (
+          <option key={s}>{s}</option>
+        ))}
+      </Select>
+      {cancel.error ? <ErrorBox title="The operation was not cancelled" error={cancel.error} /> : null}
+      {list.isPending ? (
+        <Loading />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : rows.length === 0 ? (
+        <Empty title={status ? 'No yield operation matches this status' : 'No yield operations yet'}>
+          Deposits and withdrawals (<code>POST /v1/wallets/&#123;walletId&#125;/yield/deposits</code>, <code>…/withdrawals</code>) appear here.
+        </Empty>
+      ) : (
+        <>
+          <Table head={['Created', 'Status', 'Action', 'Amount (USDC)', 'Market', ...(walletId ? [] : ['Wallet']), 'Steps', 'Error', '']}>
+            {rows.map((op) => (
+              <tr key={op.id} data-testid={`yield-${op.id}`} data-status={op.status} className="hover:bg-slate-50">
+                <Td className="whitespace-nowrap">
+                  {formatDate(op.createdAt)}
+                  <div className="text-xs text-slate-400">{op.id}</div>
+                </Td>
+                <Td>
+                  <Badge value={op.status} />
+                </Td>
+                <Td>{op.action}</Td>
+                <Td>{op.amount}</Td>
+                <Td>
+                  <Mono>{op.marketId}</Mono>
+                </Td>
+                {walletId ? null : (
+                  <Td>
+                    <Link className="text-indigo-600 hover:underline" href={`/wallets/${op.walletId}`}>
+                      <Mono>{short(op.walletId, 8, 4)}</Mono>
+                    </Link>
+                  </Td>
+                )}
+                <Td>
+                  <Steps operation={op} />
+                </Td>
+                <Td>{op.error ? <span title={op.error.message ?? undefined}>{op.error.code}</span> : '—'}</Td>
+                <Td className="text-right">
+                  {canWrite && op.cancellable ? (
+                    <Button
+                      variant="danger"
+                      disabled={cancel.isPending}
+                      onClick={() => {
+                        if (window.confirm(`Cancel this ${op.action} of ${op.amount} USDC? Nothing of it has been signed.`)) cancel.mutate({ operationId: op.id });
+                      }}
+                    >
+                      Cancel
+                    </Button>
+                  ) : null}
+                </Td>
+              </tr>
+            ))}
+          </Table>
+          <LoadMore list={list} />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The wallet's position in every market of the catalog, read from the chain at one block per market. */
+export function YieldPositions({ walletId }: { walletId: string }) {
+  const trpc = useTRPC();
+  const positions = useQuery(trpc.yield.positions.queryOptions({ walletId }, { refetchInterval: 10_000 }));
+  if (positions.isPending) return <Loading label="Reading positions…" />;
+  if (positions.error) return <ErrorBox title="Positions could not be read" error={positions.error} />;
+  if (positions.data.length === 0) return <Empty title="No yield markets for this wallet">Yield is available for EVM wallets only.</Empty>;
+  return (
+    <Table head={['Market', 'Supplied (USDC)', 'Withdrawable now', 'Shares', 'Block']}>
+      {positions.data.map(({ market, position, error }) => (
+        <tr key={market.id} data-testid={`position-${market.id}`}>
+          <Td>
+            <span className="font-medium">{market.name}</span>
+            <div className="text-xs text-slate-400">{market.id}</div>
+          </Td>
+          {position ? (
+            <>
+              <Td>{position.suppliedBalance}</Td>
+              <Td>{position.withdrawal.availableAmount ?? '—'}</Td>
+              <Td>{'shares' in position ? position.shares.balance : '—'}</Td>
+              <Td>{position.blockNumber}</Td>
+            </>
+          ) : (
+            <td colSpan={4} className="px-3 py-2 text-rose-700">
+              {error?.message} <span className="font-mono text-xs">({error?.code})</span>
+            </td>
+          )}
+        </tr>
+      ))}
+    </Table>
+  );
+}
