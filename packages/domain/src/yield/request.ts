@@ -40,7 +40,8 @@ const amountError = (message: string) => fieldError('amount', message);
 
 /**
  * The canonical form of a USDC amount: digits, one fractional digit at least, no trailing zeros
- * beyond it ("10" -> "10.0", "10.500000" -> "10.5", "007.25" -> "7.25"). `all` only for withdrawals.
+ * beyond it ("10" -> "10.0", "10.500000" -> "10.5"); leading zeros ("007.25", "01") are refused as the
+ * spec's pattern refuses them. `all` only for withdrawals.
  */
 export function normalizeYieldAmount(raw: string, action: YieldAction): YieldAmount {
   if (raw === 'all') {
@@ -48,7 +49,8 @@ export function normalizeYieldAmount(raw: string, action: YieldAction): YieldAmo
     return { amount: 'all', baseUnits: null };
   }
   if (raw.length > MAX_AMOUNT_LENGTH) throw amountError(`is longer than ${MAX_AMOUNT_LENGTH} characters`);
-  const match = /^([0-9]+)(?:\.([0-9]+))?$/.exec(raw);
+  // The spec's pattern: ^(0|[1-9]\d*)(\.\d{1,6})?$ (no leading zeros); more decimals are refused below with their own message.
+  const match = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/.exec(raw);
   if (!match) throw amountError(`must be a decimal string such as "10" or "10.5"${action === 'withdraw' ? ', or "all"' : ''}`);
   const whole = match[1]!;
   const fraction = match[2] ?? '';
