@@ -134,7 +134,12 @@ describe.each(testDatabaseKinds)('yield POST validation, idempotency, switch and
       ['chainId mismatching marketId', 'deposits', { marketId: POOL, chainId: 8453, amount: '1' }, 'k-mismatch', 'chainId'],
       ['chainId string mismatching marketId', 'withdrawals', { marketId: VAULT, chainId: '1', amount: '1' }, 'k-mismatch-s', 'chainId'],
       ['neither marketId nor chainId', 'deposits', { amount: '1' }, 'k-neither', 'marketId'],
-      ['extra field', 'deposits', { ...good, slippage: '0.5' }, 'k-extra', null],
+      // The shared validator names an unknown key in the message, with the object itself ('') as path.
+      ['extra field', 'deposits', { ...good, slippage: '0.5' }, 'k-extra', ''],
+      ['no body at all', 'deposits', undefined, 'k-nobody', null],
+      ['body an empty object', 'withdrawals', {}, 'k-empty', 'amount'],
+      ['chainId with a leading zero', 'deposits', { chainId: '084532', amount: '1' }, 'k-084532', 'chainId'],
+      ['chainId empty string', 'deposits', { chainId: '', amount: '1' }, 'k-chain-empty', 'chainId'],
       ['chainId "abc"', 'deposits', { chainId: 'abc', amount: '1' }, 'k-abc', 'chainId'],
       ['chainId 1.5', 'deposits', { chainId: 1.5, amount: '1' }, 'k-1.5', 'chainId'],
       ['chainId 99', 'deposits', { chainId: 99, amount: '1' }, 'k-99', 'chainId'],
@@ -146,7 +151,7 @@ describe.each(testDatabaseKinds)('yield POST validation, idempotency, switch and
         const text = `${name}: ${response.status} ${JSON.stringify(response.body)}`;
         expect(response.status, text).toBe(400);
         expect(response.body.code, text).toBe('INVALID_REQUEST');
-        if (path) expect(response.body.details, text).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+        if (path !== null) expect(response.body.details, text).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
       }
       // Bytes outside 0x21-0x7E that HTTP clients refuse to send, written on the socket. Bytes above
       // 0x7F reach the app (INVALID_REQUEST); control characters and DEL are refused by Node's HTTP

@@ -72,6 +72,8 @@ describe('yield request bodies', () => {
       [{ marketId: 'poolprov-v3:1:usdc', amount: '1' }, 'marketId'],
       [{ chainId: 137, amount: '1' }, 'chainId'],
       [{ chainId: '8453.0', amount: '1' }, 'chainId'],
+      [{ chainId: '084532', amount: '1' }, 'chainId'],
+      [{ chainId: '', amount: '1' }, 'chainId'],
       [{ marketId: 'poolprov-v3:84532:usdc', chainId: 8453, amount: '1' }, 'chainId'],
       [{ chainId: 84532 }, 'amount'],
       [{ chainId: 84532, amount: 10 }, 'amount'],

@@ -20,7 +20,8 @@ const MAX_KEY_LENGTH = 256;
 const YIELD_CHAIN_IDS = [1, 8453, 11155111, 84532] as const;
 
 const chainIdInput = z
-  .union([z.number().int(), z.string().regex(/^[0-9]+$/, 'must be an integer or its decimal string')])
+  // "Its string form": the canonical decimal ("84532"), not "084532" or "+84532".
+  .union([z.number().int(), z.string().regex(/^(0|[1-9][0-9]*)$/, 'must be an integer or its decimal string')])
   .transform((value) => Number(value))
   .refine((value) => (YIELD_CHAIN_IDS as readonly number[]).includes(value), `must be one of ${YIELD_CHAIN_IDS.join(', ')}`);
 
