@@ -296,7 +296,7 @@ describe.each(testDatabaseKinds)('yield POST validation, idempotency, switch and
     expect(await countOperations(app, 'idempotency_key = $1', [idem])).toBe(2);
   });
 
-  it('refuses claimed (403 WALLET_ALREADY_CLAIMED) and client-custody (403 WALLET_NOT_MIGRATED) wallets', async () => {
+  it('refuses claimed (403 WALLET_ALREADY_CLAIMED), client-custody (403 WALLET_NOT_MIGRATED) and unready (409 WALLET_NOT_READY) wallets', async () => {
     const email = `yield-claim-${Math.random().toString(36).slice(2)}@example.com`;
     const claimed = await app.request('POST', '/v1/wallets', { key, body: { type: 'EVM', userIdentifier: email, userIdentifierType: 'EMAIL' } });
     expect(claimed.status).toBe(201);
@@ -314,6 +314,13 @@ describe.each(testDatabaseKinds)('yield POST validation, idempotency, switch and
       }
       // Bad input is still 400 first, and a missing key too: eligibility is checked after validation.
       expect((await api.post(claimed.body.id, 'deposits', { marketId: POOL, amount: '0' }, 'claimed-bad')).status).toBe(400);
+    });
+    // Key generation not complete (a wallet row still `creating`, as a crashed creation leaves it): 409.
+    const unready = await api.wallet();
+    await app.database.prisma.wallet.update({ where: { id: unready.id }, data: { status: 'creating' } });
+    await expectNothingCreated(app, [unready.id], async () => {
+      const response = await api.post(unready.id, 'deposits', { marketId: POOL, amount: '1' }, `unready-${unready.id}`);
+      expect([response.status, response.body.code], JSON.stringify(response.body)).toEqual([409, 'WALLET_NOT_READY']);
     });
     // Reads stay available to the claimed wallet's partner.
     expect((await app.request('GET', `/v1/wallets/${claimed.body.id}/yield/markets`, { key })).status).toBe(200);
