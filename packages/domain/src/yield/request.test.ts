@@ -31,7 +31,7 @@ describe('yield amounts', () => {
       ['10.0', '10.0', 10_000_000n],
       ['10.000000', '10.0', 10_000_000n],
       ['10.50', '10.5', 10_500_000n],
-      ['007.25', '7.25', 7_250_000n],
+      ['0.25', '0.25', 250_000n],
       ['0.000001', '0.000001', 1n],
       ['123456789012345678901234567890', '123456789012345678901234567890.0', 123456789012345678901234567890_000000n],
     ];
@@ -40,7 +40,7 @@ describe('yield amounts', () => {
   });
 
   it('refuse zero, more than six decimals, signs, exponents, spaces, over 85 characters, and "all" on deposits', () => {
-    for (const raw of ['0', '0.000000', '1.0000001', '-1', '+1', '1e6', ' 1', '1 ', '.5', '5.', '1,5', '0x10', '', '1'.repeat(86)]) {
+    for (const raw of ['0', '0.000000', '1.0000001', '-1', '+1', '1e6', ' 1', '1 ', '.5', '5.', '1,5', '0x10', '', '007.25', '01', '00.5', '01x', '1'.repeat(86)]) {
       expect([raw, refusal(() => normalizeYieldAmount(raw, 'withdraw'))]).toEqual([raw, expect.objectContaining({ status: 400, path: 'amount' })]);
     }
     expect(normalizeYieldAmount('1'.repeat(85), 'deposit').amount).toBe(`${'1'.repeat(85)}.0`);
@@ -72,6 +72,8 @@ describe('yield request bodies', () => {
       [{ marketId: 'poolprov-v3:1:usdc', amount: '1' }, 'marketId'],
       [{ chainId: 137, amount: '1' }, 'chainId'],
       [{ chainId: '8453.0', amount: '1' }, 'chainId'],
+      [{ chainId: '084532', amount: '1' }, 'chainId'],
+      [{ chainId: '', amount: '1' }, 'chainId'],
       [{ marketId: 'poolprov-v3:84532:usdc', chainId: 8453, amount: '1' }, 'chainId'],
       [{ chainId: 84532 }, 'amount'],
       [{ chainId: 84532, amount: 10 }, 'amount'],

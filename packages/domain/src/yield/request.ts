@@ -20,7 +20,8 @@ const MAX_KEY_LENGTH = 256;
 const YIELD_CHAIN_IDS = [1, 8453, 11155111, 84532] as const;
 
 const chainIdInput = z
-  .union([z.number().int(), z.string().regex(/^[0-9]+$/, 'must be an integer or its decimal string')])
+  // "Its string form": the canonical decimal ("84532"), not "084532" or "+84532".
+  .union([z.number().int(), z.string().regex(/^(0|[1-9][0-9]*)$/, 'must be an integer or its decimal string')])
   .transform((value) => Number(value))
   .refine((value) => (YIELD_CHAIN_IDS as readonly number[]).includes(value), `must be one of ${YIELD_CHAIN_IDS.join(', ')}`);
 
@@ -40,7 +41,8 @@ const amountError = (message: string) => fieldError('amount', message);
 
 /**
  * The canonical form of a USDC amount: digits, one fractional digit at least, no trailing zeros
- * beyond it ("10" -> "10.0", "10.500000" -> "10.5", "007.25" -> "7.25"). `all` only for withdrawals.
+ * beyond it ("10" -> "10.0", "10.500000" -> "10.5"); leading zeros ("007.25", "01") are refused as the
+ * spec's pattern refuses them. `all` only for withdrawals.
  */
 export function normalizeYieldAmount(raw: string, action: YieldAction): YieldAmount {
   if (raw === 'all') {
@@ -48,7 +50,8 @@ export function normalizeYieldAmount(raw: string, action: YieldAction): YieldAmo
     return { amount: 'all', baseUnits: null };
   }
   if (raw.length > MAX_AMOUNT_LENGTH) throw amountError(`is longer than ${MAX_AMOUNT_LENGTH} characters`);
-  const match = /^([0-9]+)(?:\.([0-9]+))?$/.exec(raw);
+  // The spec's pattern: ^(0|[1-9]\d*)(\.\d{1,6})?$ (no leading zeros); more decimals are refused below with their own message.
+  const match = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/.exec(raw);
   if (!match) throw amountError(`must be a decimal string such as "10" or "10.5"${action === 'withdraw' ? ', or "all"' : ''}`);
   const whole = match[1]!;
   const fraction = match[2] ?? '';
