@@ -87,18 +87,24 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
     },
 
     async resume(operationId, now) {
-      const rows = await query<{ id: string }>(
-        `UPDATE yield_operations o
-         SET status = 'pending', error_code = NULL, error_message = NULL, review_id = NULL, next_run_at = $2, consecutive_errors = 0, updated_at = $2
-         WHERE o.id = $1 AND o.status = 'requires_action'
-           AND NOT EXISTS (SELECT 1 FROM yield_operations p
-                           WHERE p.wallet_id = o.wallet_id AND p.chain_id = o.chain_id AND p.status IN ${ACTIVE} AND p.id <> o.id)
-         RETURNING o.id`,
-        [operationId, now],
-      );
+      const resumed = await prisma.$transaction(async (tx) => {
+        // Resumes of one wallet and chain queue on this lock, so each sees the one before it.
+        const [target] = await tx.$queryRawUnsafe<{ wallet_id: string; chain_id: number }[]>(`SELECT wallet_id, chain_id FROM yield_operations WHERE id = $1::uuid`, operationId);
+        if (!target) throw new Error('yield operation vanished');
+        await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext($1))::text`, `yield:${target.wallet_id}:${target.chain_id}`);
+        return tx.$executeRawUnsafe(
+          `UPDATE yield_operations o
+           SET status = 'pending', error_code = NULL, error_message = NULL, review_id = NULL, next_run_at = $2, consecutive_errors = 0, updated_at = $2
+           WHERE o.id = $1::uuid AND o.status = 'requires_action'
+             AND NOT EXISTS (SELECT 1 FROM yield_operations p
+                             WHERE p.wallet_id = o.wallet_id AND p.chain_id = o.chain_id AND p.status IN ${ACTIVE} AND p.id <> o.id)`,
+          operationId,
+          now,
+        );
+      });
       const operation = await findById(operationId);
       if (!operation) throw new Error('yield operation vanished');
-      if (rows.length === 1) return { outcome: 'resumed', operation };
+      if (resumed === 1) return { outcome: 'resumed', operation };
       return operation.status === 'requires_action' ? { outcome: 'busy' } : { outcome: 'unchanged', operation };
     },
 

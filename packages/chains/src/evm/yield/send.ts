@@ -39,14 +39,10 @@ export function sender(rpcUrl: string, chainId: number, account: Account, startN
       return getAddress(receipt.contractAddress);
     },
     async call(address: Address, abi: Abi | readonly unknown[], functionName: string, args: readonly unknown[] = [], value?: bigint): Promise<TransactionReceipt> {
-      const hash = await wallet.writeContract({
-        address,
-        abi: abi as Abi,
-        functionName,
-        args,
-        nonce: nonce++,
-        ...(value ? { value } : {}),
-      });
+      const request = { address, abi: abi as Abi, functionName, args, account, ...(value ? { value } : {}) };
+      // The bare estimate sometimes runs MetaMorpho and Aave calls out of gas (63/64 rule): 25 % on top.
+      const gas = ((await pub.estimateContractGas(request)) * 125n) / 100n;
+      const hash = await wallet.writeContract({ ...request, gas, nonce: nonce++ });
       return mined(hash, `${functionName} on ${address}`);
     },
     read<T>(address: Address, abi: Abi | readonly unknown[], functionName: string, args: readonly unknown[] = []): Promise<T> {
