@@ -15,6 +15,7 @@ import { createPublicClient, http, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 import { startMonitorWorker } from '../workers/monitor-worker.ts';
 
 const POOL = 'poolprov-v3:84532:usdc';
@@ -81,11 +82,11 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
     const read = async (walletId: string, id: string) => (await app.request('GET', `/v1/wallets/${walletId}/yield/operations/${id}`, { key })).body as Operation;
 
     /** Runs the yield runner until the operation is terminal or paused, or `until` says stop. */
-    async function drive(walletId: string, id: string, until: (op: Operation) => boolean = () => false, timeoutMs = 60_000): Promise<Operation> {
+    async function drive(walletId: string, id: string, until: (op: Operation) => boolean = () => false, timeoutMs = 60_000, readWith = read): Promise<Operation> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         await app.services.yieldRunner.runOnce();
-        const operation = await read(walletId, id);
+        const operation = await readWith(walletId, id);
         if (!['pending', 'submitted'].includes(operation.status) || until(operation)) return operation;
         if (Date.now() > deadline) throw new Error(`operation still ${operation.status}: ${JSON.stringify(operation)}`);
         await new Promise((r) => setTimeout(r, 150));
@@ -208,6 +209,32 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       expect(await erc20(d().pool.aToken, wallet.address)).toBe(0n);
       expect(await pub.readContract({ address: d().vault.vault, abi: ERC4626_VAULT_ABI, functionName: 'balanceOf', args: [wallet.address] })).toBe(0n);
       expect(await erc20(d().pool.usdc, wallet.address)).toBeGreaterThanOrEqual(usdcBefore + 40n * USDC - 1n);
+    });
+
+    it('signs every step through the policy stage: a denied supply fails the operation with POLICY_DENIED and gives its nonce back', async () => {
+      const project = await policyProject(app);
+      const wallet = (await project.wallet('EVM')) as { id: string; address: Address };
+      for (const [token, amount] of [['native', '1'], ['usdc', '50']] as const) {
+        expect((await project.post('/v1/local/faucet', { walletId: wallet.id, amount, token })).status).toBe(200);
+      }
+      await project.apply(guardrail('no-pool-supply', 'EVM', [{ id: 'no-supply', effect: 'deny', actions: ['supply'], condition: { fact: 'request.to', op: 'eq', value: d().pool.poolAddress.toLowerCase() } }]));
+      const headers = (idempotencyKey: string) => ({ 'idempotency-key': idempotencyKey });
+      const denied = await project.post(`/v1/wallets/${wallet.id}/yield/deposits`, { marketId: POOL, amount: '10' }, headers(`denied-${wallet.id}`));
+      expect(denied.status).toBe(202);
+      const readOwn = async (walletId: string, id: string) => (await project.get(`/v1/wallets/${walletId}/yield/operations/${id}`)).body as Operation;
+      const failed = await drive(wallet.id, denied.body.id, () => false, 60_000, readOwn);
+      expect(failed.status, JSON.stringify(failed)).toBe('failed');
+      expect(failed.error?.code).toBe('POLICY_DENIED');
+      expect(failed.error?.message).toContain('no-supply');
+      // The approval passed the policy stage (approve is not denied) and stays.
+      expect(failed.transactions.map((t) => [t.phase, t.status, t.nonce])).toEqual([['approval', 'confirmed', 0]]);
+
+      await project.deactivate('no-pool-supply');
+      const next = await project.post(`/v1/wallets/${wallet.id}/yield/deposits`, { marketId: POOL, amount: '10' }, headers(`allowed-${wallet.id}`));
+      const done = await drive(wallet.id, next.body.id, () => false, 60_000, readOwn);
+      expect(done.status, JSON.stringify(done)).toBe('confirmed');
+      // The denied supply's nonce (1) is the next one handed out; the allowance of the first approval covers it.
+      expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([['action', 1]]);
     });
 
     it('fails with NONCE_CONSUMED when another transaction takes the saved nonce of a signed step', async () => {
