@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, conflict, notFound } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import type { AuditStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -10,6 +10,7 @@ import type { YieldMarket } from '../yield/markets.ts';
 import { yieldOperationView, type YieldOperationRecord, type YieldOperationStatus, type YieldOperationStore, type YieldOperationView } from '../yield/operations.ts';
 import type { YieldPositionService } from '../yield/position-reader.ts';
 import type { YieldPosition } from '../yield/position.ts';
+import { cancelRefused } from '../yield/operation-service.ts';
 import { walletIdInput, yieldOperationIdInput, yieldOperationSearchInput } from './schemas.ts';
 import type { PartnerPrincipal, PartnerScope } from './scope.ts';
 
@@ -57,11 +58,6 @@ export const toConsoleYieldOperation = (operation: YieldOperationRecord): Consol
   projectId: operation.projectId,
   cancellable: cancellable(operation),
 });
-
-const refusals = {
-  signed: 'This operation has a signed transaction that is not resolved yet; it cannot be cancelled (poll the operation for its outcome)',
-  leased: 'This operation is being processed right now; retry the cancellation in a moment',
-};
 
 /**
  * The console's yield use cases: a partner's operations (one, a wallet's, a project's or every
@@ -129,11 +125,7 @@ export function createConsoleYield(deps: ConsoleYieldDeps & { scope: PartnerScop
       requireWriteAccess(principal as StaffPrincipal);
       const found = await operation(principal, parseInput(yieldOperationIdInput, input).operationId);
       const outcome = await deps.operations.cancel(found.id, deps.clock.now());
-      if (outcome.outcome === 'refused') {
-        const { reason, operation: current } = outcome;
-        const message = reason === 'terminal' ? `This operation is ${current.status}; only unsigned work can be cancelled` : refusals[reason];
-        throw conflict(message, { status: current.status });
-      }
+      if (outcome.outcome === 'refused') throw cancelRefused(outcome);
       if (found.status !== 'cancelled') {
         await deps.audit.append({
           projectId: found.projectId,

@@ -9,7 +9,7 @@ import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { uuidSchema } from '../shared/zod.ts';
 import type { YieldAction, YieldExecutionSwitch } from './execution.ts';
-import { yieldOperationView, type YieldOperationRecord, type YieldOperationStore, type YieldOperationView } from './operations.ts';
+import { yieldOperationView, type YieldCancelOutcome, type YieldOperationRecord, type YieldOperationStore, type YieldOperationView } from './operations.ts';
 import { assertSameYieldRequest, parseYieldRequest, yieldIdempotencyKey, yieldRequestIdentity, type YieldRequestIdentity } from './request.ts';
 import type { YieldMarketCatalog } from './service.ts';
 
@@ -30,6 +30,18 @@ export interface YieldPostResult {
 }
 
 export const yieldOperationLocation = (operation: Pick<YieldOperationRecord, 'walletId' | 'id'>) => `/v1/wallets/${operation.walletId}/yield/operations/${operation.id}`;
+
+/** 409 for a refused cancellation (REST and the console): why it cannot be cancelled now. */
+export function cancelRefused(outcome: Extract<YieldCancelOutcome, { outcome: 'refused' }>): ApiError {
+  const { reason, operation } = outcome;
+  const message =
+    reason === 'terminal'
+      ? `This operation is ${operation.status}; only unsigned work can be cancelled`
+      : reason === 'signed'
+        ? 'This operation has a signed transaction that is not resolved yet; it cannot be cancelled (poll the operation for its outcome)'
+        : 'This operation is being processed right now; retry the cancellation in a moment';
+  return conflict(message, { status: operation.status });
+}
 
 /** Spec yield rule 9 (public-shapes-2: 403 for a claimed or not API-created wallet, 409 when not ready). */
 export function assertYieldEligible(wallet: WalletRecord): void {
@@ -123,14 +135,7 @@ export function createYieldOperationService({ store, catalog, execution, clock, 
       const operation = await find(caller, walletId, operationId);
       const outcome = await store.cancel(operation.id, clock.now());
       if (outcome.outcome === 'cancelled') return yieldOperationView(outcome.operation);
-      const { reason } = outcome;
-      const message =
-        reason === 'terminal'
-          ? `This operation is ${outcome.operation.status}; only unsigned work can be cancelled`
-          : reason === 'signed'
-            ? 'This operation has a signed transaction that is not resolved yet; it cannot be cancelled (poll the operation for its outcome)'
-            : 'This operation is being processed right now; retry the cancellation in a moment';
-      throw conflict(message, { status: outcome.operation.status });
+      throw cancelRefused(outcome);
     },
   };
 }
