@@ -75,6 +75,26 @@ describe.concurrent.each(testDatabaseKinds)('yield deposits and withdrawals on t
   const erc20 = (token: Address, owner: Address) => pub.readContract({ address: token, abi: ERC20_ABI, functionName: 'balanceOf', args: [owner] });
   const vaultShares = (owner: Address) => pub.readContract({ address: d().vault.vault, abi: ERC4626_VAULT_ABI, functionName: 'balanceOf', args: [owner] });
 
+  /** The position route at its snapshot block equals what viem reads there. */
+  async function expectPosition(walletId: string, owner: Address, marketId: string) {
+    const response = await app.request('GET', `/v1/wallets/${walletId}/yield/position?marketId=${marketId}`, { key });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const position = response.body as { suppliedBalance: string; blockNumber: number; shares?: { balance: string } };
+    const blockNumber = BigInt(position.blockNumber);
+    const supplied =
+      marketId === POOL
+        ? await pub.readContract({ address: d().pool.aToken, abi: ERC20_ABI, functionName: 'balanceOf', args: [owner], blockNumber })
+        : await pub.readContract({
+            address: d().vault.vault,
+            abi: ERC4626_VAULT_ABI,
+            functionName: 'previewRedeem',
+            args: [await pub.readContract({ address: d().vault.vault, abi: ERC4626_VAULT_ABI, functionName: 'balanceOf', args: [owner], blockNumber })],
+            blockNumber,
+          });
+    expect(position.suppliedBalance).toBe(`${supplied / USDC}.${(supplied % USDC).toString().padStart(6, '0')}`);
+    return position;
+  }
+
   async function expectStepRecords(walletId: string, operation: Operation) {
     for (const step of operation.transactions) {
       const record = (await app.request('GET', `/v1/wallets/${walletId}/transactions/${step.transactionId}`, { key })).body as Record<string, unknown>;
@@ -102,6 +122,7 @@ describe.concurrent.each(testDatabaseKinds)('yield deposits and withdrawals on t
     expect(approval.input).toBe(encodeFunctionData({ abi: ERC20_ABI, functionName: 'approve', args: [d().pool.poolAddress, 10n * USDC] }));
     expect(await erc20(d().pool.aToken, wallet.address)).toBeGreaterThanOrEqual(10n * USDC);
     expect(await erc20(d().pool.usdc, wallet.address)).toBe(90n * USDC);
+    expect((await expectPosition(wallet.id, wallet.address, POOL)).suppliedBalance).toMatch(/^10\.0000\d\d$/);
 
     // The same request again answers the confirmed operation (200, no new work).
     const again = await post(wallet.id, 'deposits', { marketId: POOL, amount: '10.000000' }, `pool-dep-${wallet.id}`);
@@ -117,6 +138,7 @@ describe.concurrent.each(testDatabaseKinds)('yield deposits and withdrawals on t
     const sent = await pub.getTransaction({ hash: out.transactions[0]!.hash as Hex });
     expect(sent.input).toBe(encodeFunctionData({ abi: AAVE_POOL_ABI, functionName: 'withdraw', args: [d().pool.usdc, 2n ** 256n - 1n, wallet.address] }));
     expect(await erc20(d().pool.aToken, wallet.address)).toBe(0n);
+    expect((await expectPosition(wallet.id, wallet.address, POOL)).suppliedBalance).toBe('0.000000');
     expect(await erc20(d().pool.usdc, wallet.address)).toBeGreaterThanOrEqual(100n * USDC);
   });
 
@@ -138,6 +160,7 @@ describe.concurrent.each(testDatabaseKinds)('yield deposits and withdrawals on t
     const partialDone = await settled(wallet.id, (partial.body as Operation).id);
     expect(partialDone.status, JSON.stringify(partialDone)).toBe('confirmed');
     expect(await erc20(d().vault.usdc, wallet.address)).toBe(100n * USDC - 20_500_000n + 5_250_000n);
+    await expectPosition(wallet.id, wallet.address, VAULT);
 
     const remaining = await vaultShares(wallet.address);
     const full = await post(wallet.id, 'withdrawals', { marketId: VAULT, amount: 'all' }, `vault-all-${wallet.id}`);
@@ -146,6 +169,7 @@ describe.concurrent.each(testDatabaseKinds)('yield deposits and withdrawals on t
     const redeem = await pub.getTransaction({ hash: fullDone.transactions[0]!.hash as Hex });
     expect(redeem.input).toBe(encodeFunctionData({ abi: ERC4626_VAULT_ABI, functionName: 'redeem', args: [remaining, wallet.address, wallet.address] }));
     expect(await vaultShares(wallet.address)).toBe(0n);
+    expect((await expectPosition(wallet.id, wallet.address, VAULT)).shares?.balance).toBe('0');
     // Full redemptions round received USDC down: at most one base unit short.
     expect(await erc20(d().vault.usdc, wallet.address)).toBeGreaterThanOrEqual(100n * USDC - 1n);
   });

@@ -187,7 +187,11 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
       // Temporary failures (RPC, database) before signing keep the operation where it is: retried with backoff.
       const attempt = operation.consecutiveErrors + 1;
       if (!(error instanceof ChainUnavailableError)) deps.logger?.warn({ operationId: operation.id, err: { message: (error as Error).message } }, 'yield operation step failed');
-      await save(operation, { nextRunAt: after(exponentialBackoffMs(attempt, RETRY_BASE_MS, RETRY_MAX_MS)), consecutiveErrors: attempt }).catch(() => false);
+      // A confirmed approval whose action could not be prepared: nothing is in flight any more.
+      const last = operation.steps.at(-1);
+      const idle = operation.status === 'submitted' && last?.phase === 'approval' && last.recordStatus === 'confirmed';
+      const retry = { nextRunAt: after(exponentialBackoffMs(attempt, RETRY_BASE_MS, RETRY_MAX_MS)), consecutiveErrors: attempt };
+      await save(operation, idle ? { ...retry, status: 'pending' } : retry).catch(() => false);
     }
   }
 
