@@ -425,7 +425,7 @@ async function main(): Promise<boolean> {
     '',
     `yield worker CPU: ${c.yieldRunnerMsPerOperation} ms per operation (${c.yieldRunnerMsTotal} ms in ${c.yieldRuns} runs taking ${sec(c.yieldRunWallMsTotal)} s, ${c.yieldRunsThatLeased} of them leased ${c.operationStepsLeased} operations;` +
       ` whole-process CPU during each run, concurrent work included); own share estimated at ${c.yieldRunnerOwnMsPerOperationEstimate} ms per operation`,
-    `process CPU: ${c.processMsPerOperation} ms per operation (${c.processMsTotal} ms over ${result.wallSeconds} s = ${c.processCoresBusy} cores; API, monitor, yield worker, PGlite thread and this bench's clients)`,
+    `process CPU: ${c.processMsPerOperation} ms per operation (${c.processMsTotal} ms over ${result.wallSeconds} s = ${c.processCoresBusy} cores; API, monitor, yield worker, ${db.kind === 'pglite' ? "PGlite's thread" : 'the PostgreSQL client'} and this bench's clients)`,
     `confirmed ${operations} of ${expected} operations${bad.length || crashed.length ? ` — FAILED: ${bad.length} ended otherwise, ${crashed.length} wallets crashed` : ''}`,
   );
   console.log(JSON.stringify(result));
