@@ -36,6 +36,7 @@ import { startLocalDevnets, type LocalDevnets } from '../src/local/devnets.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServices } from '../src/services.ts';
 import { startMonitorWorker } from '../src/workers/monitor-worker.ts';
+import { startPollLoop } from '../src/workers/poll-loop.ts';
 import { startYieldWorker } from '../src/workers/yield-worker.ts';
 
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 50);
@@ -44,6 +45,10 @@ const AMOUNT = process.env.BENCH_YIELD_AMOUNT ?? '10';
 /** How often each wallet's client polls its operation. */
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 200);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 180_000);
+/** Experiments only: the monitor's active-window check interval (default: the service's, 5 s). */
+const MONITOR_ACTIVE_MS = process.env.BENCH_MONITOR_ACTIVE_MS ? Number(process.env.BENCH_MONITOR_ACTIVE_MS) : undefined;
+/** Experiments only: yield runner runs in flight at once (default: the service's yield worker, one). */
+const YIELD_CONCURRENCY = Number(process.env.BENCH_YIELD_CONCURRENCY ?? 1);
 const BLOCK_SECONDS = 1;
 const BLOCK_MS = BLOCK_SECONDS * 1000;
 const TARGET_BLOCKS = 3;
@@ -151,7 +156,8 @@ async function main(): Promise<boolean> {
   const chain = devnets;
   const db = database;
   const config = loadConfig({ ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' });
-  const services = await createServices(config, { database: db, chains: chain });
+  const monitor = MONITOR_ACTIVE_MS ? { cadence: { activeIntervalMs: MONITOR_ACTIVE_MS } } : undefined;
+  const services = await createServices(config, { database: db, chains: chain, monitor });
   const logger = createLogger('warn');
   const server = createApp({ services, logger }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -184,7 +190,12 @@ async function main(): Promise<boolean> {
     },
   };
   const monitorWorker = startMonitorWorker({ monitor: services.monitor, logger });
-  const yieldWorker = startYieldWorker({ runner: measuredRunner, logger });
+  // BENCH_YIELD_CONCURRENCY > 1: the same tick as the yield worker, several in flight (the leases keep them apart;
+  // the runs' CPU then overlaps and is counted more than once).
+  const yieldWorker =
+    YIELD_CONCURRENCY > 1
+      ? startPollLoop({ name: 'yield worker run', idleMs: 200, concurrency: YIELD_CONCURRENCY, logger, tick: async () => (await measuredRunner.runOnce()).leased >= runner.batchSize })
+      : startYieldWorker({ runner: measuredRunner, logger });
   stops.unshift(() => monitorWorker.stop(), () => yieldWorker.stop());
   const sampler = startBlockSampler(chain.evmRpcUrl);
   stops.unshift(() => sampler.stop());
@@ -362,6 +373,8 @@ async function main(): Promise<boolean> {
     blockSeconds: BLOCK_SECONDS,
     confirmationLagBlocks: lag,
     pollMs: POLL_MS,
+    monitorActiveIntervalMs: MONITOR_ACTIVE_MS ?? 'default',
+    yieldRunsInFlight: YIELD_CONCURRENCY,
     fundingSeconds: +fundSeconds.toFixed(1),
     wallSeconds: +(wallMs / 1000).toFixed(1),
     loadAverage: { before: loadBefore.map((l) => +l.toFixed(2)), after: loadAfter.map((l) => +l.toFixed(2)) },
@@ -382,7 +395,8 @@ async function main(): Promise<boolean> {
       processMsTotal: Math.round((processCpu.user + processCpu.system) / 1000),
       processCoresBusy: +((processCpu.user + processCpu.system) / 1000 / wallMs).toFixed(2),
       // The rest of the process (API, monitor, clients) at its rate outside the runs, removed from the runs' CPU.
-      yieldRunnerOwnMsPerOperationEstimate: +(
+      // (Not with overlapping runs, BENCH_YIELD_CONCURRENCY > 1: their wall time exceeds the window's.)
+      yieldRunnerOwnMsPerOperationEstimate: YIELD_CONCURRENCY > 1 ? null : +(
         (cpu.yieldUs / 1000 - (((processCpu.user + processCpu.system - cpu.yieldUs) / 1000) * cpu.runMs) / Math.max(1, wallMs - cpu.runMs)) /
         Math.max(1, operations)
       ).toFixed(2),
@@ -393,7 +407,7 @@ async function main(): Promise<boolean> {
   const out: string[] = [];
   out.push(
     `\nyield bench — ${result.at}, node ${process.version}, ${WALLETS} wallets (${MARKETS === 'split' ? 'half pool, half vault' : MARKETS}), deposit ${AMOUNT} USDC then withdraw all, ${db.kind === 'pglite' ? 'embedded PGlite' : 'PostgreSQL'}`,
-    `${BLOCK_SECONDS} s blocks; a step is confirmed once the head is ${lag} block(s) past its block (min(finalized, latest − 1)); client polls every ${POLL_MS} ms; load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after`,
+    `${BLOCK_SECONDS} s blocks; a step is confirmed once the head is ${lag} block(s) past its block (min(finalized, latest − 1)); client polls every ${POLL_MS} ms;${MONITOR_ACTIVE_MS ? ` monitor active interval ${MONITOR_ACTIVE_MS} ms (experiment);` : ''}${YIELD_CONCURRENCY > 1 ? ` ${YIELD_CONCURRENCY} yield runs in flight (experiment);` : ''} load average ${loadBefore[0]!.toFixed(2)} before, ${loadAfter[0]!.toFixed(2)} after`,
     '',
     `${'phase'.padEnd(18)}${'ops'.padStart(5)}  POST → confirmed p50 / p99 / max   chain floor p50 (nominal)   p99 − nominal   over own floor p50 / p99   target p99 ≤ ${TARGET_BLOCKS} blocks`,
   );
@@ -424,7 +438,7 @@ async function main(): Promise<boolean> {
   out.push(
     '',
     `yield worker CPU: ${c.yieldRunnerMsPerOperation} ms per operation (${c.yieldRunnerMsTotal} ms in ${c.yieldRuns} runs taking ${sec(c.yieldRunWallMsTotal)} s, ${c.yieldRunsThatLeased} of them leased ${c.operationStepsLeased} operations;` +
-      ` whole-process CPU during each run, concurrent work included); own share estimated at ${c.yieldRunnerOwnMsPerOperationEstimate} ms per operation`,
+      ` whole-process CPU during each run, concurrent work included); own share ${c.yieldRunnerOwnMsPerOperationEstimate === null ? 'not estimated (overlapping runs)' : `estimated at ${c.yieldRunnerOwnMsPerOperationEstimate} ms per operation`}`,
     `process CPU: ${c.processMsPerOperation} ms per operation (${c.processMsTotal} ms over ${result.wallSeconds} s = ${c.processCoresBusy} cores; API, monitor, yield worker, ${db.kind === 'pglite' ? "PGlite's thread" : 'the PostgreSQL client'} and this bench's clients)`,
     `confirmed ${operations} of ${expected} operations${bad.length || crashed.length ? ` — FAILED: ${bad.length} ended otherwise, ${crashed.length} wallets crashed` : ''}`,
   );
