@@ -36,7 +36,6 @@ import { startLocalDevnets, type LocalDevnets } from '../src/local/devnets.ts';
 import { createLogger } from '../src/logger.ts';
 import { createServices } from '../src/services.ts';
 import { startMonitorWorker } from '../src/workers/monitor-worker.ts';
-import { startPollLoop } from '../src/workers/poll-loop.ts';
 import { startYieldWorker } from '../src/workers/yield-worker.ts';
 
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 50);
@@ -48,7 +47,7 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 180_000);
 /** Experiments only: the monitor's active-window check interval (default: the service's, 5 s). */
 const MONITOR_ACTIVE_MS = process.env.BENCH_MONITOR_ACTIVE_MS ? Number(process.env.BENCH_MONITOR_ACTIVE_MS) : undefined;
 /** Experiments only: yield runner runs in flight at once (default: the service's yield worker, one). */
-const YIELD_CONCURRENCY = Number(process.env.BENCH_YIELD_CONCURRENCY ?? 1);
+const YIELD_CONCURRENCY = Number(process.env.BENCH_YIELD_CONCURRENCY ?? 3);
 const BLOCK_SECONDS = 1;
 const BLOCK_MS = BLOCK_SECONDS * 1000;
 const TARGET_BLOCKS = 3;
@@ -190,12 +189,9 @@ async function main(): Promise<boolean> {
     },
   };
   const monitorWorker = startMonitorWorker({ monitor: services.monitor, logger });
-  // BENCH_YIELD_CONCURRENCY > 1: the same tick as the yield worker, several in flight (the leases keep them apart;
-  // the runs' CPU then overlaps and is counted more than once).
-  const yieldWorker =
-    YIELD_CONCURRENCY > 1
-      ? startPollLoop({ name: 'yield worker run', idleMs: 200, concurrency: YIELD_CONCURRENCY, logger, tick: async () => (await measuredRunner.runOnce()).leased >= runner.batchSize })
-      : startYieldWorker({ runner: measuredRunner, logger });
+  // The yield worker as the service runs it (BENCH_YIELD_CONCURRENCY runs in flight, default 3 like the
+  // service); overlapping runs' CPU is counted more than once in the per-run figure.
+  const yieldWorker = startYieldWorker({ runner: measuredRunner, concurrency: YIELD_CONCURRENCY, logger });
   stops.unshift(() => monitorWorker.stop(), () => yieldWorker.stop());
   const sampler = startBlockSampler(chain.evmRpcUrl);
   stops.unshift(() => sampler.stop());

@@ -6,6 +6,8 @@ export interface YieldWorkerOptions {
   runner: Pick<YieldRunner, 'runOnce' | 'batchSize'>;
   /** Pause after a run that did not fill its batch. */
   idleMs?: number;
+  /** Runs in flight at once (default 3); the runner's leases keep them on different operations. */
+  concurrency?: number;
   logger: Pick<Logger, 'error'>;
 }
 
@@ -14,10 +16,11 @@ export interface YieldWorkerOptions {
  * `idleMs`. Any number of processes can run it on one database: operations are leased, and a
  * wallet and chain's operations run one at a time, oldest first.
  */
-export function startYieldWorker({ runner, idleMs = 200, logger }: YieldWorkerOptions): PollLoop {
+export function startYieldWorker({ runner, idleMs = 200, concurrency = 3, logger }: YieldWorkerOptions): PollLoop {
   return startPollLoop({
     name: 'yield worker run',
     idleMs,
+    concurrency,
     logger,
     async tick() {
       const { leased } = await runner.runOnce();

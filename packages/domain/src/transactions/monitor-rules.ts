@@ -15,6 +15,13 @@ export interface MonitorCadence {
   escalateAfterMs: number;
   /** Between checks inside the active window, with or without evidence. */
   activeIntervalMs: number;
+  /**
+   * A record this young without evidence is checked again after `freshIntervalMs`: its first check
+   * often comes before the block that holds it, and waiting a whole active interval then costs
+   * seconds on every transaction (and every yield step).
+   */
+  freshWindowMs: number;
+  freshIntervalMs: number;
   /** Upper bound between checks once a receipt or signature status was seen (spec: 60 s). */
   evidenceIntervalMs: number;
   /** Between healthy checks without evidence after the active window, until escalation (spec: at most 5 min). */
@@ -31,6 +38,8 @@ export const DEFAULT_MONITOR_CADENCE: MonitorCadence = {
   activeWindowMs: 30 * 60_000,
   escalateAfterMs: 24 * 60 * 60_000,
   activeIntervalMs: 5_000,
+  freshWindowMs: 30_000,
+  freshIntervalMs: 1_000,
   evidenceIntervalMs: 60_000,
   healthyIntervalMs: 5 * 60_000,
   escalatedIntervalMs: 60 * 60_000,
@@ -54,6 +63,7 @@ export function monitoringWindow(record: Pick<TransactionRecord, 'createdAt'>, n
 /**
  * Milliseconds until the next check of an unresolved record after a check with `outcome`.
  * - RPC error: `errorBaseMs * 2^(n-1)` for the n-th consecutive error (n = record.consecutiveErrors + 1), capped at `maxBackoffMs`.
+ * - Fresh (younger than `freshWindowMs`) without evidence: `freshIntervalMs` (at most the active interval).
  * - Active window: `activeIntervalMs`.
  * - After it and before escalation: `healthyIntervalMs`, or at most `evidenceIntervalMs` once there is evidence.
  * - Escalated: `escalatedIntervalMs`.
@@ -69,7 +79,9 @@ export function nextCheckDelay(
   if (window === 'escalated') return cadence.escalatedIntervalMs;
   const base = window === 'active' ? cadence.activeIntervalMs : cadence.healthyIntervalMs;
   const evidence = outcome === 'evidence' || record.evidenceAt !== null;
-  return evidence ? Math.min(base, cadence.evidenceIntervalMs) : base;
+  if (evidence) return Math.min(base, cadence.evidenceIntervalMs);
+  const fresh = now.getTime() - record.createdAt.getTime() < cadence.freshWindowMs;
+  return fresh ? Math.min(base, cadence.freshIntervalMs) : base;
 }
 
 /** The fields a resolving check sets. */

@@ -19,6 +19,13 @@ const at = (ms: number) => new Date(created.getTime() + ms);
 const rec = (over: Partial<Pick<TransactionRecord, 'evidenceAt' | 'consecutiveErrors'>> = {}) => ({ createdAt: created, evidenceAt: null, consecutiveErrors: 0, ...over });
 
 describe('monitor cadence (nextCheckDelay)', () => {
+  it('checks a fresh record without evidence every second (its first check often precedes its block)', () => {
+    expect(nextCheckDelay(rec(), at(1_000), 'healthy')).toBe(C.freshIntervalMs);
+    expect(nextCheckDelay(rec(), at(C.freshWindowMs - 1), 'healthy')).toBe(C.freshIntervalMs);
+    expect(nextCheckDelay(rec(), at(1_000), 'evidence')).toBe(C.activeIntervalMs);
+    expect(C.freshIntervalMs).toBeLessThan(C.activeIntervalMs);
+  });
+
   it('keeps the spec limits with the defaults', () => {
     expect(C.activeWindowMs).toBe(30 * MIN);
     expect(C.healthyIntervalMs).toBeLessThanOrEqual(5 * MIN);
@@ -28,7 +35,7 @@ describe('monitor cadence (nextCheckDelay)', () => {
   });
 
   it('checks every few seconds in the 30-minute active window, with or without evidence', () => {
-    expect(nextCheckDelay(rec(), at(1_000), 'healthy')).toBe(C.activeIntervalMs);
+    expect(nextCheckDelay(rec(), at(C.freshWindowMs), 'healthy')).toBe(C.activeIntervalMs);
     expect(nextCheckDelay(rec(), at(29 * MIN), 'evidence')).toBe(C.activeIntervalMs);
     expect(C.activeIntervalMs).toBeLessThanOrEqual(C.evidenceIntervalMs);
     expect(monitoringWindow(rec(), at(29 * MIN))).toBe('active');

@@ -105,7 +105,10 @@ export function revertReason(result: Extract<EvmCallResult, { ok: false }>): str
   if (!result.revertData || result.revertData === '0x') return null;
   try {
     const decoded = decodeErrorResult({ abi: [], data: result.revertData });
-    return decoded.errorName === 'Error' ? String(decoded.args?.[0]) : decoded.errorName;
+    if (decoded.errorName === 'Error') return String(decoded.args?.[0]);
+    // Solidity panics carry their code (0x11 arithmetic over/underflow, 0x12 division by zero...).
+    if (decoded.errorName === 'Panic') return `Panic(0x${BigInt(decoded.args?.[0] as bigint).toString(16)})`;
+    return decoded.errorName;
   } catch {
     return null;
   }

@@ -55,7 +55,8 @@ const nonceConsumed = (failureCode: string | null) => failureCode === 'REPLACED'
 
 export function createYieldRunner(deps: YieldRunnerDeps) {
   const { store, steps, gateways, clock, owner } = deps;
-  const batchSize = deps.batchSize ?? 50;
+  // Small batches, several in flight (the worker's concurrency): an operation ready now does not wait for a batch of slow ones.
+  const batchSize = deps.batchSize ?? 10;
   const leaseMs = deps.leaseMs ?? 15_000;
   const after = (ms: number) => new Date(clock.now().getTime() + ms);
 
