@@ -32,12 +32,14 @@ describe('loadConfig', () => {
 
   it('reads the yield markets and the execution switch, off by default outside local mode', () => {
     const pool = { id: 'poolprov-v3:8453:usdc', usdc: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', pool: `0x${'a'.repeat(40)}`, aToken: `0x${'b'.repeat(40)}` };
-    expect(loadConfig({}).yield).toEqual({ markets: [], execution: 'enabled' });
+    expect(loadConfig({}).yield).toEqual({ markets: [], execution: 'enabled', leaseMs: 15_000 });
     expect(loadConfig({ ...production, YIELD_MARKETS: JSON.stringify([pool]) }).yield).toEqual({
       markets: [{ id: pool.id, usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', pool: getAddress(pool.pool), aToken: getAddress(pool.aToken) }],
       execution: 'disabled',
+      leaseMs: 15_000,
     });
     expect(loadConfig({ ...production, YIELD_EXECUTION: 'withdrawals-only' }).yield.execution).toBe('withdrawals-only');
+    expect(loadConfig({ YIELD_LEASE_MS: '2000' }).yield.leaseMs).toBe(2_000);
   });
 
   it.each([

@@ -139,7 +139,8 @@ describe.each(testDatabaseKinds)('webhooks on %s: reliability', (kind) => {
       clock,
       send: createHttpsSender({ extraCaPem: TEST_CA_PEM, allowPrivateAddresses: true }),
       owner: 'second-worker',
-      options: { timeoutMs: 2_000, leaseMs: 5_000 },
+      // A lease far longer than any run, even on a loaded machine: this test is about exclusion, not expiry.
+      options: { timeoutMs: 2_000, leaseMs: 60_000 },
     });
     const wallets = await createWallets(apiKey, 5);
     let producing = true;
