@@ -39,10 +39,6 @@ export function createPermissionsExtension({ store, clock }: { store: Permission
       if (!(await store.find(location(at)))?.enabled) throw extensionUnavailable();
     },
 
-    async get(at: PolicyLocation): Promise<PermissionsExtensionView> {
-      return view(at, await store.find(location(at)));
-    },
-
     /** Enables or disables (also when already in that state: the switch is recorded each time). */
     async set(scope: PolicyScope, enabled: boolean): Promise<PermissionsExtensionView> {
       const record = await store.set(

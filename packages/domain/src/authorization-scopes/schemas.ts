@@ -33,7 +33,7 @@ const expectedRevision = z
   .int({ error: 'expected an integer (0 before the first write)' })
   .min(0, { error: 'expected 0 or more' })
   .optional()
-  .describe('The revision this write replaces: 0 before the first write, then the revision last read');
+  .describe('Required: the revision this write replaces (0 before the first write, then the revision last read); missing or not current = 409 CONFLICT with currentRevision');
 
 export const replaceAssignmentsBody = z
   .strictObject({
@@ -108,11 +108,3 @@ export const walletScopeHistorySchema = z
     pagination,
   })
   .meta({ id: 'WalletAuthorizationScopeHistory' });
-
-export const permissionsExtensionSchema = z.object({
-  projectId: z.string(),
-  environment: z.enum(['development', 'production']),
-  enabled: z.boolean(),
-  updatedAt: z.string().nullable(),
-  updatedBy: actorSchema.nullable(),
-});

@@ -5,13 +5,12 @@
  * current revision; every revision is kept with who wrote it and when.
  */
 import { conflict, invalidRequest, notFound } from '../errors.ts';
-import type { AuditEntry } from '../ports.ts';
+import type { AuditEntry, WalletRecord } from '../ports.ts';
 import type { PolicyLocation } from '../policies/ports.ts';
 import { policyScopeOfCaller, type PolicyScope } from '../policies/service.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { fieldError, parseInput, uuidSchema } from '../shared/zod.ts';
-import type { WalletRecord } from '../ports.ts';
 import type { PermissionsExtension } from './extension.ts';
 import type { AssignmentSetRecord, AuthorizationScopeStore, RevisionMeta, RevisionOutcome, WalletBindingRecord } from './ports.ts';
 import { bindWalletBody, replaceAssignmentsBody, revisionListQuery, scopeIdPattern } from './schemas.ts';
