@@ -9,6 +9,7 @@ import { docsRouter } from './routes/docs.ts';
 import { chainRoutes } from './routes/chains.ts';
 import { migrationRoutes } from './routes/migration.ts';
 import { policyRoutes } from './routes/policies.ts';
+import { authorizationScopeRoutes } from './routes/authorization-scopes.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
@@ -39,6 +40,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...transactionRoutes(services.transactions),
     ...migrationRoutes(services.migration),
     ...policyRoutes(services.policies, services.policyUsage, services.policyDryRun),
+    ...authorizationScopeRoutes(services.authorizationScopes),
     ...yieldRoutes(services.yield),
     ...yieldPositionRoutes(services.yieldPositions),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),

@@ -34,6 +34,8 @@ import {
   createConsoleService,
   createPartnerScope,
   createPolicyService,
+  createPermissionsExtension,
+  createAuthorizationScopeService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -81,6 +83,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
+  const permissionsExtension = createPermissionsExtension({ store: stores.permissionsExtension, clock });
   const policyEngine = createPolicyEngine({ store: stores.policies, meters: stores.policyMeters, clock });
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine });
   const transactions = createTransactionService({
@@ -192,6 +195,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     policies: createPolicyService({ store: stores.policies, clock, partnerScope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }) }),
     /** The signing pipeline's policy stage (its `explain` is the dry run). */
     policyEngine,
+    /** The permissions v2 extension switch per project and environment (CLI now, console next). */
+    permissionsExtension,
+    /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */
+    authorizationScopes: createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

@@ -66,6 +66,28 @@ const rows: { table: string; column: string; good: string; values: () => Record<
     good: { status: 'reserved', environment: 'production' }[column],
     values: () => ({ id: uuid(), project_id: uuid(), environment: 'development', status: 'reserved', charges: '[]' }),
   })),
+  ...(['environment', 'actor_type'] as const).flatMap((column) => [
+    {
+      table: 'authorization_scope_assignment_revisions',
+      column,
+      good: { environment: 'production', actor_type: 'operator' }[column],
+      values: () => ({ id: uuid(), project_id: uuid(), environment: 'development', scope_id: 'org', user_id: uuid(), revision: 1, assignments: '[]', actor_type: 'api_key', created_at: now }),
+    },
+    {
+      table: 'wallet_authorization_scope_revisions',
+      column,
+      good: { environment: 'production', actor_type: 'staff' }[column],
+      values: () => ({ id: uuid(), project_id: uuid(), environment: 'development', wallet_id: uuid(), revision: 1, actor_type: 'api_key', created_at: now }),
+    },
+  ]),
+  { table: 'authorization_scope_assignments', column: 'environment', good: 'production', values: () => ({ project_id: uuid(), scope_id: 'org', user_id: uuid(), revision: 1, assignments: '[]', updated_at: now }) },
+  { table: 'wallet_authorization_scopes', column: 'environment', good: 'production', values: () => ({ project_id: uuid(), wallet_id: uuid(), revision: 1, updated_at: now }) },
+  ...(['environment', 'updated_by_type'] as const).map((column) => ({
+    table: 'permissions_extensions',
+    column,
+    good: { environment: 'production', updated_by_type: 'operator' }[column],
+    values: () => ({ project_id: uuid(), environment: 'development', enabled: true, updated_at: now, updated_by_type: 'api_key' }),
+  })),
 ];
 
 describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)', (kind) => {
@@ -89,6 +111,25 @@ describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)',
   it.each(rows.map((r) => [`${r.table}.${r.column}`, r] as const))('%s refuses a value outside its set', async (_name, row) => {
     expect(await insert(row.table, { ...row.values(), [row.column]: 'bogus' })).toBe('23514');
     expect(['inserted', '23503']).toContain(await insert(row.table, { ...row.values(), [row.column]: row.good }));
+  });
+
+  it('refuses malformed scope ids, revisions below 1 and non-array assignment sets; revision rows are never updated or deleted', async () => {
+    const assignment = (values: Record<string, unknown>) =>
+      insert('authorization_scope_assignments', { project_id: uuid(), environment: 'development', scope_id: 'org', user_id: uuid(), revision: 1, assignments: '[]', updated_at: now, ...values });
+    for (const values of [{ scope_id: 'has space' }, { scope_id: 'x'.repeat(129) }, { scope_id: '' }, { revision: 0 }, { assignments: '{}' }]) {
+      expect(await assignment(values), JSON.stringify(values)).toBe('23514');
+    }
+    expect(await assignment({ scope_id: `a.b_c:d-${'x'.repeat(120)}` })).toBe('23503');
+    expect(await insert('wallet_authorization_scopes', { project_id: uuid(), environment: 'development', wallet_id: uuid(), scope_id: 'a/b', revision: 1, updated_at: now })).toBe('23514');
+
+    const id = uuid();
+    await db.query(
+      `INSERT INTO authorization_scope_assignment_revisions (id, project_id, environment, scope_id, user_id, revision, assignments, actor_type, created_at) VALUES ($1, $2, 'development', 'org', $3, 1, '[]', 'operator', now())`,
+      [id, uuid(), uuid()],
+    );
+    for (const sql of [`UPDATE authorization_scope_assignment_revisions SET revision = 2 WHERE id = $1`, `DELETE FROM authorization_scope_assignment_revisions WHERE id = $1`]) {
+      await expect(db.query(sql, [id])).rejects.toMatchObject({ code: '42501' });
+    }
   });
 
   it('refuses a bad value written by an UPDATE too', async () => {

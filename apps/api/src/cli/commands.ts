@@ -66,6 +66,8 @@ const commands = {
     policyTriple(await services.policies.deactivate(await services.policies.operatorScope(String(args.projectId), args.environment), String(args.policyId))),
   'policies.list': async (services: Services, args: Record<string, unknown>) =>
     services.policies.list(await services.policies.operatorScope(String(args.projectId), args.environment)),
+  'policies.extension': async (services: Services, args: Record<string, unknown>) =>
+    services.permissionsExtension.set(await services.policies.operatorScope(String(args.projectId), args.environment), args.enabled === true),
 } as const;
 
 /** What `policies apply` and `deactivate` print: which version is now in which state. */

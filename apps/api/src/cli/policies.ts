@@ -9,7 +9,10 @@ const usage = `usage:
   npm run policies -- deactivate --project-id ID --env development|production --policy-id ID
       deactivates the active version (no new version); prints {policyId, version, status}
   npm run policies -- list --project-id ID --env development|production
-      the active policies whose effective window holds now: {policies: [...]}`;
+      the active policies whose effective window holds now: {policies: [...]}
+  npm run policies -- extension --project-id ID --env development|production --enable|--disable
+      switches the permissions v2 extension (conditional approvals, user-adjustable limits) of the
+      project and environment (audited); prints {projectId, environment, enabled, updatedAt, updatedBy}`;
 
 /** The policy document of `--file`, parsed here (the service may run it: it does not read our files). */
 function readDocument(file: string): unknown {
@@ -35,10 +38,12 @@ await main(async () => {
       env: { type: 'string' },
       file: { type: 'string' },
       'policy-id': { type: 'string' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
     },
   });
   const [verb] = positionals;
-  if (verb !== 'apply' && verb !== 'deactivate' && verb !== 'list') throw new UsageError(usage);
+  if (verb !== 'apply' && verb !== 'deactivate' && verb !== 'list' && verb !== 'extension') throw new UsageError(usage);
   const projectId = values['project-id'];
   if (!projectId) throw new UsageError(`--project-id is required\n${usage}`);
   if (!values.env) throw new UsageError(`--env is required\n${usage}`);
@@ -52,5 +57,8 @@ await main(async () => {
       return execute('policies.deactivate', { ...scope, policyId: values['policy-id'] });
     case 'list':
       return execute('policies.list', scope);
+    case 'extension':
+      if (values.enable === values.disable) throw new UsageError(`exactly one of --enable and --disable is required\n${usage}`);
+      return execute('policies.extension', { ...scope, enabled: values.enable === true });
   }
 });

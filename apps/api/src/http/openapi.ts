@@ -71,7 +71,7 @@ export function buildOpenApi(routes: RouteDef[]) {
       schema: { type: 'string', format: name === 'walletId' ? 'uuid' : undefined },
     }));
     const headerParams =
-      route.method === 'post'
+      route.method === 'post' || route.method === 'put'
         ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } }]
         : [];
     const responses: Record<string, unknown> = {};

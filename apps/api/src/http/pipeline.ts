@@ -84,7 +84,7 @@ export function jsonBody(options: Parameters<typeof express.json>[0]): RequestHa
   };
 }
 
-/** Runs a route: POSTs with an Idempotency-Key go through the shared idempotency store. */
+/** Runs a route: POSTs and PUTs with an Idempotency-Key go through the shared idempotency store. */
 export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): (req: Request, res: Response) => Promise<void> {
   return async (req: Request, res: Response) => {
     const caller = locals(res).caller;
@@ -98,9 +98,9 @@ export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): (re
     };
     const key = req.headers['idempotency-key'];
     let result: RouteResult;
-    if (route.method === 'post' && typeof key === 'string' && !route.ownIdempotency) {
+    if ((route.method === 'post' || route.method === 'put') && typeof key === 'string' && !route.ownIdempotency) {
       checkIdempotencyKey(key);
-      const fingerprint = requestFingerprint('POST', `${req.baseUrl}${req.path}`, req.body ?? null);
+      const fingerprint = requestFingerprint(req.method, `${req.baseUrl}${req.path}`, req.body ?? null);
       const outcome = await runIdempotent(caller.projectId, key, fingerprint, () => route.handler({ ...context, caller: { ...caller, idempotencyKey: key } }));
       if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
       result = outcome;

@@ -67,7 +67,16 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
       '/v1/permissions-v2/wallets/{walletId}/policies/{policyId}/usage',
       '/v1/permissions-v2/users/{userId}/policies/{policyId}/usage',
       '/v1/permissions-v2/evaluate',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments/history',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/members',
+      '/v1/permissions-v2/wallets/{walletId}/authorization-scope',
+      '/v1/permissions-v2/wallets/{walletId}/authorization-scope/history',
     ]);
+    const assignments = spec.body.paths['/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments'];
+    expect(Object.keys(assignments)).toEqual(['get', 'put']);
+    expect(assignments.put.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
+    expect(spec.body.components.schemas.ReplaceAssignmentsBody.properties.expectedRevision).toBeDefined();
     expect(spec.body.components.schemas.Policy.properties.definition).toBeDefined();
     expect(spec.body.components.schemas.PolicyUsage).toBeDefined();
     expect(spec.body.components.schemas.PolicyDryRunResult.properties.deniedBy).toBeDefined();

@@ -15,6 +15,8 @@ import { createConsoleYieldStore } from './console-yield.ts';
 import { createPolicyStore } from './policies.ts';
 import { createPolicyMeterStore } from './policy-meters.ts';
 import { createYieldOperationStore } from './yield-operations.ts';
+import { createAuthorizationScopeStore } from './authorization-scopes.ts';
+import { createPermissionsExtensionStore } from './permissions-extension.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -39,6 +41,10 @@ export function createStores(database: Database) {
     policies: createPolicyStore(database),
     /** Policy spend meters (the evaluation's MeterStore) and their pruning. */
     policyMeters: createPolicyMeterStore(database),
+    /** Authorization scope assignments and wallet bindings, with their revisions. */
+    authorizationScopes: createAuthorizationScopeStore(database),
+    /** The permissions v2 extension switch per project and environment. */
+    permissionsExtension: createPermissionsExtensionStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };

@@ -1,0 +1,91 @@
+import {
+  assignmentHistorySchema,
+  assignmentSetSchema,
+  bindWalletBody,
+  membersSchema,
+  replaceAssignmentsBody,
+  revisionListQuery,
+  walletScopeHistorySchema,
+  walletScopeSchema,
+  type AuthorizationScopeService,
+} from '@wallet/domain';
+import { defineRoutes, type RouteDef } from '../http/route.ts';
+
+const assignments = '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments';
+const walletScope = '/v1/permissions-v2/wallets/{walletId}/authorization-scope';
+const gated = '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment';
+const stale = 'CONFLICT: expectedRevision missing or not the current revision (body has currentRevision); nothing written';
+
+/** Authorization scopes of permissions v2: user assignments and wallet bindings, for the calling key's project and environment. */
+export function authorizationScopeRoutes(scopes: AuthorizationScopeService): RouteDef[] {
+  return defineRoutes([
+    {
+      method: 'get',
+      path: assignments,
+      operationId: 'getScopeAssignments',
+      summary: 'Roles and attributes assigned to a user in a scope (revision 0 and no assignments before the first write)',
+      tag: 'Permissions',
+      responses: { 200: { description: 'The current set', schema: assignmentSetSchema } },
+      handler: async ({ caller, params }) => ({ status: 200, body: await scopes.getAssignments(caller, params.authorizationScopeId!, params.userId!) }),
+    },
+    {
+      method: 'put',
+      path: assignments,
+      operationId: 'replaceScopeAssignments',
+      summary: 'Replaces the full assignment set (an empty array removes all); expectedRevision is the revision replaced (0 first)',
+      tag: 'Permissions',
+      body: replaceAssignmentsBody,
+      responses: { 200: { description: 'The new set and its revision', schema: assignmentSetSchema }, 403: { description: gated }, 409: { description: stale } },
+      handler: async ({ caller, params, body }) => ({ status: 200, body: await scopes.replaceAssignments(caller, params.authorizationScopeId!, params.userId!, body) }),
+    },
+    {
+      method: 'get',
+      path: `${assignments}/history`,
+      operationId: 'listScopeAssignmentHistory',
+      summary: 'Assignment revisions, newest first: who wrote each, when, and the whole set',
+      tag: 'Permissions',
+      query: revisionListQuery,
+      responses: { 200: { description: 'A page of revisions', schema: assignmentHistorySchema } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await scopes.assignmentHistory(caller, params.authorizationScopeId!, params.userId!, query) }),
+    },
+    {
+      method: 'get',
+      path: '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/members',
+      operationId: 'listScopeMembers',
+      summary: 'Users with at least one assignment in the scope and their assignments, by user id',
+      tag: 'Permissions',
+      query: revisionListQuery,
+      responses: { 200: { description: 'A page of members', schema: membersSchema } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await scopes.members(caller, params.authorizationScopeId!, query) }),
+    },
+    {
+      method: 'get',
+      path: walletScope,
+      operationId: 'getWalletAuthorizationScope',
+      summary: 'The scope bound to a wallet (null and revision 0 before the first write)',
+      tag: 'Permissions',
+      responses: { 200: { description: 'The binding', schema: walletScopeSchema } },
+      handler: async ({ caller, params }) => ({ status: 200, body: await scopes.getWalletScope(caller, params.walletId!) }),
+    },
+    {
+      method: 'put',
+      path: walletScope,
+      operationId: 'setWalletAuthorizationScope',
+      summary: 'Binds the wallet to a scope (authorizationScopeId null unbinds); expectedRevision is the revision replaced (0 first)',
+      tag: 'Permissions',
+      body: bindWalletBody,
+      responses: { 200: { description: 'The new binding and its revision', schema: walletScopeSchema }, 403: { description: gated }, 409: { description: stale } },
+      handler: async ({ caller, params, body }) => ({ status: 200, body: await scopes.setWalletScope(caller, params.walletId!, body) }),
+    },
+    {
+      method: 'get',
+      path: `${walletScope}/history`,
+      operationId: 'listWalletAuthorizationScopeHistory',
+      summary: 'Binding revisions, newest first: who wrote each, when, and the scope (null = unbound)',
+      tag: 'Permissions',
+      query: revisionListQuery,
+      responses: { 200: { description: 'A page of revisions', schema: walletScopeHistorySchema } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await scopes.walletScopeHistory(caller, params.walletId!, query) }),
+    },
+  ]);
+}
