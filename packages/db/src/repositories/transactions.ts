@@ -264,6 +264,10 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
            FROM unnest($15::text[], $16::uuid[], $17::text[], $18::jsonb[], $19::uuid[], $21::uuid[])
              AS e(id, project_id, type, data, record_id, transaction_id)
            WHERE e.record_id IN (SELECT id FROM saved)
+         ), woken AS (
+           -- A yield operation following one of these records looks again now, not at its next poll.
+           UPDATE yield_operations SET next_run_at = now()
+           WHERE status = 'submitted' AND id IN (SELECT s.operation_id FROM yield_operation_steps s WHERE s.transaction_id IN (SELECT id FROM saved))
          )
          SELECT id FROM saved`,
         [

@@ -25,8 +25,11 @@ import type { YieldOperationError, YieldOperationPatch, YieldOperationRecord, Yi
 import { normalizeYieldAmount } from './request.ts';
 import { isSigningRefusal, operationCaller, type SendOutcome, type YieldSteps } from './step.ts';
 
-/** How often a `submitted` operation looks at its step again (the monitor resolves the record). */
-const FOLLOW_MS = 400;
+/**
+ * How often a `submitted` operation looks at its step again. The monitor's resolving statement also
+ * makes the operation due at once, so this is the fallback, not the usual path.
+ */
+const FOLLOW_MS = 1_000;
 const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 

@@ -79,9 +79,11 @@ export function createYieldSteps({ store, transactions, pipeline, clock, isDevne
    * revert there is `BroadcastRejectedError('EXECUTION_FAILED')` for the caller to judge.
    */
   async function prepare(owner: string, operation: YieldOperationRecord, gateway: EvmGateway, wallet: Hex, call: YieldCall, plan: YieldPlan): Promise<PreparedYieldTransaction | null> {
-    const gas = await gateway.estimateGas({ from: wallet, to: call.to, value: 0n, data: call.data });
-    const fees = await gateway.getFeeSuggestion();
-    const pendingNonce = await gateway.getPendingNonce(wallet);
+    const [gas, fees, pendingNonce] = await Promise.all([
+      gateway.estimateGas({ from: wallet, to: call.to, value: 0n, data: call.data }),
+      gateway.getFeeSuggestion(),
+      gateway.getPendingNonce(wallet),
+    ]);
     return store.prepare(
       owner,
       operation.id,
