@@ -42,6 +42,63 @@ function broadcastFailed(record: Pick<TransactionRecord, 'id' | 'failureCode' | 
   );
 }
 
+/** What happened to a send: accepted (or already known), unknown (kept `pending` to re-send the same bytes), refused for good. */
+export type SendOutcome = { kind: 'accepted' } | { kind: 'uncertain' } | { kind: 'refused'; record: TransactionRecord };
+
+export interface SendOptions {
+  /** A re-send of stored bytes: a nonce that reads as used means it was already mined. */
+  resend: boolean;
+  /** The nonce to hand out again when the node refuses the transaction (it never used it); null keeps it. */
+  nonceToRelease: number | null;
+  /**
+   * A lost answer (RPC unreachable): `fail` records the broadcast failure (the partner retries the
+   * request); `keep-pending` leaves the record `pending` for a worker to re-send the same bytes.
+   */
+  onUnreachable: 'fail' | 'keep-pending';
+}
+
+/**
+ * Sends the signed bytes of a stored `pending` record. Acceptance (or an already known
+ * transaction) makes it `submitted`; a refusal makes it `failed` at stage `broadcast`. Updates
+ * apply only while the record is still `pending`: the monitor may already have resolved it.
+ */
+export async function sendRecorded(
+  { store, clock, isDevnet }: BroadcastDeps,
+  record: TransactionRecord,
+  target: ChainTarget,
+  options: SendOptions,
+): Promise<SendOutcome> {
+  const devnet = isDevnet(record);
+  const signedTransaction = record.signedTransaction!;
+  try {
+    if (target.type === 'EVM') await target.gateway.sendRawTransaction(signedTransaction as Hex);
+    else await target.gateway.sendTransaction(signedTransaction);
+  } catch (error) {
+    const rejected = error instanceof BroadcastRejectedError;
+    if (!rejected && !(error instanceof ChainUnavailableError)) throw error;
+    if (!rejected && options.onUnreachable === 'keep-pending') return { kind: 'uncertain' };
+    // A re-send may find its transaction already known or even mined (its nonce then reads as
+    // used): the record stays for the monitor, which resolves it by its hash.
+    const known = rejected && (error.code === 'ALREADY_PROCESSED' || (options.resend && error.code === 'NONCE_TOO_LOW'));
+    if (!known) {
+      const failureCode = rejected ? error.code : 'RPC_UNAVAILABLE';
+      const at = clock.now();
+      const failed = { ...record, status: 'failed' as const, failureStage: 'broadcast' as const, failureCode, failureMessage: (error as Error).message.slice(0, 500), resolvedAt: at, nextCheckAt: null };
+      const saved = await store.update(record.id, failed, resolvedEvents(failed, devnet, at), 'pending');
+      if (!saved) return { kind: 'accepted' };
+      // A refused transaction never used its nonce: hand it out again. A lost answer may have.
+      if (rejected && options.nonceToRelease !== null && failureCode !== 'NONCE_TOO_LOW') {
+        await store.releaseNonce(record.walletId, record.chainId!, options.nonceToRelease);
+      }
+      return { kind: 'refused', record: saved };
+    }
+  }
+  const at = clock.now();
+  const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
+  await store.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
+  return { kind: 'accepted' };
+}
+
 /**
  * Records and sends a signed transaction. The record (status `pending`, with the signed bytes and
  * the request's Idempotency-Key) is written before the node sees the transaction, so a crash
@@ -49,38 +106,12 @@ function broadcastFailed(record: Pick<TransactionRecord, 'id' | 'failureCode' | 
  * (`replay`). The node's refusal or a lost answer leaves the record `failed` at stage `broadcast`
  * and answers with its id; acceptance makes it `submitted`.
  */
-export function createBroadcaster({ store, clock, isDevnet }: BroadcastDeps) {
-  async function send(record: TransactionRecord, target: ChainTarget, signedTransaction: string, nonceToRelease: number | null, resend: boolean): Promise<BroadcastResult> {
-    const devnet = isDevnet(record);
-    const headers = { 'x-transaction-id': record.id };
-    try {
-      if (target.type === 'EVM') await target.gateway.sendRawTransaction(signedTransaction as Hex);
-      else await target.gateway.sendTransaction(signedTransaction);
-    } catch (error) {
-      // A re-send may find its transaction already known or even mined (its nonce then reads as
-      // used): the record stays for the monitor, which resolves it by its hash.
-      const accepted =
-        error instanceof BroadcastRejectedError && (error.code === 'ALREADY_PROCESSED' || (resend && error.code === 'NONCE_TOO_LOW'));
-      if (!accepted) {
-        const rejected = error instanceof BroadcastRejectedError;
-        if (!rejected && !(error instanceof ChainUnavailableError)) throw error;
-        const failureCode = rejected ? error.code : 'RPC_UNAVAILABLE';
-        const failureMessage = (error as Error).message.slice(0, 500);
-        const at = clock.now();
-        const failed = { ...record, status: 'failed' as const, failureStage: 'broadcast' as const, failureCode, failureMessage, resolvedAt: at, nextCheckAt: null };
-        await store.update(record.id, failed, resolvedEvents(failed, devnet, at), 'pending');
-        // A refused transaction never used its nonce: hand it out again. A lost answer may have.
-        if (rejected && nonceToRelease !== null && failureCode !== 'NONCE_TOO_LOW') {
-          await store.releaseNonce(record.walletId, record.chainId!, nonceToRelease);
-        }
-        throw broadcastFailed(failed);
-      }
-    }
-    const at = clock.now();
-    const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
-    // Only while still pending: the monitor may already have seen it land (and resolved it).
-    await store.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
-    return { body: { signedTransaction, txHash: record.hash!, transactionId: record.id }, headers };
+export function createBroadcaster(deps: BroadcastDeps) {
+  const { store, clock } = deps;
+  async function send(record: TransactionRecord, target: ChainTarget, nonceToRelease: number | null, resend: boolean): Promise<BroadcastResult> {
+    const outcome = await sendRecorded(deps, record, target, { resend, nonceToRelease, onUnreachable: 'fail' });
+    if (outcome.kind === 'refused') throw broadcastFailed(outcome.record);
+    return { body: { signedTransaction: record.signedTransaction!, txHash: record.hash!, transactionId: record.id }, headers: { 'x-transaction-id': record.id } };
   }
 
   async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, allocatedNonce }: Broadcast): Promise<BroadcastResult> {
@@ -112,7 +143,7 @@ export function createBroadcaster({ store, clock, isDevnet }: BroadcastDeps) {
       },
       [],
     );
-    return send(record, target, signedTransaction, allocatedNonce ? fields.nonce : null, false);
+    return send(record, target, allocatedNonce ? fields.nonce : null, false);
   }
 
   /**
@@ -123,7 +154,7 @@ export function createBroadcaster({ store, clock, isDevnet }: BroadcastDeps) {
    */
   async function replay(record: TransactionRecord, target: ChainTarget): Promise<BroadcastResult> {
     if (record.status === 'failed' && record.failureStage === 'broadcast') throw broadcastFailed(record);
-    if (record.status === 'pending' && record.signedTransaction) return send(record, target, record.signedTransaction, null, true);
+    if (record.status === 'pending' && record.signedTransaction) return send(record, target, null, true);
     return {
       body: { signedTransaction: record.signedTransaction ?? '', txHash: record.hash!, transactionId: record.id },
       headers: { 'x-transaction-id': record.id },

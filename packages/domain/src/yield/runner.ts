@@ -23,7 +23,8 @@ import { actionCall, allowanceRead, approvalCall, boundFailure, minSharesFor, si
 import type { YieldMarket } from './markets.ts';
 import type { YieldOperationError, YieldOperationPatch, YieldOperationRecord, YieldOperationStore, YieldPlan } from './operations.ts';
 import { normalizeYieldAmount } from './request.ts';
-import { isSigningRefusal, operationCaller, type SendOutcome, type YieldSteps } from './step.ts';
+import type { SendOutcome } from '../transactions/broadcast.ts';
+import { isSigningRefusal, operationCaller, type YieldSteps } from './step.ts';
 
 /**
  * How often a `submitted` operation looks at its step again. The monitor's resolving statement also

@@ -12,10 +12,9 @@ import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { EncryptedShare } from '../custody/shares.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
-import { FIRST_CHECK_DELAY_MS } from '../transactions/broadcast.ts';
+import { FIRST_CHECK_DELAY_MS, sendRecorded, type SendOutcome } from '../transactions/broadcast.ts';
 import { signTransaction } from '../transactions/context.ts';
-import { broadcastedEvents, resolvedEvents } from '../transactions/events.ts';
-import { BroadcastRejectedError, ChainUnavailableError, type EvmGateway } from '../transactions/gateways.ts';
+import type { EvmGateway } from '../transactions/gateways.ts';
 import type { YieldCall } from './calls.ts';
 import type { PreparedYieldTransaction, YieldOperationRecord, YieldOperationStore, YieldPlan } from './operations.ts';
 
@@ -31,9 +30,6 @@ export interface YieldStepDeps {
   loadWalletWithShares: (caller: Caller, walletId: string) => Promise<{ wallet: WalletRecord; shares: EncryptedShare[] }>;
 }
 
-/** What happened to a send: accepted (or already known), unknown (retry the same bytes), refused for good. */
-export type SendOutcome = { kind: 'accepted' } | { kind: 'uncertain' } | { kind: 'refused'; record: TransactionRecord };
-
 /** The signer of every step: the caller who created the operation (policies, audit, spend). */
 export function operationCaller(operation: YieldOperationRecord): Caller {
   return {
@@ -48,30 +44,9 @@ export function operationCaller(operation: YieldOperationRecord): Caller {
 }
 
 export function createYieldSteps({ store, transactions, pipeline, clock, isDevnet, loadWalletWithShares }: YieldStepDeps) {
-  /** Sends stored signed bytes; the record moves to `submitted` on acceptance, to `failed` (stage broadcast) on a refusal. */
-  async function send(gateway: EvmGateway, record: TransactionRecord, resend: boolean): Promise<SendOutcome> {
-    const devnet = isDevnet(record);
-    try {
-      await gateway.sendRawTransaction(record.signedTransaction as Hex);
-    } catch (error) {
-      if (error instanceof ChainUnavailableError) return { kind: 'uncertain' };
-      if (!(error instanceof BroadcastRejectedError)) throw error;
-      // Already known or (on a re-send) already mined: the monitor resolves it by its hash.
-      const known = error.code === 'ALREADY_PROCESSED' || (resend && error.code === 'NONCE_TOO_LOW');
-      if (!known) {
-        const at = clock.now();
-        const failed = { ...record, status: 'failed' as const, failureStage: 'broadcast' as const, failureCode: error.code, failureMessage: error.message.slice(0, 500), resolvedAt: at, nextCheckAt: null };
-        const saved = await transactions.update(record.id, failed, resolvedEvents(failed, devnet, at), 'pending');
-        // A refused transaction never used its nonce: hand it out again.
-        if (saved && error.code !== 'NONCE_TOO_LOW') await transactions.releaseNonce(record.walletId, record.chainId!, record.nonce!);
-        return saved ? { kind: 'refused', record: saved } : { kind: 'accepted' };
-      }
-    }
-    const at = clock.now();
-    const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
-    await transactions.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
-    return { kind: 'accepted' };
-  }
+  /** Sends stored signed bytes; a lost answer keeps the record `pending` for the worker to re-send the same bytes. */
+  const send = (gateway: EvmGateway, record: TransactionRecord, resend: boolean): Promise<SendOutcome> =>
+    sendRecorded({ store: transactions, clock, isDevnet }, record, { type: 'EVM', gateway, chainId: record.chainId! }, { resend, nonceToRelease: record.nonce, onUnreachable: 'keep-pending' });
 
   /**
    * Gas (with the margin), fees and the nonce for `call`, stored with `plan` before anything is
