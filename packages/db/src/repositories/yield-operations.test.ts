@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts';
 import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
+import { createTransactionStore } from './transactions.ts';
 import { createYieldOperationStore } from './yield-operations.ts';
 
 describe.each(testDatabaseKinds)('yield operation store (%s)', (kind) => {
@@ -47,5 +49,46 @@ describe.each(testDatabaseKinds)('yield operation store (%s)', (kind) => {
       // Another wallet's paused operation is independent.
       expect((await store.resume(await paused(randomUUID(), partnerId), new Date())).outcome).toBe('resumed');
     }
+  });
+
+  it("wakes the submitted operation following a record the monitor resolves, and no other", async () => {
+    const transactions = createTransactionStore(db);
+    const later = new Date(Date.now() + 3_600_000);
+    const now = new Date();
+    /** A `status` operation whose step follows a fresh submitted record, due only in an hour. */
+    async function following(status: string) {
+      const operationId = await paused(randomUUID(), randomUUID());
+      const record = await transactions.create(transactionRecordFixture({ status: 'submitted', submittedAt: now, nextCheckAt: new Date(now.getTime() - 1) }), []);
+      await db.query('INSERT INTO yield_operation_steps (operation_id, phase, transaction_id) VALUES ($1::uuid, $2, $3::uuid)', [operationId, 'action', record.id]);
+      await db.prisma.yieldOperation.update({ where: { id: operationId }, data: { status, nextRunAt: later } });
+      return { operationId, record };
+    }
+    const resolved = await following('submitted');
+    const unresolved = await following('submitted');
+    const notSubmitted = await following('requires_action');
+    const owner = `owner-${randomUUID()}`;
+    await db.query('UPDATE transaction_records SET lease_owner = $1, lease_until = $2 WHERE id = ANY($3::uuid[])', [owner, later, [resolved.record.id, notSubmitted.record.id, unresolved.record.id]]);
+    const completion = (id: string) => ({
+      id,
+      status: 'confirmed' as const,
+      blockNumber: 7n,
+      blockHash: '0xabc',
+      failureStage: null,
+      failureCode: null,
+      failureMessage: null,
+      monitoring: null,
+      submittedAt: now,
+      resolvedAt: now,
+      evidenceAt: now,
+      evidenceBlock: null,
+      nextCheckAt: null,
+      consecutiveErrors: 0,
+      events: [],
+    });
+    expect(await transactions.completeChecks(owner, [completion(resolved.record.id), completion(notSubmitted.record.id)])).toHaveLength(2);
+    const nextRunAt = async (id: string) => (await db.prisma.yieldOperation.findUniqueOrThrow({ where: { id } })).nextRunAt!.getTime();
+    expect(await nextRunAt(resolved.operationId)).toBeLessThan(later.getTime() - 60_000);
+    expect(await nextRunAt(unresolved.operationId)).toBe(later.getTime());
+    expect(await nextRunAt(notSubmitted.operationId)).toBe(later.getTime());
   });
 });
