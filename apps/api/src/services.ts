@@ -188,7 +188,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       apiKeyStore: stores.apiKeys,
       apiKeys,
       webhooks,
-      yield: { store: stores.consoleYield, operations: stores.yieldOperations, positions: yieldPositions, markets: yieldCatalog.list, audit: stores.audit },
+      yield: { store: stores.consoleYield, operations: stores.yieldOperations, positions: yieldPositions, markets: yieldCatalog.list },
       clock,
     }),
     /** Partner policies and their versions (REST reads, console and CLI writes, evaluation). */

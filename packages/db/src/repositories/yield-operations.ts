@@ -8,6 +8,7 @@ import type {
 } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { auditData } from './audit.ts';
 import { NONCE_ALLOCATION_SQL, toTransactionRecord } from './transactions.ts';
 
 const ACTIVE = `('pending', 'submitted')`;
@@ -108,7 +109,7 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
       return operation.status === 'requires_action' ? { outcome: 'busy' } : { outcome: 'unchanged', operation };
     },
 
-    async cancel(operationId, now) {
+    async cancel(operationId, now, audit) {
       const refusal = await prisma.$transaction(async (tx) => {
         const [row] = await tx.$queryRawUnsafe<{ status: string; plan: YieldPlan; wallet_id: string; chain_id: number; leased: boolean; unresolved: boolean }[]>(
           `SELECT o.status, o.plan, o.wallet_id, o.chain_id, (o.lease_until IS NOT NULL AND o.lease_until > $2) AS leased,
@@ -136,6 +137,7 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
             prepared.nonce,
           );
         }
+        if (audit) await tx.auditLog.create({ data: auditData(audit) });
         return null;
       });
       const operation = (await findById(operationId))!;

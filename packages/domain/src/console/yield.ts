@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ApiError, notFound } from '../errors.ts';
-import type { AuditStore, WalletRecord } from '../ports.ts';
+import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { keysetPage, type KeysetPosition } from '../shared/cursor.ts';
@@ -35,7 +35,6 @@ export interface ConsoleYieldDeps {
   operations: Pick<YieldOperationStore, 'cancel'>;
   positions: Pick<YieldPositionService, 'position'>;
   markets: () => YieldMarket[];
-  audit: Pick<AuditStore, 'append'>;
 }
 
 /** The REST operation body plus its project and whether the cancellation rule allows it right now. */
@@ -124,18 +123,15 @@ export function createConsoleYield(deps: ConsoleYieldDeps & { scope: PartnerScop
     async cancel(principal: PartnerPrincipal & Pick<StaffPrincipal, 'role' | 'staffId'>, input: z.input<typeof yieldOperationIdInput>): Promise<ConsoleYieldOperationView> {
       requireWriteAccess(principal as StaffPrincipal);
       const found = await operation(principal, parseInput(yieldOperationIdInput, input).operationId);
-      const outcome = await deps.operations.cancel(found.id, deps.clock.now());
+      const outcome = await deps.operations.cancel(found.id, deps.clock.now(), {
+        projectId: found.projectId,
+        apiKeyId: null,
+        walletId: found.walletId,
+        requestId: null,
+        action: 'yield_operation.cancel',
+        details: { operationId: found.id, marketId: found.marketId, action: found.action, amount: found.amount, previousStatus: found.status, actor: { staffId: principal.staffId } },
+      });
       if (outcome.outcome === 'refused') throw cancelRefused(outcome);
-      if (found.status !== 'cancelled') {
-        await deps.audit.append({
-          projectId: found.projectId,
-          apiKeyId: null,
-          walletId: found.walletId,
-          requestId: null,
-          action: 'yield_operation.cancel',
-          details: { operationId: found.id, marketId: found.marketId, action: found.action, amount: found.amount, previousStatus: found.status, actor: { staffId: principal.staffId } },
-        });
-      }
       return toConsoleYieldOperation(outcome.operation);
     },
   };

@@ -4,7 +4,7 @@
  * worker share.
  */
 import { z } from 'zod';
-import type { Environment, NewTransactionRecord, TransactionRecord, TransactionStatus } from '../ports.ts';
+import type { AuditEntry, Environment, NewTransactionRecord, TransactionRecord, TransactionStatus } from '../ports.ts';
 import type { YieldAction } from './execution.ts';
 import type { YieldSource } from './markets.ts';
 
@@ -118,9 +118,10 @@ export interface YieldOperationStore {
   /**
    * → `cancelled`, only for unsigned work (pending or requires_action without an unresolved step)
    * that the worker does not hold right now; an already cancelled one is answered as `cancelled`.
-   * A prepared, unsigned transaction's nonce is released in the same transaction.
+   * A prepared, unsigned transaction's nonce is released, and `audit` (the console's row naming the
+   * staff member) appended, in the same transaction.
    */
-  cancel(operationId: string, now: Date): Promise<YieldCancelOutcome>;
+  cancel(operationId: string, now: Date, audit?: AuditEntry): Promise<YieldCancelOutcome>;
   /** Leases due active operations, oldest first, skipping any with an older active one on the same wallet and chain. */
   leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<YieldOperationRecord[]>;
   /** Saves the patch and releases the lease, if `owner` still holds it; false when it did not. */
