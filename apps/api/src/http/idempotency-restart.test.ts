@@ -7,7 +7,7 @@ import { startAnvil, type AnvilInstance } from '@wallet/chains/devnets';
 import { startRpcFaultProxy, type RpcFaultProxy } from '@wallet/chains/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
-import { spawnService } from '../testing/service-process.ts';
+import { localServiceEnv, spawnService } from '../testing/service-process.ts';
 
 const run = promisify(execFile);
 const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
@@ -28,17 +28,10 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
   beforeAll(async () => {
     anvil = await startAnvil({ blockTimeSeconds: 0.5 });
     proxy = await startRpcFaultProxy(anvil.rpcUrl);
-    env = {
-      ...(process.env as Record<string, string>),
-      APP_ENV: 'local',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      DATABASE_URL: '',
-      LOG_LEVEL: 'info',
-      LOCAL_DEVNETS: 'off',
+    env = localServiceEnv(dataDir, {
       IDEMPOTENCY_LEASE_MS: String(LEASE_MS),
       CHAINS: JSON.stringify([{ type: 'EVM', chainId: anvil.chainId, rpcUrl: proxy.url, isDevnet: true }]),
-    };
+    });
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');

@@ -10,6 +10,24 @@ export interface ServiceProcess {
 }
 
 /**
+ * The environment of a service process in a test: this process's environment, APP_ENV local, its
+ * own data directory and embedded database, any free port, no devnets of its own (the test passes
+ * its chains in `extra`), info logs.
+ */
+export function localServiceEnv(dataDir: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    APP_ENV: 'local',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    DATABASE_URL: '',
+    LOG_LEVEL: 'info',
+    LOCAL_DEVNETS: 'off',
+    ...extra,
+  };
+}
+
+/**
  * Starts the service as `npm start` does (the bundle of apps/api/src/main.ts, built when stale) with `env`, and resolves
  * with its URL once it logs that it listens. The admin console is off unless `env` turns it on. `nodeArgs` runs
  * the TypeScript sources instead, with those node options before the entry (e.g. loader hooks).

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
-import { spawnService } from '../testing/service-process.ts';
+import { localServiceEnv, spawnService } from '../testing/service-process.ts';
 
 const run = promisify(execFile);
 const EVM_CHAIN = 84532;
@@ -26,19 +26,12 @@ describe('the monitor across a SIGKILL of the service', () => {
   beforeAll(async () => {
     devnets = await startLocalDevnets({ blockTimeSeconds: 0.5, slotMs: 100 });
     const chains = devnets.directory.list();
-    env = {
-      ...(process.env as Record<string, string>),
-      APP_ENV: 'local',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      DATABASE_URL: '',
-      LOG_LEVEL: 'info',
-      LOCAL_DEVNETS: 'off',
+    env = localServiceEnv(dataDir, {
       CHAINS: JSON.stringify([
         { type: 'EVM', chainId: EVM_CHAIN, rpcUrl: devnets.evmRpcUrl, isDevnet: true, usdcAddress: chains[0]!.usdc!.address },
         { type: 'SOLANA', network: 'SOLANA_DEVNET', rpcUrl: devnets.solanaRpcUrl, isDevnet: true, usdcMint: chains[1]!.usdc!.address },
       ]),
-    };
+    });
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');

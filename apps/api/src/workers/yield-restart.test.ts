@@ -7,7 +7,7 @@ import { openDatabase } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
-import { spawnService, type ServiceProcess } from '../testing/service-process.ts';
+import { localServiceEnv, spawnService, type ServiceProcess } from '../testing/service-process.ts';
 
 const run = promisify(execFile);
 
@@ -31,14 +31,7 @@ describe('yield operations across a SIGKILL of the service', () => {
   beforeAll(async () => {
     devnets = await startLocalDevnets({ blockTimeSeconds: 1, slotMs: 100, yieldMarkets: true });
     const y = devnets.yield!;
-    env = {
-      ...(process.env as Record<string, string>),
-      APP_ENV: 'local',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      DATABASE_URL: '',
-      LOG_LEVEL: 'info',
-      LOCAL_DEVNETS: 'off',
+    env = localServiceEnv(dataDir, {
       // A killed process's operations continue elsewhere once their lease has passed.
       YIELD_LEASE_MS: '2000',
       CHAINS: JSON.stringify([{ type: 'EVM', chainId: 84532, rpcUrl: devnets.evmRpcUrl, isDevnet: true, usdcAddress: y.pool.usdc }]),
@@ -46,7 +39,7 @@ describe('yield operations across a SIGKILL of the service', () => {
         { id: 'poolprov-v3:84532:usdc', usdc: y.pool.usdc, pool: y.pool.poolAddress, aToken: y.pool.aToken },
         { id: 'vaultprov-v2-base-sepolia-demo-usdc', usdc: y.vault.usdc, vault: y.vault.vault, bundler: y.vault.bundler },
       ]),
-    };
+    });
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
