@@ -91,4 +91,27 @@ describe.each(testDatabaseKinds)('yield operation store (%s)', (kind) => {
     expect(await nextRunAt(unresolved.operationId)).toBe(later.getTime());
     expect(await nextRunAt(notSubmitted.operationId)).toBe(later.getTime());
   });
+
+  it('never holds two nonces for one operation, and renews only the leases its owner holds', async () => {
+    const store = createYieldOperationStore(db);
+    const walletId = randomUUID();
+    const ids = [await paused(walletId, randomUUID()), await paused(randomUUID(), randomUUID())];
+    await db.prisma.yieldOperation.updateMany({ where: { id: { in: ids } }, data: { status: 'pending', errorCode: null, nextRunAt: new Date(0) } });
+    const now = new Date();
+    const leased = (await store.leaseDue('owner-a', now, new Date(now.getTime() + 1_000), 10_000)).filter((o) => ids.includes(o.id));
+    expect(leased.map((o) => o.id).sort()).toEqual([...ids].sort());
+    const call = { phase: 'action' as const, signingAction: 'wallet.sign.yield.supply', to: '0x0000000000000000000000000000000000000001', data: '0x', gasLimit: '1', maxFeePerGas: '1', maxPriorityFeePerGas: '1' };
+    // Two runs of one process (same owner) preparing the same step: one nonce, kept.
+    const [first, second] = await Promise.all([store.prepare('owner-a', ids[0]!, {}, call, 5), store.prepare('owner-a', ids[0]!, {}, { ...call, gasLimit: '2' }, 5)]);
+    expect(first!.nonce).toBe(5);
+    expect(second).toEqual(first);
+    expect(await store.prepare('owner-a', ids[0]!, {}, call, 5)).toEqual(first);
+
+    const until = new Date(now.getTime() + 60_000);
+    await db.query('UPDATE yield_operations SET lease_owner = $1 WHERE id = $2::uuid', ['owner-b', ids[1]]);
+    await store.renewLeases('owner-a', ids, until);
+    const leaseUntil = async (id: string) => (await db.prisma.yieldOperation.findUniqueOrThrow({ where: { id } })).leaseUntil!.getTime();
+    expect(await leaseUntil(ids[0]!)).toBe(until.getTime());
+    expect(await leaseUntil(ids[1]!)).toBeLessThan(until.getTime());
+  });
 });

@@ -161,6 +161,11 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
       return findWhere('o.id = ANY($1::uuid[])', [leased.map((r) => r.id)]);
     },
 
+    async renewLeases(owner, operationIds, leaseUntil) {
+      if (operationIds.length === 0) return;
+      await query(`UPDATE yield_operations SET lease_until = $3 WHERE id = ANY($2::uuid[]) AND lease_owner = $1`, [owner, operationIds, leaseUntil]);
+    },
+
     async save(owner, operationId, patch) {
       const { error, plan, ...rest } = patch;
       const { count } = await prisma.yieldOperation.updateMany({
@@ -178,12 +183,13 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
 
     async prepare(owner, operationId, plan, prepared, chainPendingNonce) {
       return prisma.$transaction(async (tx) => {
-        const [held] = await tx.$queryRawUnsafe<{ wallet_id: string; chain_id: number }[]>(
-          `SELECT wallet_id, chain_id FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE`,
+        const [held] = await tx.$queryRawUnsafe<{ wallet_id: string; chain_id: number; plan: YieldPlan }[]>(
+          `SELECT wallet_id, chain_id, plan FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE`,
           operationId,
           owner,
         );
         if (!held) return null;
+        if (held.plan.prepared?.phase === prepared.phase) return held.plan.prepared;
         const [allocated] = await tx.$queryRawUnsafe<{ nonce: number }[]>(NONCE_ALLOCATION_SQL, held.wallet_id, String(held.chain_id), chainPendingNonce);
         if (allocated === undefined) throw new Error('nonce allocation returned no row');
         const withNonce = { ...prepared, nonce: Number(allocated.nonce) };

@@ -124,12 +124,15 @@ export interface YieldOperationStore {
   cancel(operationId: string, now: Date, audit?: AuditEntry): Promise<YieldCancelOutcome>;
   /** Leases due active operations, oldest first, skipping any with an older active one on the same wallet and chain. */
   leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<YieldOperationRecord[]>;
+  /** Extends the leases `owner` still holds on these operations (a run in progress keeps its operations). */
+  renewLeases(owner: string, operationIds: string[], leaseUntil: Date): Promise<void>;
   /** Saves the patch and releases the lease, if `owner` still holds it; false when it did not. */
   save(owner: string, operationId: string, patch: YieldOperationPatch): Promise<boolean>;
   /**
    * Allocates the wallet's next nonce on the chain (as TransactionStore.allocateNonce) and stores
    * `plan` with the prepared transaction and its nonce, in one transaction, if `owner` still holds
-   * the lease (null otherwise; nothing allocated).
+   * the lease (null otherwise; nothing allocated). A transaction of the same phase already prepared
+   * is answered as it is: an operation never holds two nonces.
    */
   prepare(owner: string, operationId: string, plan: YieldPlan, prepared: Omit<PreparedYieldTransaction, 'nonce'>, chainPendingNonce: number): Promise<PreparedYieldTransaction | null>;
   /**

@@ -70,6 +70,13 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
   const fail = (operation: YieldOperationRecord, error: YieldOperationError, plan?: YieldPlan) =>
     save(operation, { status: 'failed', error, nextRunAt: null, resolvedAt: clock.now(), ...(plan ? { plan } : {}) });
 
+  /** Fails the operation; a prepared transaction that was never signed gives its nonce back. */
+  async function failUnsigned(operation: YieldOperationRecord, error: YieldOperationError) {
+    const { prepared, ...rest } = operation.plan;
+    const saved = await fail(operation, error, rest);
+    if (saved && prepared) await deps.releaseNonce(operation.walletId, String(operation.chainId), prepared.nonce);
+  }
+
   /** After a send: `submitted` is saved by addStep; a refusal ends the operation. */
   async function afterSend(operation: YieldOperationRecord, outcome: SendOutcome | null) {
     if (outcome === null) return;
@@ -89,24 +96,31 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
         return save(operation, { nextRunAt: after(0) });
       }
       case 'submitted':
+        if (step.phase === 'approval' && !operation.plan.prepared) await prepareActionEarly(operation, market, gateway);
         return save(operation, { nextRunAt: after(FOLLOW_MS) });
       case 'confirmed':
         if (step.phase === 'action') return save(operation, { status: 'confirmed', error: null, nextRunAt: null, resolvedAt: clock.now() });
         return prepareNext({ ...operation, status: 'pending' }, market, gateway);
       case 'reverted':
-        return fail(operation, { code: 'TRANSACTION_REVERTED', message: `The ${step.phase} transaction ${step.hash} reverted on-chain; check the position and history before a new request` });
+        return failUnsigned(operation, { code: 'TRANSACTION_REVERTED', message: `The ${step.phase} transaction ${step.hash} reverted on-chain; check the position and history before a new request` });
       case 'failed':
         if (nonceConsumed(step.failureCode)) {
-          return fail(operation, { code: 'NONCE_CONSUMED', message: `Nonce ${step.nonce} was consumed in a finalized block by another transaction and ${step.hash} has no receipt; it can no longer execute` });
+          return failUnsigned(operation, { code: 'NONCE_CONSUMED', message: `Nonce ${step.nonce} was consumed in a finalized block by another transaction and ${step.hash} has no receipt; it can no longer execute` });
         }
-        return fail(operation, { code: 'BROADCAST_FAILED', message: step.failureMessage ?? `The ${step.phase} transaction failed` });
+        return failUnsigned(operation, { code: 'BROADCAST_FAILED', message: step.failureMessage ?? `The ${step.phase} transaction failed` });
     }
   }
 
   /** Prepares (or reuses the prepared) next transaction, then signs and sends it. */
   async function prepareNext(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
-    if (operation.plan.prepared) return signPrepared(operation, gateway, operation.plan);
+    const prepared = operation.plan.prepared;
+    if (prepared && !(prepared.phase === 'action' && operation.action === 'deposit')) return signPrepared(operation, gateway, operation.plan);
     const wallet = (await deps.loadWallet(operationCaller(operation), operation.walletId)).address as Hex;
+    if (prepared) {
+      // A deposit's action prepared while its approval was confirming: simulated again before signing.
+      const refusal = await actionRefusal(operation, market, gateway, wallet, prepared, operation.plan);
+      return refusal ? pause(operation, refusal, operation.plan) : signPrepared(operation, gateway, operation.plan);
+    }
     const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
     const plan: YieldPlan = { ...operation.plan };
 
@@ -133,15 +147,40 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
     }
 
     const call = actionCall(market, operation, amount, plan, wallet);
+    const refusal = await actionRefusal(operation, market, gateway, wallet, call, plan);
+    if (refusal) return pause(operation, refusal, plan);
+    return prepareAndSign(operation, gateway, wallet, call, plan);
+  }
+
+  /** Simulates the action at the latest block: why it must not be signed now (supply cap, price bound, liquidity), or null. */
+  async function actionRefusal(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway, wallet: Hex, call: { to: string; data: string }, plan: YieldPlan): Promise<YieldOperationError | null> {
     const checkBound = market.source === 'vaultprov-v2' && operation.action === 'deposit';
-    const simulation = await gateway.callAtLatestBlock([{ from: wallet, to: call.to, data: call.data }, ...(checkBound ? [vaultRead(market, { previewDeposit: amount! })] : [])]);
+    const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
+    const simulation = await gateway.callAtLatestBlock([{ from: wallet, to: call.to as Hex, data: call.data as Hex }, ...(checkBound ? [vaultRead(market, { previewDeposit: amount! })] : [])]);
     if (checkBound) {
       const preview = uintResult(simulation.results[1]);
-      if (preview !== null && preview < BigInt(plan.minShares!)) return pause(operation, boundFailure(preview, BigInt(plan.minShares!)), plan);
+      if (preview !== null && preview < BigInt(plan.minShares!)) return boundFailure(preview, BigInt(plan.minShares!));
     }
     const result = simulation.results[0]!;
-    if (!result.ok) return pause(operation, simulationFailure(market, operation, result), plan);
-    return prepareAndSign(operation, gateway, wallet, call, plan);
+    return result.ok ? null : simulationFailure(market, operation, result);
+  }
+
+  /**
+   * While a deposit's approval confirms, its action is prepared (gas, fees, nonce) as soon as a
+   * simulation passes, i.e. once the approval is in a block; the hand-over after the confirmations
+   * then only simulates again, signs and sends. Anything short of a passing simulation (approval not
+   * mined yet, cap, bound, an RPC error) prepares nothing: the usual path decides after confirmation.
+   */
+  async function prepareActionEarly(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
+    try {
+      const wallet = (await deps.loadWallet(operationCaller(operation), operation.walletId)).address as Hex;
+      const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
+      const call = actionCall(market, operation, amount, operation.plan, wallet);
+      if (await actionRefusal(operation, market, gateway, wallet, call, operation.plan)) return;
+      await steps.prepare(owner, operation, gateway, wallet, call, operation.plan);
+    } catch {
+      // Early work is optional; the confirmed approval's path prepares it again.
+    }
   }
 
   async function prepareAndSign(operation: YieldOperationRecord, gateway: EvmGateway, wallet: Hex, call: YieldCall, plan: YieldPlan) {
@@ -165,11 +204,7 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
     } catch (error) {
       if (!isSigningRefusal(error)) throw error;
       if (error.code === 'POLICY_DENIED') {
-        // Nothing was signed and nothing ever will be: the nonce goes back.
-        const { prepared: _dropped, ...rest } = plan;
-        const saved = await fail(operation, { code: 'POLICY_DENIED', message: `${error.message}: ${JSON.stringify(error.extra?.deniedBy ?? [])}`.slice(0, 1000) }, rest);
-        if (saved) await deps.releaseNonce(operation.walletId, String(operation.chainId), prepared.nonce);
-        return;
+        return failUnsigned({ ...operation, plan }, { code: 'POLICY_DENIED', message: `${error.message}: ${JSON.stringify(error.extra?.deniedBy ?? [])}`.slice(0, 1000) });
       }
       return pause(operation, { code: 'SIGNING_REQUIRES_ACTION', message: error.message }, plan);
     }
@@ -205,7 +240,17 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
     async runOnce(): Promise<YieldRunResult> {
       const now = clock.now();
       const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize);
-      await Promise.all(leased.map(advanceOrRetry));
+      if (leased.length === 0) return { leased: 0 };
+      // A slow run keeps its operations: only a dead process's leases run out. (The runs of one
+      // process share `owner`, so an expired lease would let a second run work the same operation.)
+      const ids = leased.map((o) => o.id);
+      const renewal = setInterval(() => void store.renewLeases(owner, ids, after(leaseMs)).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
+      renewal.unref();
+      try {
+        await Promise.all(leased.map(advanceOrRetry));
+      } finally {
+        clearInterval(renewal);
+      }
       return { leased: leased.length };
     },
   };
