@@ -286,6 +286,16 @@ describe.concurrent.each(testDatabaseKinds)('approval requirement configuration 
         // Another scope's cases are not this scope's.
         expect((await project.put(configurationPath('org-cases-2'), { expectedRevision: 0, values: { [KEY]: 3 } })).status).toBe(200);
 
+        // Invalidation commits with the write: when it fails, nothing is written.
+        const invalidate = app.services.stores.approvalCaseLinks.invalidateCases;
+        app.services.stores.approvalCaseLinks.invalidateCases = async () => {
+          throw new Error('invalidation failed');
+        };
+        expect((await project.put(path, { expectedRevision: 2, values: { [KEY]: 3 }, force: true })).status).toBe(500);
+        app.services.stores.approvalCaseLinks.invalidateCases = invalidate;
+        expect((await project.get(path)).body).toMatchObject({ revision: 2, values: { [KEY]: 2 } });
+        expect(revisions((await project.get(`${path}/history`)).body)).toEqual([2, 1]);
+
         const forced = await project.put(path, { expectedRevision: 2, values: { [KEY]: 3 }, force: true });
         expect(forced.status).toBe(200);
         expect(forced.body).toMatchObject({ revision: 3, values: { [KEY]: 3 }, invalidatedCaseIds: ['case-a', 'case-b'] });
