@@ -36,6 +36,7 @@ import {
   createPolicyService,
   createPermissionsExtension,
   createAuthorizationScopeService,
+  createApprovalConfigurationService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -199,6 +200,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     permissionsExtension,
     /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */
     authorizationScopes: createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet }),
+    /** Approval requirements of a scope and their per-scope configuration, revision-checked (REST /v1/permissions-v2). */
+    approvalConfigurations: createApprovalConfigurationService({
+      store: stores.approvalConfigurations,
+      policies: stores.policies,
+      cases: stores.approvalCaseLinks,
+      extension: permissionsExtension,
+      clock,
+    }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

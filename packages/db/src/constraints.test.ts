@@ -88,6 +88,18 @@ const rows: { table: string; column: string; good: string; values: () => Record<
     good: { environment: 'production', updated_by_type: 'operator' }[column],
     values: () => ({ project_id: uuid(), environment: 'development', enabled: true, updated_at: now, updated_by_type: 'api_key' }),
   })),
+  ...(['environment', 'updated_by_type'] as const).map((column) => ({
+    table: 'approval_configurations',
+    column,
+    good: { environment: 'production', updated_by_type: 'staff' }[column],
+    values: () => ({ project_id: uuid(), environment: 'development', scope_id: 'org', policy_id: 'p', policy_version: 1, requirement_id: 'r', revision: 1, values: '{}', updated_at: now, updated_by_type: 'api_key' }),
+  })),
+  ...(['environment', 'actor_type'] as const).map((column) => ({
+    table: 'approval_configuration_revisions',
+    column,
+    good: { environment: 'production', actor_type: 'operator' }[column],
+    values: () => ({ id: uuid(), project_id: uuid(), environment: 'development', scope_id: 'org', policy_id: 'p', policy_version: 1, requirement_id: 'r', revision: 1, values: '{}', actor_type: 'api_key', created_at: now }),
+  })),
 ];
 
 describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)', (kind) => {
@@ -128,6 +140,27 @@ describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)',
       [id, uuid(), uuid()],
     );
     for (const sql of [`UPDATE authorization_scope_assignment_revisions SET revision = 2 WHERE id = $1`, `DELETE FROM authorization_scope_assignment_revisions WHERE id = $1`]) {
+      await expect(db.query(sql, [id])).rejects.toMatchObject({ code: '42501' });
+    }
+  });
+
+  it('refuses malformed approval configurations; their revision rows are never updated or deleted', async () => {
+    const configuration = (values: Record<string, unknown>) =>
+      insert('approval_configurations', {
+        project_id: uuid(), environment: 'development', scope_id: 'org', policy_id: 'p', policy_version: 1, requirement_id: 'r', revision: 1, values: '{}', updated_at: now, updated_by_type: 'api_key', ...values,
+      });
+    for (const values of [{ scope_id: 'has space' }, { policy_version: 0 }, { revision: 0 }, { values: '[]' }, { values: '2' }]) {
+      expect(await configuration(values), JSON.stringify(values)).toBe('23514');
+    }
+    expect(await configuration({ values: '{"finance.requiredApprovals": 2}' })).toBe('23503');
+    const id = uuid();
+    await db.query(
+      `INSERT INTO approval_configuration_revisions (id, project_id, environment, scope_id, policy_id, policy_version, requirement_id, revision, values, actor_type, created_at)
+       VALUES ($1, $2, 'development', 'org', 'p', 1, 'r', 1, '{}', 'operator', now())`,
+      [id, uuid()],
+    );
+    expect(await insert('approval_configuration_revisions', { id: uuid(), project_id: uuid(), environment: 'development', scope_id: 'org', policy_id: 'p', policy_version: 1, requirement_id: 'r', revision: 1, values: '[]', actor_type: 'operator', created_at: now })).toBe('23514');
+    for (const sql of [`UPDATE approval_configuration_revisions SET revision = 2 WHERE id = $1`, `DELETE FROM approval_configuration_revisions WHERE id = $1`]) {
       await expect(db.query(sql, [id])).rejects.toMatchObject({ code: '42501' });
     }
   });

@@ -72,11 +72,20 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
       '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/members',
       '/v1/permissions-v2/wallets/{walletId}/authorization-scope',
       '/v1/permissions-v2/wallets/{walletId}/authorization-scope/history',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/requirements',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}/configuration',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}/configuration/effective',
+      '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}/configuration/history',
     ]);
     const assignments = spec.body.paths['/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments'];
     expect(Object.keys(assignments)).toEqual(['get', 'put']);
     expect(assignments.put.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
     expect(spec.body.components.schemas.ReplaceAssignmentsBody.properties.expectedRevision).toBeDefined();
+    const configuration = spec.body.paths['/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}/configuration'];
+    expect(Object.keys(configuration)).toEqual(['get', 'put']);
+    expect(configuration.put.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
+    expect(Object.keys(spec.body.components.schemas.ApprovalConfigurationBody.properties)).toEqual(['expectedRevision', 'values', 'force']);
     expect(spec.body.components.schemas.Policy.properties.definition).toBeDefined();
     expect(spec.body.components.schemas.PolicyUsage).toBeDefined();
     expect(spec.body.components.schemas.PolicyDryRunResult.properties.deniedBy).toBeDefined();

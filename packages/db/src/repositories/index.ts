@@ -17,6 +17,8 @@ import { createPolicyMeterStore } from './policy-meters.ts';
 import { createYieldOperationStore } from './yield-operations.ts';
 import { createAuthorizationScopeStore } from './authorization-scopes.ts';
 import { createPermissionsExtensionStore } from './permissions-extension.ts';
+import { createApprovalConfigurationStore } from './approval-configurations.ts';
+import { createApprovalCaseLinks } from './approval-case-links.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -45,6 +47,10 @@ export function createStores(database: Database) {
     authorizationScopes: createAuthorizationScopeStore(database),
     /** The permissions v2 extension switch per project and environment. */
     permissionsExtension: createPermissionsExtensionStore(database),
+    /** Approval requirement configurations per scope, with their revisions (`configuredValues` is the signing side's read). */
+    approvalConfigurations: createApprovalConfigurationStore(database),
+    /** The open approval cases a configuration change reaches (wired to approval_cases at merge). */
+    approvalCaseLinks: createApprovalCaseLinks(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };

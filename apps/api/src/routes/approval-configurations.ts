@@ -1,0 +1,98 @@
+import {
+  approvalCasesAffectedSchema,
+  approvalConfigurationHistorySchema,
+  approvalConfigurationSchema,
+  approvalConfigurationWriteSchema,
+  approvalRequirementSchema,
+  approvalRequirementsSchema,
+  configurationBody,
+  effectiveRequirementSchema,
+  revisionListQuery,
+  type ApprovalConfigurationService,
+  type RequirementPath,
+} from '@wallet/domain';
+import { defineRoutes, type RouteDef } from '../http/route.ts';
+
+const scope = '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}';
+const requirement = `${scope}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}`;
+const configuration = `${requirement}/configuration`;
+const gated = '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment';
+const missing = 'NOT_FOUND: no such requirement in that policy version (or the version is not the active one)';
+
+const pathOf = (params: Record<string, string>): RequirementPath => ({
+  authorizationScopeId: params.authorizationScopeId!,
+  policyId: params.policyId!,
+  policyVersion: params.policyVersion!,
+  requirementId: params.requirementId!,
+});
+
+/** Approval requirements of a scope and their configuration (permissions v2), for the calling key's project and environment. */
+export function approvalConfigurationRoutes(configurations: ApprovalConfigurationService): RouteDef[] {
+  return defineRoutes([
+    {
+      method: 'get',
+      path: `${scope}/requirements`,
+      operationId: 'listApprovalRequirements',
+      summary: 'Every approval requirement of the active policies, with its stages and configurable values (key, bounds, default)',
+      tag: 'Permissions',
+      responses: { 200: { description: 'The requirements', schema: approvalRequirementsSchema } },
+      handler: async ({ caller, params }) => ({ status: 200, body: await configurations.list(caller, params.authorizationScopeId!) }),
+    },
+    {
+      method: 'get',
+      path: requirement,
+      operationId: 'getApprovalRequirement',
+      summary: 'One approval requirement of an active policy version',
+      tag: 'Permissions',
+      responses: { 200: { description: 'The requirement', schema: approvalRequirementSchema }, 404: { description: missing } },
+      handler: async ({ caller, params }) => ({ status: 200, body: await configurations.get(caller, pathOf(params)) }),
+    },
+    {
+      method: 'get',
+      path: configuration,
+      operationId: 'getApprovalConfiguration',
+      summary: 'The stored configuration of a requirement in the scope and its revision; 404 before the first write',
+      tag: 'Permissions',
+      responses: { 200: { description: 'The configuration', schema: approvalConfigurationSchema }, 404: { description: 'NOT_FOUND: never configured, or no such requirement' } },
+      handler: async ({ caller, params }) => ({ status: 200, body: await configurations.getConfiguration(caller, pathOf(params)) }),
+    },
+    {
+      method: 'get',
+      path: `${configuration}/effective`,
+      operationId: 'getEffectiveApprovalRequirement',
+      summary: 'The requirement with its configuration applied; defaults appear with configuration: null',
+      tag: 'Permissions',
+      responses: { 200: { description: 'The effective requirement', schema: effectiveRequirementSchema }, 404: { description: missing } },
+      handler: async ({ caller, params }) => ({ status: 200, body: await configurations.effective(caller, pathOf(params)) }),
+    },
+    {
+      method: 'put',
+      path: configuration,
+      operationId: 'putApprovalConfiguration',
+      summary: 'Updates the configurable values (values {} resets to the defaults); expectedRevision is the revision replaced (0 first)',
+      tag: 'Permissions',
+      body: configurationBody,
+      responses: {
+        200: { description: 'The new configuration and its revision', schema: approvalConfigurationWriteSchema },
+        400: { description: 'INVALID_REQUEST: an undeclared key, or a value that is not an integer within its bounds (details name each)' },
+        403: { description: gated },
+        404: { description: missing },
+        409: {
+          description: 'CONFLICT (expectedRevision missing or stale, body has currentRevision) or APPROVAL_CASES_AFFECTED (open cases would change; resend with force: true); nothing written',
+          schema: approvalCasesAffectedSchema,
+        },
+      },
+      handler: async ({ caller, params, body }) => ({ status: 200, body: await configurations.put(caller, pathOf(params), body) }),
+    },
+    {
+      method: 'get',
+      path: `${configuration}/history`,
+      operationId: 'listApprovalConfigurationHistory',
+      summary: 'Configuration revisions, newest first: who wrote each, when, and the values',
+      tag: 'Permissions',
+      query: revisionListQuery,
+      responses: { 200: { description: 'A page of revisions', schema: approvalConfigurationHistorySchema } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await configurations.history(caller, pathOf(params), query) }),
+    },
+  ]);
+}
