@@ -148,61 +148,6 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       }
     });
 
-    it('prepares the action while the approval confirms, simulates it again before signing, and keeps its nonce through a pause', async () => {
-      const rpc = async (method: string, params: unknown[] = []) => {
-        const response = await fetch(devnets.evmRpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-        const body = (await response.json()) as { error?: unknown };
-        if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-      };
-      const plan = async (id: string) =>
-        (await app.database.query<{ plan: { prepared?: { phase: string; nonce: number } } }>('SELECT plan FROM yield_operations WHERE id = $1::uuid', [id]))[0]!.plan;
-      const wallet = await fundedWallet();
-      const created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '10' }, `early-${wallet.id}`);
-      // Blocks come only when the test mines them: the approval sits in one block, unconfirmed.
-      await rpc('evm_setIntervalMining', [0]);
-      try {
-        const signed = await drive(wallet.id, created.id, (op) => op.transactions.length > 0);
-        const approvalNonce = signed.transactions[0]!.nonce;
-        await rpc('evm_mine');
-        const deadline = Date.now() + 20_000;
-        while ((await plan(created.id)).prepared?.phase !== 'action') {
-          if (Date.now() > deadline) throw new Error('the action was not prepared while the approval confirmed');
-          await app.services.yieldRunner.runOnce();
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        expect((await read(wallet.id, created.id)).transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'submitted']]);
-        expect((await plan(created.id)).prepared!.nonce).toBe(approvalNonce + 1);
-
-        // The cap binds by the time the approval is confirmed: the prepared action is not signed.
-        await rpc('evm_setAutomine', [true]);
-        const supplied = await pub.readContract({ address: d().pool.aToken, abi: ERC20_ABI, functionName: 'totalSupply' });
-        await setSupplyCap(devnets.evmRpcUrl, d(), supplied / USDC + 1n);
-        await rpc('evm_mine');
-        await rpc('evm_mine');
-        const paused = await drive(wallet.id, created.id);
-        expect(paused.status, JSON.stringify(paused)).toBe('requires_action');
-        expect(paused.error?.code).toBe('AAVE_SUPPLY_CAP_EXCEEDED');
-        expect(paused.transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'confirmed']]);
-        expect((await plan(created.id)).prepared!.nonce).toBe(approvalNonce + 1);
-
-        await rpc('evm_setAutomine', [false]);
-        await rpc('evm_setIntervalMining', [1]);
-        await setSupplyCap(devnets.evmRpcUrl, d(), 0);
-        const resumed = await app.request('POST', `/v1/wallets/${wallet.id}/yield/deposits`, { key, body: { marketId: POOL, amount: '10' }, headers: { 'idempotency-key': `early-${wallet.id}` } });
-        expect(resumed.status, JSON.stringify(resumed.body)).toBe(202);
-        const done = await drive(wallet.id, created.id);
-        expect(done.status, JSON.stringify(done)).toBe('confirmed');
-        expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([
-          ['approval', approvalNonce],
-          ['action', approvalNonce + 1],
-        ]);
-      } finally {
-        await rpc('evm_setAutomine', [false]);
-        await rpc('evm_setIntervalMining', [1]);
-        await setSupplyCap(devnets.evmRpcUrl, d(), 0);
-      }
-    });
-
     it('never deposits into the vault at a share price beyond the bound captured at preparation', async () => {
       const wallet = await fundedWallet();
       const created = await post(wallet.id, 'deposits', { marketId: VAULT, amount: '10' }, `bound-${wallet.id}`);

@@ -96,7 +96,6 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
         return save(operation, { nextRunAt: after(0) });
       }
       case 'submitted':
-        if (step.phase === 'approval' && !operation.plan.prepared) await prepareActionEarly(operation, market, gateway);
         return save(operation, { nextRunAt: after(FOLLOW_MS) });
       case 'confirmed':
         if (step.phase === 'action') return save(operation, { status: 'confirmed', error: null, nextRunAt: null, resolvedAt: clock.now() });
@@ -113,14 +112,8 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
 
   /** Prepares (or reuses the prepared) next transaction, then signs and sends it. */
   async function prepareNext(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
-    const prepared = operation.plan.prepared;
-    if (prepared && !(prepared.phase === 'action' && operation.action === 'deposit')) return signPrepared(operation, gateway, operation.plan);
+    if (operation.plan.prepared) return signPrepared(operation, gateway, operation.plan);
     const wallet = (await deps.loadWallet(operationCaller(operation), operation.walletId)).address as Hex;
-    if (prepared) {
-      // A deposit's action prepared while its approval was confirming: simulated again before signing.
-      const refusal = await actionRefusal(operation, market, gateway, wallet, prepared, operation.plan);
-      return refusal ? pause(operation, refusal, operation.plan) : signPrepared(operation, gateway, operation.plan);
-    }
     const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
     const plan: YieldPlan = { ...operation.plan };
 
@@ -163,24 +156,6 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
     }
     const result = simulation.results[0]!;
     return result.ok ? null : simulationFailure(market, operation, result);
-  }
-
-  /**
-   * While a deposit's approval confirms, its action is prepared (gas, fees, nonce) as soon as a
-   * simulation passes, i.e. once the approval is in a block; the hand-over after the confirmations
-   * then only simulates again, signs and sends. Anything short of a passing simulation (approval not
-   * mined yet, cap, bound, an RPC error) prepares nothing: the usual path decides after confirmation.
-   */
-  async function prepareActionEarly(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
-    try {
-      const wallet = (await deps.loadWallet(operationCaller(operation), operation.walletId)).address as Hex;
-      const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
-      const call = actionCall(market, operation, amount, operation.plan, wallet);
-      if (await actionRefusal(operation, market, gateway, wallet, call, operation.plan)) return;
-      await steps.prepare(owner, operation, gateway, wallet, call, operation.plan);
-    } catch {
-      // Early work is optional; the confirmed approval's path prepares it again.
-    }
   }
 
   async function prepareAndSign(operation: YieldOperationRecord, gateway: EvmGateway, wallet: Hex, call: YieldCall, plan: YieldPlan) {
