@@ -36,6 +36,8 @@ import {
   createPolicyService,
   createPermissionsExtension,
   createAuthorizationScopeService,
+  createAuthorizationScopeReads,
+  createConsoleAuthorizationScopes,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -84,6 +86,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
   const permissionsExtension = createPermissionsExtension({ store: stores.permissionsExtension, clock });
+  const authorizationScopes = createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet });
   const policyEngine = createPolicyEngine({ store: stores.policies, meters: stores.policyMeters, clock });
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine });
   const transactions = createTransactionService({
@@ -198,7 +201,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** The permissions v2 extension switch per project and environment (CLI now, console next). */
     permissionsExtension,
     /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */
-    authorizationScopes: createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet }),
+    authorizationScopes,
+    /** The console's scopes pages (tRPC, GraphQL): the REST use cases above, acting as the staff member. */
+    consoleScopes: createConsoleAuthorizationScopes({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      scopes: authorizationScopes,
+      extension: permissionsExtension,
+      reads: createAuthorizationScopeReads({ directory: stores.authorizationScopeDirectory, extension: stores.permissionsExtension }),
+    }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

@@ -72,6 +72,8 @@ export * from './authorization-scopes/ports.ts';
 export * from './authorization-scopes/schemas.ts';
 export * from './authorization-scopes/extension.ts';
 export * from './authorization-scopes/service.ts';
+export * from './authorization-scopes/reads.ts';
+export * from './console/authorization-scopes.ts';
 export * from './yield/markets.ts';
 export * from './yield/config.ts';
 export * from './yield/execution.ts';

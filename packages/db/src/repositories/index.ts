@@ -17,6 +17,7 @@ import { createPolicyMeterStore } from './policy-meters.ts';
 import { createYieldOperationStore } from './yield-operations.ts';
 import { createAuthorizationScopeStore } from './authorization-scopes.ts';
 import { createPermissionsExtensionStore } from './permissions-extension.ts';
+import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -43,6 +44,8 @@ export function createStores(database: Database) {
     policyMeters: createPolicyMeterStore(database),
     /** Authorization scope assignments and wallet bindings, with their revisions. */
     authorizationScopes: createAuthorizationScopeStore(database),
+    /** The console's read of the scope ids in use per project and environment. */
+    authorizationScopeDirectory: createAuthorizationScopeDirectoryStore(database),
     /** The permissions v2 extension switch per project and environment. */
     permissionsExtension: createPermissionsExtensionStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
