@@ -18,6 +18,8 @@ export function UserAssignments({ at, onClose }: { at: UserAt; onClose: () => vo
   const trpc = useTRPC();
   const { canWrite } = useSession();
   const current = useQuery(trpc.scopes.assignments.queryOptions(at));
+  // Kept here: the editor starts over (new key) with the revision reloaded after a conflict.
+  const [conflict, setConflict] = useState(false);
   return (
     <Card
       title={
@@ -45,7 +47,14 @@ export function UserAssignments({ at, onClose }: { at: UserAt; onClose: () => vo
                 {current.data.updatedAt ? `, ${formatDate(current.data.updatedAt)}` : ''}
               </span>
             </p>
-            {canWrite ? <AssignmentEditor key={current.data.revision} at={at} revision={current.data.revision} initial={current.data.assignments} /> : null}
+            {conflict ? (
+              <p role="alert" data-testid="assignments-conflict" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900">
+                Someone saved another revision of these assignments first. The current one is shown now; make your change again.
+              </p>
+            ) : null}
+            {canWrite ? (
+              <AssignmentEditor key={current.data.revision} at={at} revision={current.data.revision} initial={current.data.assignments} onConflict={setConflict} />
+            ) : null}
           </>
         )}
         <AssignmentHistory at={at} />
@@ -54,24 +63,23 @@ export function UserAssignments({ at, onClose }: { at: UserAt; onClose: () => vo
   );
 }
 
-function AssignmentEditor({ at, revision, initial }: { at: UserAt; revision: number; initial: Assignment[] }) {
+function AssignmentEditor({ at, revision, initial, onConflict }: { at: UserAt; revision: number; initial: Assignment[]; onConflict: (stale: boolean) => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [list, setList] = useState<Assignment[]>(initial);
   const [role, setRole] = useState('');
   const [attribute, setAttribute] = useState('');
   const [value, setValue] = useState('');
-  const [conflict, setConflict] = useState(false);
   const save = useMutation(
     trpc.scopes.replaceAssignments.mutationOptions({
       onSuccess: () => {
-        setConflict(false);
+        onConflict(false);
         return queryClient.invalidateQueries({ queryKey: trpc.scopes.pathKey() });
       },
       onError: (error) => {
         // Someone saved another revision since this one was shown: say so and show theirs.
         if (isStaleRevision(error)) {
-          setConflict(true);
+          onConflict(true);
           void queryClient.invalidateQueries({ queryKey: trpc.scopes.pathKey() });
         }
       },
@@ -132,11 +140,7 @@ function AssignmentEditor({ at, revision, initial }: { at: UserAt; revision: num
         </Button>
         <span className="text-xs text-slate-500">replaces revision {revision}</span>
       </div>
-      {conflict ? (
-        <p role="alert" data-testid="assignments-conflict" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900">
-          Someone saved another revision of these assignments first. The current one is shown now; make your change again.
-        </p>
-      ) : save.error ? (
+      {save.error && !isStaleRevision(save.error) ? (
         <ErrorBox title="Not saved" error={save.error} />
       ) : save.isSuccess ? (
         <p role="status" className="text-emerald-700">
