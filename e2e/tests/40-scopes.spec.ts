@@ -61,7 +61,8 @@ test('an owner enables the extension, binds a wallet to a scope, assigns finance
   const projects = (await (await page.request.get('/trpc/projects.list')).json()) as { result: { data: { projectId: string; name: string }[] } };
   shared.projectId = projects.result.data.find((p) => p.name === PROJECT)!.projectId;
   shared.walletId = (await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'scopes@example.com', userIdentifierType: 'EMAIL' })).id as string;
-  shared.userId = await signUpUser('finance@example.com');
+  // The users CLI takes seconds to start: it runs while the owner works in the console.
+  const signedUp = signUpUser('finance@example.com');
 
   await openScopes(page);
   await expect(extensionState(page)).toHaveText('disabled');
@@ -81,9 +82,9 @@ test('an owner enables the extension, binds a wallet to a scope, assigns finance
   await expect(binding.getByTestId('binding-history-item')).toHaveCount(1);
   await expect(binding.getByTestId('binding-history-item')).toContainText('by staff');
   expect(await rest('GET', `/v1/permissions-v2/wallets/${shared.walletId}/authorization-scope`)).toMatchObject({ authorizationScopeId: SCOPE, revision: 1 });
-  await snap(page, 'wallet-scope');
 
   // The scope (in use now through the binding): assign finance to the user.
+  shared.userId = await signedUp;
   await openScopes(page);
   await page.getByLabel('Scopes in use').selectOption(SCOPE);
   const members = page.getByRole('region', { name: 'Scope members' });
