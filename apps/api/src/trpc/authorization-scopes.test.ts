@@ -105,6 +105,8 @@ describe.each(testDatabaseKinds)('console authorization scopes over tRPC and Gra
     await a.owner.scopes.replaceAssignments.mutate({ ...at, expectedRevision: 2, assignments: [] });
     expect((await a.support.scopes.members.query({ ...here(), scopeId: 'acme:org.1' })).data).toEqual([]);
     expect((await a.support.scopes.assignmentHistory.query(at)).data).toHaveLength(3);
+    // A scope with neither members nor bound wallets is no longer listed.
+    expect((await a.support.scopes.ids.query(here())).scopeIds).not.toContain('acme:org.1');
   });
 
   it("another partner's project and users are 404 like missing ones", async () => {
@@ -156,6 +158,7 @@ describe.each(testDatabaseKinds)('console authorization scopes over tRPC and Gra
 
     const unbound = await a.developer.scopes.bindWallet.mutate({ ...at, expectedRevision: 1, authorizationScopeId: null });
     expect(unbound).toMatchObject({ authorizationScopeId: null, revision: 2 });
+    expect((await a.support.scopes.ids.query(here())).scopeIds).not.toContain('treasury');
     const history = await a.support.scopes.walletScopeHistory.query(at);
     expect(history.data.map((h) => [h.revision, h.authorizationScopeId, h.createdBy])).toEqual([
       [2, null, { type: 'staff', id: staff.developer }],
