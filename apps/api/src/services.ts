@@ -37,6 +37,8 @@ import {
   createPermissionsExtension,
   createAuthorizationScopeService,
   createApprovalConfigurationService,
+  createAuthorizationScopeReads,
+  createConsoleAuthorizationScopes,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -85,6 +87,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
   const permissionsExtension = createPermissionsExtension({ store: stores.permissionsExtension, clock });
+  const authorizationScopes = createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet });
   const policyEngine = createPolicyEngine({ store: stores.policies, meters: stores.policyMeters, clock });
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine });
   const transactions = createTransactionService({
@@ -199,7 +202,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** The permissions v2 extension switch per project and environment (CLI now, console next). */
     permissionsExtension,
     /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */
-    authorizationScopes: createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet }),
+    authorizationScopes,
+    /** The console's scopes pages (tRPC, GraphQL): the REST use cases above, acting as the staff member. */
+    consoleScopes: createConsoleAuthorizationScopes({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      scopes: authorizationScopes,
+      extension: permissionsExtension,
+      reads: createAuthorizationScopeReads({ directory: stores.authorizationScopeDirectory, extension: stores.permissionsExtension }),
+    }),
     /** Approval requirements of a scope and their per-scope configuration, revision-checked (REST /v1/permissions-v2). */
     approvalConfigurations: createApprovalConfigurationService({
       store: stores.approvalConfigurations,

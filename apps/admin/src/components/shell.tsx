@@ -17,6 +17,7 @@ const nav = [
   { href: '/yield', label: 'Yield operations' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/policies', label: 'Policies' },
+  { href: '/scopes', label: 'Authorization scopes' },
 ];
 
 export function ConsoleShell({ children }: { children: ReactNode }) {

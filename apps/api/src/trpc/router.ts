@@ -1,6 +1,7 @@
 import { authRouter } from './auth.ts';
 import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
 import { policiesRouter } from './policies.ts';
+import { scopesRouter } from './authorization-scopes.ts';
 import { router } from './trpc.ts';
 
 /** The console's API. Every procedure calls a domain use case; no business rule lives here. */
@@ -13,6 +14,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   overview: overviewRouter,
   policies: policiesRouter,
+  scopes: scopesRouter,
   yield: yieldRouter,
 });
 

@@ -19,6 +19,7 @@ import { createAuthorizationScopeStore } from './authorization-scopes.ts';
 import { createPermissionsExtensionStore } from './permissions-extension.ts';
 import { createApprovalConfigurationStore } from './approval-configurations.ts';
 import { createApprovalCaseLinks } from './approval-case-links.ts';
+import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -45,6 +46,8 @@ export function createStores(database: Database) {
     policyMeters: createPolicyMeterStore(database),
     /** Authorization scope assignments and wallet bindings, with their revisions. */
     authorizationScopes: createAuthorizationScopeStore(database),
+    /** The console's read of the scope ids in use per project and environment. */
+    authorizationScopeDirectory: createAuthorizationScopeDirectoryStore(database),
     /** The permissions v2 extension switch per project and environment. */
     permissionsExtension: createPermissionsExtensionStore(database),
     /** Approval requirement configurations per scope, with their revisions (`configuredValues` is the signing side's read). */

@@ -20,11 +20,11 @@ export interface PolicyScope extends PolicyLocation {
   requestId?: string | null;
 }
 
-/** A partner's API key: its own project and environment. */
+/** A partner's API key (or the staff member the console acts for): its own project and environment. */
 export const policyScopeOfCaller = (caller: Caller): PolicyScope => ({
   projectId: caller.projectId,
   environment: caller.environment,
-  actor: { type: 'api_key', id: caller.apiKeyId },
+  actor: caller.actor ?? { type: 'api_key', id: caller.apiKeyId },
   requestId: caller.requestId,
 });
 

@@ -1,4 +1,5 @@
 import type { Environment, Plan } from '../ports.ts';
+import type { PolicyActor } from '../policies/ports.ts';
 
 /** Who is calling: established by authentication, passed to every use case. */
 export interface Caller {
@@ -10,4 +11,9 @@ export interface Caller {
   requestId: string | null;
   /** The request's Idempotency-Key, when it carries one (broadcasting use cases record it). */
   idempotencyKey?: string;
+  /**
+   * Who acts when it is not the API key: the staff member for whom the console calls a partner use
+   * case (revisions and audit rows then name them). Unset for REST requests.
+   */
+  actor?: PolicyActor;
 }

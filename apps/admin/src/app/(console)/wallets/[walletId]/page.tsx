@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'next/navigation';
+import { WalletScope } from '@/components/scopes/wallet-scope';
 import { TransactionList } from '@/components/transactions';
 import { YieldOperationList, YieldPositions } from '@/components/yield';
 import { Badge, Card, DefinitionList, ErrorBox, formatDate, Loading, Mono, PageHeader } from '@/components/ui';
@@ -33,6 +34,11 @@ export default function WalletPage() {
               ['Created', formatDate(w.createdAt)],
             ]}
           />
+        </Card>
+        <Card title="Authorization scope">
+          <section aria-label="Authorization scope">
+            <WalletScope walletId={w.id} />
+          </section>
         </Card>
         <Card title="Transactions of this wallet">
           <TransactionList projectId={w.projectId} walletId={w.id} />
