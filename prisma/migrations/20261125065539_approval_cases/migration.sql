@@ -61,3 +61,8 @@ ALTER TABLE "approval_cases" ADD CONSTRAINT "approval_cases_environment_check"
   CHECK ("environment" IN ('development', 'production'));
 ALTER TABLE "approval_case_decisions" ADD CONSTRAINT "approval_case_decisions_decision_check"
   CHECK ("decision" IN ('approve', 'reject'));
+
+-- Decisions are immutable: one per person per case, never updated or deleted.
+CREATE TRIGGER "approval_case_decisions_append_only"
+BEFORE UPDATE OR DELETE ON "approval_case_decisions"
+FOR EACH ROW EXECUTE FUNCTION "authorization_scope_revisions_append_only"();
