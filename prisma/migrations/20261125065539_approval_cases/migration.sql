@@ -51,6 +51,9 @@ CREATE INDEX "approval_cases_project_id_environment_scope_id_status_idx" ON "app
 -- CreateIndex
 CREATE INDEX "approval_cases_wallet_id_status_idx" ON "approval_cases"("wallet_id", "status");
 
+-- At most one open (pending or completed) case per key: concurrent first requests open one case.
+CREATE UNIQUE INDEX "approval_cases_one_open" ON "approval_cases"("project_id", "environment", "case_key") WHERE (status = ANY (ARRAY['pending'::text, 'completed'::text]));
+
 -- AddForeignKey
 ALTER TABLE "approval_case_decisions" ADD CONSTRAINT "approval_case_decisions_case_id_fkey" FOREIGN KEY ("case_id") REFERENCES "approval_cases"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
