@@ -10,4 +10,11 @@ export interface Caller {
   requestId: string | null;
   /** The request's Idempotency-Key, when it carries one (broadcasting use cases record it). */
   idempotencyKey?: string;
+  /**
+   * Signing and transfer routes: SHA-256 of method, path and canonical body as sent (approval
+   * cases bind to it, and key on it when there is no Idempotency-Key).
+   */
+  requestHash?: string;
+  /** Signing and transfer routes: the optional `initiatorUserId` of the body (never an approver of its case). */
+  initiatorUserId?: string | null;
 }
