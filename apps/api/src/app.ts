@@ -10,6 +10,7 @@ import { chainRoutes } from './routes/chains.ts';
 import { migrationRoutes } from './routes/migration.ts';
 import { policyRoutes } from './routes/policies.ts';
 import { authorizationScopeRoutes } from './routes/authorization-scopes.ts';
+import { approvalCaseRoutes } from './routes/approval-cases.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
@@ -41,6 +42,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...migrationRoutes(services.migration),
     ...policyRoutes(services.policies, services.policyUsage, services.policyDryRun),
     ...authorizationScopeRoutes(services.authorizationScopes),
+    ...approvalCaseRoutes(services.approvalCases),
     ...yieldRoutes(services.yield),
     ...yieldPositionRoutes(services.yieldPositions),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),

@@ -36,6 +36,7 @@ import {
   createPolicyService,
   createPermissionsExtension,
   createAuthorizationScopeService,
+  createApprovalCaseService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -84,8 +85,22 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
   const permissionsExtension = createPermissionsExtension({ store: stores.permissionsExtension, clock });
-  const policyEngine = createPolicyEngine({ store: stores.policies, meters: stores.policyMeters, clock });
-  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine });
+  // Conditional approvals (guardrail rule 4) open cases only where the extension is enabled.
+  const policyEngine = createPolicyEngine({
+    store: stores.policies,
+    meters: stores.policyMeters,
+    clock,
+    approvalsAvailable: async (at) => (await stores.permissionsExtension.find(at))?.enabled ?? false,
+  });
+  const approvalCases = createApprovalCaseService({
+    store: stores.approvalCases,
+    scopes: stores.authorizationScopes,
+    policies: stores.policies,
+    clock,
+    // The requirement configuration routes (another branch) connect here at merge; until then the policy defaults apply.
+    configuredValues: async () => null,
+  });
+  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
   const transactions = createTransactionService({
     store: stores.transactions,
     pipeline: signingPipeline,
@@ -199,6 +214,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     permissionsExtension,
     /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */
     authorizationScopes: createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet }),
+    /** Conditional approval cases: partner reads and cancel (REST), user decisions (users CLI), the signing gate. */
+    approvalCases,
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

@@ -7,6 +7,7 @@ import {
   transactionList,
   transferBody,
   transferResponse,
+  withApprovalRequest,
   type TransactionService,
 } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
@@ -32,7 +33,10 @@ export function transactionRoutes(transactions: TransactionService) {
         502: broadcastFailure,
         503: { description: 'RPC_UNAVAILABLE before any record was created' },
       },
-      handler: async ({ caller, params, body }) => ({ status: 200, ...(await transactions.transfer(caller, params.walletId ?? '', body)) }),
+      handler: async ({ caller, params, body, req }) => {
+        const request = withApprovalRequest(caller, req.method, `${req.baseUrl}${req.path}`, body);
+        return { status: 200, ...(await transactions.transfer(request.caller, params.walletId ?? '', request.body)) };
+      },
     },
     {
       method: 'post',

@@ -17,6 +17,7 @@ import { createPolicyMeterStore } from './policy-meters.ts';
 import { createYieldOperationStore } from './yield-operations.ts';
 import { createAuthorizationScopeStore } from './authorization-scopes.ts';
 import { createPermissionsExtensionStore } from './permissions-extension.ts';
+import { createApprovalCaseStore } from './approval-cases.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -45,6 +46,8 @@ export function createStores(database: Database) {
     authorizationScopes: createAuthorizationScopeStore(database),
     /** The permissions v2 extension switch per project and environment. */
     permissionsExtension: createPermissionsExtensionStore(database),
+    /** Conditional approval cases and their decisions. */
+    approvalCases: createApprovalCaseStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };
