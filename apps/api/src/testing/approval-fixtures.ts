@@ -53,6 +53,8 @@ export async function approvalsProject(app: TestApp, options: { policy?: unknown
   return {
     ...project,
     wallet,
+    /** Another wallet of the project (unbound). */
+    newWallet: project.wallet,
     /** A user with these roles in `org-1` (an assignment write: open cases of the scope are invalidated). */
     async member(roles: string[], scopeId = 'org-1'): Promise<string> {
       const userId = await project.user();
