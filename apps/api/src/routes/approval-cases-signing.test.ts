@@ -160,6 +160,10 @@ describe.concurrent.each(testDatabaseKinds)('conditional approval cases at the s
       const caseId = opened.body.caseId as string;
       const rejected = await decide(app, 'reject', caseId, finance);
       expect(rejected).toMatchObject({ ok: true, body: { status: 'rejected', rejectedAt: iso, terminalReason: 'case_rejected', rejectedBy: { userId: finance, stageId: 'finance', at: iso } } });
+      // Decisions are history: never updated or deleted.
+      for (const sql of ['UPDATE approval_case_decisions SET decision = $2 WHERE case_id = $1', 'DELETE FROM approval_case_decisions WHERE case_id = $1 AND $2 = $2']) {
+        await expect(app.database.query(sql, [caseId, 'approve'])).rejects.toMatchObject({ code: '42501' });
+      }
       const resend = await p.sign(LARGE, { 'Idempotency-Key': 'rej-1' });
       expect(resend.status).toBe(403);
       expect(resend.body).toMatchObject({ code: 'POLICY_DENIED', caseId, deniedBy: [{ reason: 'review-rejected', caseId }] });
