@@ -93,7 +93,10 @@ describe.concurrent.each(testDatabaseKinds)('approval case routes and life cycle
       expect((await decide(app, 'approve', completedCase.body.caseId, finance)).ok).toBe(true);
       clock.advance(HOUR - 1000);
       expect((await p.getCase(opened.body.caseId)).body.status).toBe('pending');
-      clock.advance(2000);
+      clock.advance(60_000);
+      // The list expires due cases before filtering by status.
+      expect((await p.get(`${casesPath}?status=pending`)).body.cases.map((c: { caseId: string }) => c.caseId)).toEqual([]);
+      expect((await p.get(`${casesPath}?status=expired`)).body.cases.map((c: { caseId: string }) => c.caseId)).toEqual([completedCase.body.caseId, opened.body.caseId]);
       const expired = await p.getCase(opened.body.caseId);
       expect(expired.body).toMatchObject({ status: 'expired', terminalReason: 'case_expired', expiredAt: opened.body.expiresAt });
       expect(await decide(app, 'approve', opened.body.caseId, finance)).toMatchObject({ ok: false, status: 409, body: { status: 'expired' } });

@@ -128,6 +128,12 @@ export function createApprovalCaseStore({ prisma }: Database): ApprovalCaseStore
       return count === 0 ? null : find(caseId);
     },
 
+    async expireDue(at, now) {
+      await prisma.$executeRaw`
+        UPDATE approval_cases SET status = 'expired', expired_at = expires_at, terminal_reason = 'case_expired'
+        WHERE project_id = ${at.projectId}::uuid AND environment = ${at.environment} AND status IN ('pending', 'completed') AND expires_at <= ${now}`;
+    },
+
     async claim(caseId, at) {
       const { count } = await prisma.approvalCase.updateMany({ where: { id: caseId, status: 'completed', expiresAt: { gt: at } }, data: { status: 'consumed', consumedAt: at } });
       return count === 1;

@@ -106,6 +106,8 @@ export interface ApprovalCaseStore {
    * `at` (and `terminal_reason`); null when the case was not in one of `from` (nothing changed).
    */
   transition(caseId: string, from: ApprovalCaseStatus[], to: ApprovalCaseStatus, at: Date, terminalReason: string | null): Promise<ApprovalCaseRecord | null>;
+  /** Every open case of the location whose `expiresAt` <= `now` becomes `expired` at its expiresAt (before listing by status). */
+  expireDue(at: PolicyLocation, now: Date): Promise<void>;
   /** completed -> consumed (consumed_at = at) only while completed and `at` < expires_at; true when this call claimed it. */
   claim(caseId: string, at: Date): Promise<boolean>;
   /** consumed -> completed (consumed_at cleared): the claimed signature never happened. */

@@ -59,9 +59,10 @@ export function createApprovalCaseService(deps: ApprovalCaseServiceDeps): {
         }
         before = { createdAt: anchor.createdAt, id: anchor.id };
       }
+      // Expiry first, so a status filter sees it; a case a policy change invalidates is refreshed as it is listed.
+      await store.expireDue(location(caller), clock.now());
       const rows = await store.list(location(caller), { status: input.status, walletId: input.walletId }, before, input.limit + 1);
       const shown = await refresh.refreshAll(rows.slice(0, input.limit));
-      // A status filter is applied to the stored status; a case refreshed out of it is still listed once, as it is now.
       return { cases: shown.map(approvalCaseView), nextBeforeCaseId: rows.length > input.limit ? (shown.at(-1)?.id ?? null) : null };
     },
 
