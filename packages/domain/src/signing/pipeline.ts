@@ -208,7 +208,11 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
     if (decision.outcome !== 'allow') {
       await claim?.release().catch(() => undefined);
       // A requirement the claimed case does not cover appeared meanwhile (policies changed): resend.
-      if (decision.outcome === 'review') throw new ApiError(409, 'CONFLICT', 'The policies changed while this request was being signed; send it again');
+      if (decision.outcome === 'review') {
+        const changed = new ApiError(409, 'CONFLICT', 'The policies changed while this request was being signed; send it again');
+        changed.releasesIdempotencyKey = true;
+        throw changed;
+      }
       throw policyDenied(decision.deniedBy, decision.message);
     }
     return { reservation: decision.reservation ?? noReservation, claim };
