@@ -206,7 +206,7 @@ describe.each(testDatabaseKinds)('policy storage and versions (%s)', (kind) => {
     const approval = doc('needs-approval', {
       rules: [{ id: 'big', effect: 'require_approval', actions: 'all', approvalRequirement: { id: 'r', stages: [{ id: 's', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] } }],
     });
-    expect(await service.apply(scope, approval)).toMatchObject({ policyId: 'needs-approval', status: 'active' });
+    expect(await service.apply(keyScope(await newProject()), approval)).toMatchObject({ policyId: 'needs-approval', status: 'active' });
     const noRequirement = await refusal(service.apply(scope, doc('no-requirement', { rules: [{ id: 'big', effect: 'require_approval', actions: 'all' }] })));
     expect(noRequirement.toBody()).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'rules.0.approvalRequirement' }] });
 
