@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalsProject, decide, LARGE, SMALL, twoStagePolicy } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { traces } from '../testing/policy-fixtures.ts';
+import { walletScopePath } from '../testing/scope-fixtures.ts';
 
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 const reviewRequired = (caseId?: string) => ({
@@ -136,6 +137,9 @@ describe.concurrent.each(testDatabaseKinds)('conditional approval cases at the s
       expect(refused.body).toEqual({ code: 'FORBIDDEN', message: expect.stringContaining('authorization scope binding') });
       expect(await traces(app, unbound.wallet.id)).toEqual({ signatures: 0, records: 0, reservations: 0 });
       expect(await app.database.prisma.approvalCase.count({ where: { walletId: unbound.wallet.id } })).toBe(0);
+      // The refusal is not stored under the key: once the wallet is bound, the same request opens its case.
+      expect((await unbound.put(walletScopePath(unbound.wallet.id), { expectedRevision: 0, authorizationScopeId: 'org-1' })).status).toBe(200);
+      expect((await unbound.sign(LARGE, { 'Idempotency-Key': 'unbound' })).body).toEqual(reviewRequired());
 
       const bound = await approvalsProject(app);
       const dry = await bound.post('/v1/permissions-v2/evaluate', {

@@ -94,7 +94,10 @@ export function createApprovalGate({ store, scopes, refresh, clock, configuredVa
       const at: PolicyLocation = { projectId: caller.projectId, environment: caller.environment };
       const binding = await scopes.findBinding(at, intent.wallet.id);
       if (!binding?.scopeId) {
-        throw forbidden('This request needs a conditional approval, and the wallet needs an authorization scope binding for that: bind it with PUT /v1/permissions-v2/wallets/{walletId}/authorization-scope');
+        const unbound = forbidden('This request needs a conditional approval, and the wallet needs an authorization scope binding for that: bind it with PUT /v1/permissions-v2/wallets/{walletId}/authorization-scope');
+        // Once the wallet is bound, the same request under the same key opens its case.
+        unbound.releasesIdempotencyKey = true;
+        throw unbound;
       }
       // Requests that did not come through a route (none today) bind to their parsed intent.
       const requestHash = caller.requestHash ?? requestFingerprint('INTENT', `${intent.wallet.id}/${intent.action}`, intent.input);
