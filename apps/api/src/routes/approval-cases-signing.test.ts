@@ -1,8 +1,9 @@
 import { testDatabaseKinds } from '@wallet/db';
+import { callerOf, createSigningPipeline, fileKekProvider, parseSignRouteBody, requestFingerprint, signRouteContext, systemClock } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalsProject, decide, LARGE, SMALL, twoStagePolicy } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
-import { traces } from '../testing/policy-fixtures.ts';
+import { DEAD, EVM_CHAIN, EVM_FEES, traces } from '../testing/policy-fixtures.ts';
 import { walletScopePath } from '../testing/scope-fixtures.ts';
 
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
@@ -193,6 +194,37 @@ describe.concurrent.each(testDatabaseKinds)('conditional approval cases at the s
       const next = await p.sign(LARGE);
       expect(next.body).toEqual(reviewRequired());
       expect(next.body.caseId).not.toBe(first.body.caseId);
+      expect(await p.signatures()).toBe(1);
+    });
+
+    it('a claimed case goes back to completed when signing fails before a signature exists, and the next resend signs', async () => {
+      const p = await approvalsProject(app);
+      const finance = await p.member(['finance']);
+      const headers = { 'Idempotency-Key': `claim-${kind}` };
+      const opened = await p.sign(LARGE, headers);
+      expect((await decide(app, 'approve', opened.body.caseId, finance)).ok).toBe(true);
+
+      // The same request as the route sees it, through a pipeline whose audit append fails.
+      const body = { transaction: { to: DEAD, value: LARGE, chainId: EVM_CHAIN, type: 2, nonce: 0, ...EVM_FEES } };
+      const caller = {
+        ...callerOf(await app.services.apiKeys.authenticate(p.key, '127.0.0.1'), null),
+        idempotencyKey: headers['Idempotency-Key'],
+        requestHash: requestFingerprint('POST', `/v1/wallets/${p.wallet.id}/sign-transaction`, body),
+        initiatorUserId: null,
+      };
+      const { wallet, shares } = await app.services.wallets.loadWalletWithShares(caller, p.wallet.id);
+      const failing = createSigningPipeline({
+        audit: { append: async () => Promise.reject(new Error('audit store unavailable')) },
+        keks: fileKekProvider(app.dataDir),
+        clock: systemClock,
+        policy: app.services.policyEngine,
+        approvals: app.services.approvalCases.gate,
+      });
+      await expect(failing.sign({ ...signRouteContext(caller, wallet, 'transaction', parseSignRouteBody(wallet, 'transaction', body)), shares })).rejects.toThrow('audit store unavailable');
+      expect((await p.getCase(opened.body.caseId)).body).toMatchObject({ status: 'completed', consumedAt: null });
+
+      expect((await p.sign(LARGE, headers)).status).toBe(200);
+      expect((await p.getCase(opened.body.caseId)).body.status).toBe('consumed');
       expect(await p.signatures()).toBe(1);
     });
 
