@@ -29,7 +29,11 @@ export function transactionRoutes(transactions: TransactionService) {
       responses: {
         200: { description: 'Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id)', schema: transferResponse },
         400: broadcastFailure,
-        403: policyDeniedResponse,
+        403: {
+          ...policyDeniedResponse,
+          description: `${policyDeniedResponse.description}; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding`,
+        },
+        409: { description: 'CONFLICT: the Idempotency-Key of an approval case with another request' },
         502: broadcastFailure,
         503: { description: 'RPC_UNAVAILABLE before any record was created' },
       },
