@@ -11,6 +11,7 @@ import { migrationRoutes } from './routes/migration.ts';
 import { policyRoutes } from './routes/policies.ts';
 import { authorizationScopeRoutes } from './routes/authorization-scopes.ts';
 import { approvalConfigurationRoutes } from './routes/approval-configurations.ts';
+import { approvalCaseRoutes } from './routes/approval-cases.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
@@ -43,6 +44,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...policyRoutes(services.policies, services.policyUsage, services.policyDryRun),
     ...authorizationScopeRoutes(services.authorizationScopes),
     ...approvalConfigurationRoutes(services.approvalConfigurations),
+    ...approvalCaseRoutes(services.approvalCases),
     ...yieldRoutes(services.yield),
     ...yieldPositionRoutes(services.yieldPositions),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),

@@ -39,6 +39,7 @@ import {
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
   createConsoleAuthorizationScopes,
+  createApprovalCaseService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -88,8 +89,23 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
   const permissionsExtension = createPermissionsExtension({ store: stores.permissionsExtension, clock });
   const authorizationScopes = createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet });
-  const policyEngine = createPolicyEngine({ store: stores.policies, meters: stores.policyMeters, clock });
-  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine });
+  // Conditional approvals (guardrail rule 4) open cases only where the extension is enabled.
+  const policyEngine = createPolicyEngine({
+    store: stores.policies,
+    meters: stores.policyMeters,
+    clock,
+    approvalsAvailable: async (at) => (await stores.permissionsExtension.find(at))?.enabled ?? false,
+  });
+  const approvalCases = createApprovalCaseService({
+    store: stores.approvalCases,
+    scopes: stores.authorizationScopes,
+    policies: stores.policies,
+    clock,
+    // The scope's configured values (requirement configuration routes) replace the policy defaults at opening.
+    configuredValues: (at, scopeId, policyId, policyVersion, requirementId) =>
+      stores.approvalConfigurations.configuredValues(at, scopeId, policyId, Number(policyVersion), requirementId),
+  });
+  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
   const transactions = createTransactionService({
     store: stores.transactions,
     pipeline: signingPipeline,
@@ -218,6 +234,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       extension: permissionsExtension,
       clock,
     }),
+    /** Conditional approval cases: partner reads and cancel (REST), user decisions (users CLI), the signing gate. */
+    approvalCases,
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

@@ -100,6 +100,29 @@ const rows: { table: string; column: string; good: string; values: () => Record<
     good: { environment: 'production', actor_type: 'operator' }[column],
     values: () => ({ id: uuid(), project_id: uuid(), environment: 'development', scope_id: 'org', policy_id: 'p', policy_version: 1, requirement_id: 'r', revision: 1, values: '{}', actor_type: 'api_key', created_at: now }),
   })),
+  ...(['status', 'environment'] as const).map((column) => ({
+    table: 'approval_cases',
+    column,
+    good: { status: 'invalidated', environment: 'production' }[column],
+    values: () => ({
+      id: uuid(),
+      project_id: uuid(),
+      environment: 'development',
+      wallet_id: uuid(),
+      api_key_id: uuid(),
+      case_key: uuid(),
+      request_hash: 'h',
+      requirements: '[]',
+      scope_id: 'org',
+      binding_revision: 1,
+      stages: '[]',
+      status: 'pending',
+      request: '{}',
+      expires_at: now,
+      created_at: now,
+    }),
+  })),
+  { table: 'approval_case_decisions', column: 'decision', good: 'reject', values: () => ({ case_id: uuid(), stage_id: 's', user_id: uuid(), created_at: now }) },
 ];
 
 describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)', (kind) => {

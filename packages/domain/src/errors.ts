@@ -3,6 +3,13 @@
  * error body `{ code, message, ...extra }` with `status` as the HTTP status.
  */
 export class ApiError extends Error {
+  /**
+   * The request may run again under the same Idempotency-Key: the idempotency store releases the
+   * key instead of storing this answer (POLICY_REVIEW_REQUIRED: the identical resend after
+   * approval must sign; a case CONFLICT must not block the original request's resend).
+   */
+  releasesIdempotencyKey = false;
+
   constructor(
     readonly status: number,
     readonly code: string,

@@ -36,6 +36,8 @@ const commands = {
   'users.wallet-challenge': (services: Services, args: Record<string, unknown>) =>
     services.users.externalWalletChallenge(args as never),
   'users.verify-wallet': (services: Services, args: Record<string, unknown>) => services.users.verifyExternalWallet(args as never),
+  'users.approve': (services: Services, args: Record<string, unknown>) => services.approvalCases.decide(args, 'approve'),
+  'users.reject': (services: Services, args: Record<string, unknown>) => services.approvalCases.decide(args, 'reject'),
   'faucet.fund': (services: Services, args: Record<string, unknown>) => services.chains.fundById(args),
   'webhooks.set': async (services: Services, args: Record<string, unknown>) =>
     services.webhooks.set(await services.webhooks.scopeForKey(String(args.apiKeyId)), {

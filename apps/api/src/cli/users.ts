@@ -9,7 +9,11 @@ const usage = `usage (the end-user side, simulated for local use and tests):
   npm run users -- wallet-challenge --project-id ID --identifier X --type EMAIL --address 0x…
       prints the message the user's external EVM wallet signs (EIP-191) to prove it is theirs
   npm run users -- verify-wallet --project-id ID --identifier X --type EMAIL --address 0x… --signature 0x… [--provider NAME]
-      checks that signature and records user.external_wallet_verified`;
+      checks that signature and records user.external_wallet_verified
+  npm run users -- approve --case-id ID --user-id ID
+  npm run users -- reject --case-id ID --user-id ID
+      the user's decision on a pending approval case (they must hold a role of its current stage
+      in the case's authorization scope, and not be its initiator); prints the case`;
 
 await main(async () => {
   const { positionals, values } = parseArgs({
@@ -22,9 +26,15 @@ await main(async () => {
       address: { type: 'string' },
       signature: { type: 'string' },
       provider: { type: 'string' },
+      'case-id': { type: 'string' },
+      'user-id': { type: 'string' },
     },
   });
   const [verb] = positionals;
+  if (verb === 'approve' || verb === 'reject') {
+    if (!values['case-id'] || !values['user-id']) throw new UsageError(usage);
+    return execute(`users.${verb}`, { caseId: values['case-id'], userId: values['user-id'] });
+  }
   if (!values['project-id'] || !values.identifier || !values.type) throw new UsageError(usage);
   if (verb === 'signup') {
     return execute('users.signup', { projectId: values['project-id'], identifier: values.identifier, identifierType: values.type });

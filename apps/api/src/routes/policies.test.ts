@@ -77,6 +77,9 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
       '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}/configuration',
       '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}/configuration/effective',
       '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}/configuration/history',
+      '/v1/permissions-v2/approval-cases',
+      '/v1/permissions-v2/approval-cases/{caseId}',
+      '/v1/permissions-v2/approval-cases/{caseId}/cancel',
     ]);
     const assignments = spec.body.paths['/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments'];
     expect(Object.keys(assignments)).toEqual(['get', 'put']);
@@ -89,5 +92,9 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
     expect(spec.body.components.schemas.Policy.properties.definition).toBeDefined();
     expect(spec.body.components.schemas.PolicyUsage).toBeDefined();
     expect(spec.body.components.schemas.PolicyDryRunResult.properties.deniedBy).toBeDefined();
+    expect(spec.body.components.schemas.PolicyDryRunResult.properties.requirements).toBeDefined();
+    expect(spec.body.components.schemas.ApprovalCase.properties.stages).toBeDefined();
+    expect(spec.body.components.schemas.ApprovalCaseList.properties.nextBeforeCaseId).toBeDefined();
+    expect(Object.keys(spec.body.paths['/v1/permissions-v2/approval-cases/{caseId}/cancel'])).toEqual(['post']);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { policyDeniedResponse, signers, type SignOperationName, type SigningService } from '@wallet/domain';
+import { policyDeniedResponse, signers, withApprovalRequest, type SignOperationName, type SigningService } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
 
 const operations: { name: SignOperationName; path: string; operationId: string; summary: string }[] = [
@@ -27,13 +27,13 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
       body: documentedBody(operation.name),
       responses: {
         200: { description: 'The signature (shape by wallet type, see the README)', schema: z.record(z.string(), z.unknown()) },
-        403: policyDeniedResponse,
-        409: { description: 'WALLET_ALREADY_CLAIMED, or WALLET_NOT_MIGRATED for a client-held wallet' },
+        403: { ...policyDeniedResponse, description: `${policyDeniedResponse.description}; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding` },
+        409: { description: 'WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request' },
       },
-      handler: async ({ caller, params, body }) => ({
-        status: 200,
-        ...(await signing.sign(caller, params.walletId ?? '', operation.name, body)),
-      }),
+      handler: async ({ caller, params, body, req }) => {
+        const request = withApprovalRequest(caller, req.method, `${req.baseUrl}${req.path}`, body);
+        return { status: 200, ...(await signing.sign(request.caller, params.walletId ?? '', operation.name, request.body)) };
+      },
     })),
   );
 }

@@ -7,6 +7,7 @@ import {
   transactionList,
   transferBody,
   transferResponse,
+  withApprovalRequest,
   type TransactionService,
 } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
@@ -28,11 +29,18 @@ export function transactionRoutes(transactions: TransactionService) {
       responses: {
         200: { description: 'Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id)', schema: transferResponse },
         400: broadcastFailure,
-        403: policyDeniedResponse,
+        403: {
+          ...policyDeniedResponse,
+          description: `${policyDeniedResponse.description}; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding`,
+        },
+        409: { description: 'CONFLICT: the Idempotency-Key of an approval case with another request' },
         502: broadcastFailure,
         503: { description: 'RPC_UNAVAILABLE before any record was created' },
       },
-      handler: async ({ caller, params, body }) => ({ status: 200, ...(await transactions.transfer(caller, params.walletId ?? '', body)) }),
+      handler: async ({ caller, params, body, req }) => {
+        const request = withApprovalRequest(caller, req.method, `${req.baseUrl}${req.path}`, body);
+        return { status: 200, ...(await transactions.transfer(request.caller, params.walletId ?? '', request.body)) };
+      },
     },
     {
       method: 'post',

@@ -1,7 +1,97 @@
+import { expect } from 'vitest';
 import { parsePolicyDocument, type RequirementRef } from '@wallet/domain';
+import { runCommand } from '../cli/commands.ts';
 import type { TestApp } from './harness.ts';
-import { examplePolicy } from './policy-fixtures.ts';
-import { scopeProject } from './scope-fixtures.ts';
+import { DEAD, EVM_CHAIN, EVM_FEES, examplePolicy, guardrail } from './policy-fixtures.ts';
+import { assignmentsPath, scopeProject, walletScopePath } from './scope-fixtures.ts';
+
+export const casesPath = '/v1/permissions-v2/approval-cases';
+export const casePath = (caseId: string) => `${casesPath}/${caseId}`;
+
+/** Above evm-approvals.json's 0.001 ETH threshold; `SMALL` is below it. */
+export const LARGE = '2000000000000000';
+export const SMALL = '1000';
+
+/** Two stages: two `finance` approvals, then one `executive` (a second policy document of our own). */
+export function twoStagePolicy(id = 'two-stage', version = '1') {
+  return {
+    ...guardrail(id, 'EVM', [
+      {
+        id: 'large',
+        effect: 'require_approval',
+        actions: 'all',
+        condition: { fact: 'request.value.baseUnits', op: 'gt', value: '1000000000000000' },
+        approvalRequirement: {
+          id: 'finance-then-exec',
+          expiresIn: '2h',
+          stages: [
+            { id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 2 },
+            { id: 'executive', eligibility: { roles: ['executive'] }, requiredApprovals: 1 },
+          ],
+        },
+      },
+    ], { chainId: [String(EVM_CHAIN)] }),
+    version,
+  };
+}
+
+/**
+ * A project with the extension enabled, `policy` applied (default: evm-approvals.json as
+ * written), an EVM wallet bound to scope `org-1` (unless `bind: false`), and helpers to sign over
+ * REST, make users with roles, and decide through the users CLI's commands.
+ */
+export async function approvalsProject(app: TestApp, options: { policy?: unknown; bind?: boolean; enable?: boolean } = {}) {
+  const project = await scopeProject(app);
+  if (options.enable !== false) await project.enable();
+  const applied = await project.apply(options.policy ?? examplePolicy('evm-approvals.json'));
+  expect(applied).toBeTruthy();
+  const wallet = await project.wallet('EVM');
+  if (options.bind !== false) {
+    const bound = await project.put(walletScopePath(wallet.id), { expectedRevision: 0, authorizationScopeId: 'org-1' });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+  }
+  const revisions = new Map<string, number>();
+  return {
+    ...project,
+    wallet,
+    /** Another wallet of the project (unbound). */
+    newWallet: project.wallet,
+    /** A user with these roles in `org-1` (an assignment write: open cases of the scope are invalidated). */
+    async member(roles: string[], scopeId = 'org-1'): Promise<string> {
+      const userId = await project.user();
+      if (roles.length > 0) await this.assign(userId, roles, scopeId);
+      return userId;
+    },
+    async assign(userId: string, roles: string[], scopeId = 'org-1') {
+      const expectedRevision = revisions.get(`${scopeId}|${userId}`) ?? 0;
+      const written = await project.put(assignmentsPath(scopeId, userId), { expectedRevision, assignments: roles.map((role) => ({ role })) });
+      expect(written.status, JSON.stringify(written.body)).toBe(200);
+      revisions.set(`${scopeId}|${userId}`, written.body.revision as number);
+    },
+    /** EVM sign-transaction over REST on chain 84532 (no chain needed). */
+    sign(value: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}, nonce = 0) {
+      return project.post(`/v1/wallets/${wallet.id}/sign-transaction`, { transaction: { to: DEAD, value, chainId: EVM_CHAIN, type: 2, nonce, ...EVM_FEES }, ...extra }, headers);
+    },
+    getCase: (caseId: string) => project.get(casePath(caseId)),
+    cancel: (caseId: string) => project.post(`${casePath(caseId)}/cancel`, undefined),
+    async signatures(): Promise<number> {
+      return app.database.prisma.auditLog.count({ where: { walletId: wallet.id, action: { startsWith: 'wallet.sign' } } });
+    },
+  };
+}
+
+export type ApprovalsProject = Awaited<ReturnType<typeof approvalsProject>>;
+
+/** `users -- approve|reject --case-id --user-id`, as the CLI runs it: the case view, or the refusal's error body. */
+export async function decide(app: TestApp, verb: 'approve' | 'reject', caseId: string, userId: string): Promise<{ ok: true; body: any } | { ok: false; status: number; body: any }> {
+  try {
+    return { ok: true, body: await runCommand(app.services, `users.${verb}`, { caseId, userId }) };
+  } catch (error) {
+    const e = error as { status?: number; toBody?: () => unknown };
+    if (typeof e.toBody !== 'function') throw error;
+    return { ok: false, status: e.status!, body: e.toBody() };
+  }
+}
 
 export const requirementPath = (scopeId: string, policyId = 'evm-approvals', version = '1', requirementId = 'finance-approval') =>
   `/v1/permissions-v2/authorization-scopes/${encodeURIComponent(scopeId)}/policies/${policyId}/versions/${version}/requirements/${requirementId}`;

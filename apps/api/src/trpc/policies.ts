@@ -77,7 +77,7 @@ export const policiesRouter = router({
    * mutation only so the draft travels in the body (a large allowlist does not fit in a URL).
    */
   validate: staffProcedure.input(policyValidateInput).mutation(({ input }) => {
-    const parsed = parsePolicyDocument(input.document, { approvals: false });
+    const parsed = parsePolicyDocument(input.document);
     return parsed.ok ? { ok: true as const, problems: [] } : { ok: false as const, problems: parsed.problems };
   }),
   /** The document schema as JSON Schema (draft 2020-12). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Assignment, AssignmentSetRecord, AuthorizationScopeStore, PolicyActor, WalletBindingRecord } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { invalidateOpenCases } from './approval-cases.ts';
 import { auditData } from './audit.ts';
 
 const actor = (type: string, id: string | null): PolicyActor => (type === 'operator' ? { type: 'operator', id: null } : ({ type, id } as PolicyActor));
@@ -25,7 +26,8 @@ const toBinding = (row: BindingRow): WalletBindingRecord => ({ walletId: row.wal
  * The revision check is the write itself: the first revision is an insert that does nothing when
  * the row exists, later ones an update guarded by `revision = expected`. Under READ COMMITTED a
  * concurrent writer with the same expected revision waits for the winner's row, then matches
- * nothing, so exactly one of them writes.
+ * nothing, so exactly one of them writes. Each write invalidates, in its transaction, the open
+ * approval cases it affects (an assignment write: the scope's; a binding write: the wallet's).
  */
 export function createAuthorizationScopeStore({ prisma }: Database): AuthorizationScopeStore {
   return {
@@ -57,6 +59,8 @@ export function createAuthorizationScopeStore({ prisma }: Database): Authorizati
           data: { id: randomUUID(), ...key, revision: row.revision, assignments, actorType: write.by.type, actorId: write.by.id, requestId: write.requestId, createdAt: write.at },
         });
         const record = toAssignmentSet(row);
+        // Approval cases of the scope were opened under the old assignments: they can no longer complete.
+        await invalidateOpenCases(tx, { projectId: at.projectId, environment: at.environment, scopeId }, write.at, 'assignments_changed');
         await tx.auditLog.create({ data: auditData(audit(record)) });
         return { ok: true as const, record };
       }, transactionOptions);
@@ -115,6 +119,8 @@ export function createAuthorizationScopeStore({ prisma }: Database): Authorizati
           data: { id: randomUUID(), ...key, revision: row.revision, scopeId: write.scopeId, actorType: write.by.type, actorId: write.by.id, requestId: write.requestId, createdAt: write.at },
         });
         const record = toBinding(row);
+        // The wallet's approval cases were opened under the old binding: they can no longer complete.
+        await invalidateOpenCases(tx, { projectId: at.projectId, environment: at.environment, walletId }, write.at, 'binding_changed');
         await tx.auditLog.create({ data: auditData(audit(record)) });
         return { ok: true as const, record };
       }, transactionOptions);

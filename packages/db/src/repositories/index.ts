@@ -20,6 +20,7 @@ import { createPermissionsExtensionStore } from './permissions-extension.ts';
 import { createApprovalConfigurationStore } from './approval-configurations.ts';
 import { createApprovalCaseLinks } from './approval-case-links.ts';
 import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
+import { createApprovalCaseStore } from './approval-cases.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -54,6 +55,8 @@ export function createStores(database: Database) {
     approvalConfigurations: createApprovalConfigurationStore(database),
     /** The open approval cases a configuration change reaches (wired to approval_cases at merge). */
     approvalCaseLinks: createApprovalCaseLinks(database),
+    /** Conditional approval cases and their decisions. */
+    approvalCases: createApprovalCaseStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };

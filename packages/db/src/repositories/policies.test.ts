@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, createPartnerScope, createPolicyService, policyApprovalsUnavailableMessage, type PolicyScope, type PolicyService } from '@wallet/domain';
+import { ApiError, createPartnerScope, createPolicyService, type PolicyScope, type PolicyService } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
 import { createApiKeyStore } from './api-keys.ts';
@@ -201,14 +201,14 @@ describe.each(testDatabaseKinds)('policy storage and versions (%s)', (kind) => {
     expect(actions[1]).toMatchObject({ apiKeyId: null, requestId: null, details: { policyId: 'off', version: 1, actor: staffActor } });
   });
 
-  it('refuses invalid documents and require_approval with 400 and every problem at its path, storing nothing', async () => {
+  it('refuses invalid documents with 400 and every problem at its path, storing nothing; accepts require_approval (conditional approvals)', async () => {
     const scope = keyScope(await newProject());
     const approval = doc('needs-approval', {
       rules: [{ id: 'big', effect: 'require_approval', actions: 'all', approvalRequirement: { id: 'r', stages: [{ id: 's', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] } }],
     });
-    const refused = await refusal(service.apply(scope, approval));
-    expect(refused.status).toBe(400);
-    expect(refused.toBody()).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'rules.0.effect', message: policyApprovalsUnavailableMessage }] });
+    expect(await service.apply(keyScope(await newProject()), approval)).toMatchObject({ policyId: 'needs-approval', status: 'active' });
+    const noRequirement = await refusal(service.apply(scope, doc('no-requirement', { rules: [{ id: 'big', effect: 'require_approval', actions: 'all' }] })));
+    expect(noRequirement.toBody()).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'rules.0.approvalRequirement' }] });
 
     const bad = await refusal(service.apply(scope, { ...doc('bad'), owner: 'me', selector: { walletType: ['EVM', 'SUI'] } }));
     expect(bad.status).toBe(400);

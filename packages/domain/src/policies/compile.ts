@@ -4,7 +4,7 @@
  * per rule the actions it covers on its wallet type.
  */
 import { policyConditionLeaves, policyWindowMs, type PolicyCondition } from './conditions.ts';
-import type { PolicyDocument, PolicyRule } from './document.ts';
+import { approvalExpiryMs, type PolicyDocument, type PolicyRule } from './document.ts';
 import { actionHasFact, actionHasMeter, policyActionsOf, policyFacts, type FactType, type PolicyActionName, type PolicyFactName, type PolicyMeter, type PolicyWalletType } from './facts.ts';
 
 export type CompiledCondition =
@@ -15,9 +15,18 @@ export type CompiledCondition =
   | { kind: 'any'; children: CompiledCondition[] }
   | { kind: 'not'; child: CompiledCondition };
 
+/** A require_approval rule's requirement as cases snapshot it. */
+export interface CompiledApproval {
+  requirementId: string;
+  stages: { id: string; roles: string[]; requiredApprovals: number }[];
+  expiresInMs: number;
+}
+
 export interface CompiledRule {
   id: string;
   effect: PolicyRule['effect'];
+  /** require_approval rules: who approves, in which stages, and how long a case stays open. */
+  approval: CompiledApproval | null;
   /** The actions the rule judges: named ones, or under "all" those that carry every fact and meter it reads. */
   actions: ReadonlySet<PolicyActionName>;
   condition: CompiledCondition | null;
@@ -109,6 +118,13 @@ export function compilePolicy(policyId: string, version: number, document: Polic
     rules: document.rules.map((rule) => ({
       id: rule.id,
       effect: rule.effect,
+      approval: rule.approvalRequirement
+        ? {
+            requirementId: rule.approvalRequirement.id,
+            stages: rule.approvalRequirement.stages.map((s) => ({ id: s.id, roles: [...s.eligibility.roles], requiredApprovals: s.requiredApprovals })),
+            expiresInMs: approvalExpiryMs(rule.approvalRequirement.expiresIn) ?? 3_600_000,
+          }
+        : null,
       actions: coveredActions(rule, walletType),
       condition: rule.condition ? compileCondition(rule.condition, walletType) : null,
       hasAggregate: rule.condition ? policyConditionLeaves(rule.condition, []).leaves.some((l) => l.kind === 'aggregate') : false,

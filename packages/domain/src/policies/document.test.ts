@@ -121,6 +121,12 @@ const refused: [string, Doc, string, RegExp][] = [
   ['raw_signature under a network selector', { ...raw(), selector: { walletType: 'SOLANA', chainId: ['solana:devnet'] } }, 'rules.0.actions', /carry no network/],
   ['an unknown effect', evmRule({ effect: 'block', actions: 'all' }), 'rules.0.effect', /Invalid option/i],
   ['require_approval without its requirement', evmRule({ effect: 'require_approval', actions: 'all' }), 'rules.0.approvalRequirement', /needs an approvalRequirement/],
+  ...(['8d', '0h', '1w', '15', '169h', '10081m'] as const).map((expiresIn): [string, Doc, string, RegExp] => [
+    `an approval expiry of ${expiresIn}`,
+    { ...approvals(), rules: [{ ...approvals().rules[0], approvalRequirement: { ...approvals().rules[0].approvalRequirement, expiresIn } }] },
+    'rules.0.approvalRequirement.expiresIn',
+    /at most 7d/,
+  ]),
   ['an approvalRequirement on a deny rule', { ...approvals(), rules: [{ ...approvals().rules[0], effect: 'deny' }] }, 'rules.0.approvalRequirement', /only a require_approval rule/],
   ['required approvals outside the configurable range', (() => {
     const doc = approvals();

@@ -53,8 +53,30 @@ const approvalStageSchema = z.strictObject({
     .optional(),
 });
 
+/** `expiresIn` of an approval requirement: a positive integer with m, h or d, at most 7 days. */
+export const approvalExpiryPattern = /^([1-9]\d{0,5})(m|h|d)$/;
+export const approvalExpiryDefault = '1h';
+const approvalExpiryMaxMs = 7 * 24 * 60 * 60 * 1000;
+const expiryUnitMs = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Milliseconds of an `expiresIn` value (undefined: the 1 h default); null when malformed or above 7 days. */
+export function approvalExpiryMs(expiresIn: string | undefined): number | null {
+  const match = approvalExpiryPattern.exec(expiresIn ?? approvalExpiryDefault);
+  if (!match) return null;
+  const ms = Number(match[1]) * expiryUnitMs[match[2] as keyof typeof expiryUnitMs];
+  return ms <= approvalExpiryMaxMs ? ms : null;
+}
+
 export const policyApprovalRequirementSchema = z
-  .strictObject({ id: nameSchema, stages: z.array(approvalStageSchema).min(1).max(policyLimits.stages) })
+  .strictObject({
+    id: nameSchema,
+    stages: z.array(approvalStageSchema).min(1).max(policyLimits.stages),
+    expiresIn: z
+      .string()
+      .refine((v) => approvalExpiryMs(v) !== null, { error: 'expected a positive integer with m, h or d (e.g. "15m", "2h", "1d"), at most 7d' })
+      .optional()
+      .describe('How long a case stays open after it opens (pending, then completed until used); default "1h", at most "7d"'),
+  })
   .describe('require_approval only: ordered stages of approvers (conditional approvals, issue #14)');
 
 export const policyRuleSchema = z.strictObject({

@@ -28,9 +28,12 @@ const denialSchema = z.object({ reason: z.string(), policyId: z.string().optiona
 
 export const dryRunResultSchema = z
   .object({
-    decision: z.enum(['allow', 'deny']),
-    reason: z.string().nullable().describe('The first denial reason; null when allowed'),
+    decision: z.enum(['allow', 'deny', 'review_required']).describe('review_required: no rule denies but a require_approval rule matched (a real request would get POLICY_REVIEW_REQUIRED, or FORBIDDEN without a scope binding)'),
+    reason: z.string().nullable().describe('The first denial reason; null when allowed or review_required'),
     deniedBy: z.array(denialSchema).describe('Every deciding rule, as a real signature would get them in POLICY_DENIED'),
+    requirements: z
+      .array(z.object({ policyId: z.string(), policyVersion: z.string(), ruleId: z.string(), requirementId: z.string() }))
+      .describe('review_required: every matching requirement a case would gate; empty otherwise'),
     request: z
       .object({
         walletType: z.string(),
@@ -73,7 +76,9 @@ export interface PolicyDryRunDeps {
 export function createPolicyDryRun({ explain, loadWallet, previewTransfer }: PolicyDryRunDeps) {
   return {
     async evaluate(caller: Caller, input: unknown): Promise<PolicyExplanation> {
-      const { walletId, route, body } = parseInput(dryRunBodySchema, input);
+      const { walletId, route, body: sent } = parseInput(dryRunBodySchema, input);
+      // As the routes do: the approval initiator is not part of the operation's body.
+      const { initiatorUserId: _initiator, ...body } = sent;
       if (route === 'transfer') {
         if (!previewTransfer) throw new Error('transfers are not configured');
         return explain(await previewTransfer(caller, walletId, body));

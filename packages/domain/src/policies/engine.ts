@@ -5,10 +5,10 @@
  * requests never overshoot).
  * `explain` is the dry run: the same decision with a trace, reading meters without reserving.
  */
-import type { PolicyDecision, PolicyEngine, SigningContext } from '../signing/pipeline.ts';
+import type { ApprovalRequirementRef, PolicyDecision, PolicyEngine, SigningContext } from '../signing/pipeline.ts';
 import type { Clock } from '../shared/clock.ts';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
-import { applyingPolicies, evaluatePolicies, inWindow, meterBounds, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
+import { applyingPolicies, evaluatePolicies, type ApprovalMatch, inWindow, meterBounds, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
 import type { MeterStore, RequestFacts } from './evaluation-types.ts';
 import type { PolicyLocation, PolicyStore } from './ports.ts';
 import { requestFactsOf } from './request-facts.ts';
@@ -17,13 +17,21 @@ export interface PolicyEngineDeps {
   store: Pick<PolicyStore, 'listAllActive' | 'activeStamp'>;
   meters: MeterStore;
   clock: Clock;
+  /**
+   * Whether conditional approvals can open cases here (the permissions v2 extension is enabled).
+   * Asked only when an applying require_approval rule covers the request; absent or false: such
+   * a rule denies with `approval-not-available`.
+   */
+  approvalsAvailable?(location: PolicyLocation): Promise<boolean>;
 }
 
 /** The dry run's answer: the decision, what the request was decoded as, and every applying rule. */
 export interface PolicyExplanation {
-  decision: 'allow' | 'deny';
+  decision: 'allow' | 'deny' | 'review_required';
   reason: string | null;
   deniedBy: Denial[];
+  /** `review_required`: the requirements a case would gate (policy, version, rule, requirement id). */
+  requirements: ApprovalRequirementRef[];
   request: Omit<RequestFacts, 'legs'> & { legs: { to: string | null; asset: string | null; amount: string | null }[] };
   policies: PolicyTrace[];
 }
@@ -38,7 +46,11 @@ export function denialMessage(deniedBy: Denial[]): string {
   return `Denied by policy ${first.policyId} version ${first.policyVersion}, rule ${first.ruleId}: ${first.reason}${more}`;
 }
 
-export function createPolicyEngine({ store, meters, clock }: PolicyEngineDeps): PolicyEngine & { explain(context: SigningContext): Promise<PolicyExplanation> } {
+/** The reference of a matched requirement, as cases store it. */
+export const requirementRef = (a: ApprovalRequirementRef): ApprovalRequirementRef => ({ policyId: a.policyId, policyVersion: a.policyVersion, ruleId: a.ruleId, requirementId: a.requirementId });
+export const requirementKey = (a: ApprovalRequirementRef) => [a.policyId, a.policyVersion, a.ruleId, a.requirementId].join('|');
+
+export function createPolicyEngine({ store, meters, clock, approvalsAvailable }: PolicyEngineDeps): PolicyEngine & { explain(context: SigningContext): Promise<PolicyExplanation> } {
   // Each process keeps the compiled active policies of a project and environment until the
   // store's stamp moves (PostgreSQL: one small query per signature), so every process sees every
   // change at its next signature.
@@ -65,34 +77,41 @@ export function createPolicyEngine({ store, meters, clock }: PolicyEngineDeps): 
     const facts = requestFactsOf(context);
     const applying = applyingPolicies(active, facts, now);
     const evaluation: EvaluationContext = { ...location, now };
-    return { facts, applying, evaluation, charges: meterChargesOf(applying, facts, evaluation), permissionsAreOn: active.length > 0 };
+    const needsApproval = applying.some((p) => p.rules.some((r) => r.effect === 'require_approval' && r.actions.has(facts.action)));
+    const approvals: 'deny' | 'review' = needsApproval && approvalsAvailable && (await approvalsAvailable(location)) ? 'review' : 'deny';
+    return { facts, applying, evaluation, approvals, charges: meterChargesOf(applying, facts, evaluation), permissionsAreOn: active.length > 0 };
   }
 
   const denied = (result: Evaluation): PolicyDecision => ({ outcome: 'deny', message: denialMessage(result.deniedBy), deniedBy: result.deniedBy });
 
   return {
-    async evaluate(context) {
+    async evaluate(context, options = {}) {
       const prepared = await prepare(context, false);
       if (!prepared) return { outcome: 'allow' };
-      const { facts, applying, evaluation, charges } = prepared;
+      const { facts, applying, evaluation, charges, approvals } = prepared;
+      const granted = new Set((options.granted ?? []).map(requirementKey));
+      const waiting = (decision: { approvals: ApprovalMatch[] }) => decision.approvals.some((a) => !granted.has(requirementKey(a)));
       const { result, reservation } = await meters.reserve(charges, (totals) => {
-        const decision = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn: true });
-        if (!decision.allowed) return { reserve: false, result: decision };
+        const decision = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn: true, approvals });
+        // Nothing is reserved for a request that pauses for review: its resend decides again.
+        if (!decision.allowed || waiting(decision)) return { reserve: false, result: decision };
         return { reserve: true, result: decision, bounds: meterBounds(applying, facts, totals, evaluation) };
       });
       if (!result.allowed) return denied(result);
+      if (waiting(result)) return { outcome: 'review', approvals: result.approvals };
       return { outcome: 'allow', reservation };
     },
 
     async explain(context) {
-      const { facts, applying, evaluation, charges, permissionsAreOn } = (await prepare(context, true))!;
+      const { facts, applying, evaluation, charges, permissionsAreOn, approvals } = (await prepare(context, true))!;
       const values = await meters.read(charges.map((c) => c.key));
       const totals = new Map([...values].map(([id, v]) => [id, v.spent + v.reserved]));
-      const result = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn, trace: true });
+      const result = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn, trace: true, approvals });
       return {
-        decision: result.allowed ? 'allow' : 'deny',
+        decision: !result.allowed ? 'deny' : result.approvals.length > 0 ? 'review_required' : 'allow',
         reason: result.deniedBy[0]?.reason ?? null,
         deniedBy: result.deniedBy,
+        requirements: result.approvals.map(requirementRef),
         request: { ...facts, legs: facts.legs.map((l) => ({ to: l.to, asset: l.asset, amount: l.amount === null ? null : l.amount.toString() })) },
         policies: result.trace,
       };

@@ -238,3 +238,35 @@ describe('meter bounds: where a decision taken on meter values still holds', () 
     }
   });
 });
+
+describe('require_approval rules (evm-approvals.json)', () => {
+  const approvals = [compile(example('evm-approvals.json'))];
+  const large = evmTransfer({ facts: { 'request.chainId': '84532', 'request.value.baseUnits': '2000000000000000' }, legs: [{ to: DEAD, asset: 'native', amount: 2_000_000_000_000_000n }] });
+  const evaluate = (policies: CompiledPolicy[], facts: RequestFacts, mode: 'deny' | 'review') =>
+    evaluatePolicies(applyingPolicies(policies, facts, context.now), facts, new Map(), context, { permissionsAreOn: true, approvals: mode });
+  const requirement = { policyId: 'evm-approvals', policyVersion: '1', ruleId: 'large', requirementId: 'finance-approval' };
+
+  it('returns a matching rule apart from denials when approvals are available, with its stages and the 1 h default expiry', () => {
+    expect(evaluate(approvals, large, 'review')).toEqual({
+      allowed: true,
+      deniedBy: [],
+      approvals: [{ ...requirement, stages: [{ id: 'finance', roles: ['finance'], requiredApprovals: 1 }], expiresInMs: 3_600_000 }],
+      trace: [],
+    });
+    expect(evaluate(approvals, evmTransfer(), 'review')).toMatchObject({ allowed: true, approvals: [] });
+  });
+
+  it('denies with approval-not-available when they are not, as before', () => {
+    expect(evaluate(approvals, large, 'deny')).toMatchObject({ allowed: false, approvals: [], deniedBy: [{ reason: 'approval-not-available', policyId: 'evm-approvals', ruleId: 'large' }] });
+  });
+
+  it('an undecidable condition needs approval (fail closed); a deny still wins', () => {
+    const undecided = evmTransfer({ facts: { 'request.chainId': '84532' }, legs: [{ to: DEAD, asset: 'native', amount: null }], undecoded: 'calldata' });
+    expect(evaluate(approvals, undecided, 'review').approvals).toEqual([expect.objectContaining(requirement)]);
+    const both = [...approvals, compile(example('evm-guardrails.json'))];
+    const result = evaluate(both, evmTransfer({ ...large, legs: [{ to: OTHER, asset: 'native', amount: 2_000_000_000_000_000n }] }), 'review');
+    expect(result.allowed).toBe(false);
+    expect(result.approvals).toEqual([]);
+    expect(result.deniedBy.map((d) => d.reason)).not.toContain('approval-not-available');
+  });
+});

@@ -53,9 +53,26 @@ export interface PolicyTrace {
   rules: RuleTrace[];
 }
 
+/** A require_approval rule that matched (or could not be decided: fail closed), with its requirement. */
+export interface ApprovalMatch {
+  policyId: string;
+  policyVersion: string;
+  ruleId: string;
+  requirementId: string;
+  stages: { id: string; roles: string[]; requiredApprovals: number }[];
+  expiresInMs: number;
+}
+
 export interface Evaluation {
+  /** No rule denies (the request may still need approvals: `approvals`). */
   allowed: boolean;
   deniedBy: Denial[];
+  /**
+   * With `approvals: 'review'`: every require_approval rule that matched, in policy and rule
+   * order (a denial still wins). With `'deny'` (the extension is off) they deny instead and this
+   * is empty.
+   */
+  approvals: ApprovalMatch[];
   /** Filled only when asked for (dry runs): every applying policy and rule with its outcome. */
   trace: PolicyTrace[];
 }
@@ -337,7 +354,9 @@ function denialOf(rule: CompiledRule, policy: CompiledPolicy, matched: Tri): Den
 
 /**
  * The decision on a request: every deny rule that matches or cannot be decided denies (all are
- * listed); a raw signature needs an allow rule that matches while permissions are on.
+ * listed); a raw signature needs an allow rule that matches while permissions are on. A
+ * require_approval rule that matches or cannot be decided denies with `approval-not-available`
+ * (`approvals: 'deny'`, the default) or is returned in `approvals` (`'review'`).
  * `permissionsAreOn` is `permissionsOn(all active policies of the project and environment)`.
  */
 export function evaluatePolicies(
@@ -345,9 +364,10 @@ export function evaluatePolicies(
   facts: RequestFacts,
   meters: Map<string, bigint>,
   context: EvaluationContext,
-  options: { permissionsAreOn: boolean; trace?: boolean },
+  options: { permissionsAreOn: boolean; trace?: boolean; approvals?: 'deny' | 'review' },
 ): Evaluation {
   const deniedBy: Denial[] = [];
+  const approvals: ApprovalMatch[] = [];
   const trace: PolicyTrace[] = [];
   let rawAllowed = false;
   for (const policy of policies) {
@@ -361,11 +381,13 @@ export function evaluatePolicies(
       if (ruleTrace) ruleTrace.outcome = matched === true ? 'matched' : matched === false ? 'not-matched' : 'undecidable';
       if (rule.effect === 'allow') {
         if (matched === true && facts.action === 'raw_signature') rawAllowed = true;
+      } else if (matched !== false && rule.effect === 'require_approval' && options.approvals === 'review' && rule.approval) {
+        approvals.push({ policyId: policy.policyId, policyVersion: String(policy.version), ruleId: rule.id, ...rule.approval });
       } else if (matched !== false) {
         deniedBy.push(denialOf(rule, policy, matched));
       }
     }
   }
   if (facts.action === 'raw_signature' && options.permissionsAreOn && !rawAllowed) deniedBy.push({ reason: 'raw-signature-not-allowed' });
-  return { allowed: deniedBy.length === 0, deniedBy, trace };
+  return { allowed: deniedBy.length === 0, deniedBy, approvals: deniedBy.length === 0 ? approvals : [], trace };
 }

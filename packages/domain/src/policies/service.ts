@@ -128,12 +128,13 @@ export function createPolicyService({ store, clock, partnerScope }: PolicyServic
 
     /**
      * Stores the document as the policy's first version, or as the next version when the id exists
-     * (the active one becomes inactive); the new version is active. `require_approval` is refused
-     * until conditional approvals exist. The document's own `version` is replaced by the number
+     * (the active one becomes inactive); the new version is active. `require_approval` rules are
+     * accepted: they open approval cases where the permissions v2 extension is enabled and deny
+     * (`approval-not-available`) elsewhere. The document's own `version` is replaced by the number
      * given here, so concurrent applies never collide.
      */
     async apply(scope: PolicyScope, input: unknown): Promise<PolicyView> {
-      const parsed = parsePolicyDocument(input, { approvals: false });
+      const parsed = parsePolicyDocument(input);
       if (!parsed.ok) throw policyDocumentError(parsed.problems);
       const doc = parsed.document;
       const record = await store.apply(

@@ -16,4 +16,11 @@ export interface Caller {
    * case (revisions and audit rows then name them). Unset for REST requests.
    */
   actor?: PolicyActor;
+  /**
+   * Signing and transfer routes: SHA-256 of method, path and canonical body as sent (approval
+   * cases bind to it, and key on it when there is no Idempotency-Key).
+   */
+  requestHash?: string;
+  /** Signing and transfer routes: the optional `initiatorUserId` of the body (never an approver of its case). */
+  initiatorUserId?: string | null;
 }

@@ -5,13 +5,15 @@
  *
  * 1. policy: `PolicyEngine.evaluate` decides and, when allowed, reserves the intent's spend
  *    against the limits it read (one database statement); a denial is 403 `POLICY_DENIED` and
- *    nothing else happens;
+ *    nothing else happens; a request that needs approval (rule 4) goes to its approval case
+ *    first (`ApprovalGate`), which answers 403/409 or claims the completed case, and is then
+ *    decided again with the case's requirements granted;
  * 2. spend: the reservation is held while signing;
  * 3. sign: the wallet key is joined in memory, used once and wiped;
  * 4. audit: the audit row, the `transaction.signed` event and the reservation becoming spent, in
  *    one append.
  *
- * A failure in 3 or 4 releases the reservation and leaves no row.
+ * A failure in 3 or 4 releases the reservation (and gives a claimed case back) and leaves no row.
  * `signWithWallet` is private to this module: nothing else can reach a wallet key.
  */
 import { z } from 'zod';
@@ -83,14 +85,51 @@ export interface SpendReservation {
   release(): Promise<void>;
 }
 
-export type PolicyDecision = { outcome: 'allow'; reservation?: SpendReservation } | { outcome: 'deny'; message?: string; deniedBy: PolicyDenial[] };
+/** A require_approval rule's requirement, as cases and dry runs name it. */
+export interface ApprovalRequirementRef {
+  policyId: string;
+  policyVersion: string;
+  ruleId: string;
+  requirementId: string;
+}
+
+/** A matched requirement with what a case snapshots when it opens. */
+export interface ApprovalRequirementMatch extends ApprovalRequirementRef {
+  stages: { id: string; roles: string[]; requiredApprovals: number }[];
+  expiresInMs: number;
+}
+
+export type PolicyDecision =
+  | { outcome: 'allow'; reservation?: SpendReservation }
+  | { outcome: 'deny'; message?: string; deniedBy: PolicyDenial[] }
+  /** No rule denies, but require_approval rules matched (and are not `granted`): nothing was reserved. */
+  | { outcome: 'review'; approvals: ApprovalRequirementMatch[] };
 
 /**
  * Decides whether an intent may be signed, before anything is signed; an allowed intent's spend
  * is reserved in the same decision (so concurrent intents cannot both fit under one limit).
+ * `granted`: requirements a claimed approval case covers (they no longer pause the request).
  */
 export interface PolicyEngine {
-  evaluate(intent: SigningContext): Promise<PolicyDecision>;
+  evaluate(intent: SigningContext, options?: { granted?: ApprovalRequirementRef[] }): Promise<PolicyDecision>;
+}
+
+/** A completed approval case claimed for this signature (it is `consumed` until released). */
+export interface ApprovalClaim {
+  caseId: string;
+  requirements: ApprovalRequirementRef[];
+  /** Puts the case back to `completed`: only when no signature will exist. */
+  release(): Promise<void>;
+}
+
+/**
+ * Guardrail rule 4: finds or opens the request's approval case. Throws 403 FORBIDDEN (wallet not
+ * bound to a scope), 403 POLICY_REVIEW_REQUIRED (opened or still pending), 403 POLICY_DENIED
+ * (rejected, expired, invalidated, cancelled) or 409 CONFLICT (same key, other request); claims
+ * a completed case atomically and returns the claim.
+ */
+export interface ApprovalGate {
+  admit(intent: SigningContext, approvals: ApprovalRequirementMatch[]): Promise<ApprovalClaim>;
 }
 
 /** Without policies: every intent is allowed and nothing is reserved. */
@@ -138,20 +177,54 @@ export interface SigningPipelineDeps {
   keks: KekProvider;
   clock: Clock;
   policy?: PolicyEngine;
+  /** Conditional approval cases; absent: a request that needs approval is denied (`approval-not-available`). */
+  approvals?: ApprovalGate;
 }
 
 const noReservation: SpendReservation = { id: null, release: async () => undefined };
 
-export function createSigningPipeline({ audit, keks, clock, policy = allowAllPolicies }: SigningPipelineDeps) {
+export function createSigningPipeline({ audit, keks, clock, policy = allowAllPolicies, approvals }: SigningPipelineDeps) {
+  /**
+   * The policy decision and, for a request that needs approval, its case: a completed case is
+   * claimed (consumed) before the spend is reserved, and given back if that decision denies.
+   */
+  async function decide(context: SigningContext): Promise<{ reservation: SpendReservation; claim: ApprovalClaim | null }> {
+    let decision = await policy.evaluate(context);
+    let claim: ApprovalClaim | null = null;
+    if (decision.outcome === 'review') {
+      const needed = decision.approvals;
+      if (!approvals) {
+        const deniedBy = needed.map((a) => ({ reason: 'approval-not-available', policyId: a.policyId, policyVersion: a.policyVersion, ruleId: a.ruleId }));
+        throw policyDenied(deniedBy, 'Conditional approvals are not available in this deployment');
+      }
+      claim = await approvals.admit(context, needed);
+      try {
+        decision = await policy.evaluate(context, { granted: claim.requirements });
+      } catch (error) {
+        await claim.release().catch(() => undefined);
+        throw error;
+      }
+    }
+    if (decision.outcome !== 'allow') {
+      await claim?.release().catch(() => undefined);
+      // A requirement the claimed case does not cover appeared meanwhile (policies changed): resend.
+      if (decision.outcome === 'review') {
+        const changed = new ApiError(409, 'CONFLICT', 'The policies changed while this request was being signed; send it again');
+        changed.releasesIdempotencyKey = true;
+        throw changed;
+      }
+      throw policyDenied(decision.deniedBy, decision.message);
+    }
+    return { reservation: decision.reservation ?? noReservation, claim };
+  }
+
   return {
     async sign(intent: SigningIntent): Promise<SignatureResult> {
       const { shares, ...context } = intent;
       const { caller, wallet } = intent;
       assertSignable(wallet);
       const op = signOperation(wallet.type, intent.operation);
-      const decision = await policy.evaluate(context);
-      if (decision.outcome !== 'allow') throw policyDenied(decision.deniedBy, decision.message);
-      const reservation = decision.reservation ?? noReservation;
+      const { reservation, claim } = await decide(context);
       let result: SignatureResult;
       try {
         const signed = await signWithWallet(keks, wallet, shares, op, intent.input);
@@ -164,6 +237,7 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
       } catch (error) {
         // The caller must see why signing failed; a failed release is the spend store's to report.
         await reservation.release().catch(() => undefined);
+        await claim?.release().catch(() => undefined);
         throw error;
       }
       return result;

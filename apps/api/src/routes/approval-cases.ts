@@ -1,0 +1,47 @@
+import { approvalCaseListQuery, approvalCaseListSchema, approvalCaseSchema, type ApprovalCaseService } from '@wallet/domain';
+import { defineRoutes, type RouteDef } from '../http/route.ts';
+
+const cases = '/v1/permissions-v2/approval-cases';
+const missing = 'NOT_FOUND: no case with this id in the calling key\'s project and environment (another partner\'s case is missing too)';
+
+/**
+ * Conditional approval cases of the calling key's project and environment (guardrail rule 4).
+ * Reads refresh expiry and invalidation first. Not gated by the extension switch: cases opened
+ * while it was on stay readable. Partners never decide; users do (users CLI).
+ */
+export function approvalCaseRoutes(approvals: ApprovalCaseService): RouteDef[] {
+  return defineRoutes([
+    {
+      method: 'get',
+      path: cases,
+      operationId: 'listApprovalCases',
+      summary: 'Approval cases, newest first (limit 1-100, default 20; beforeCaseId pages; filters status and walletId)',
+      tag: 'Permissions',
+      query: approvalCaseListQuery,
+      responses: { 200: { description: 'A page of cases', schema: approvalCaseListSchema }, 400: { description: 'INVALID_REQUEST: limit outside 1-100, unknown beforeCaseId, bad filter' } },
+      handler: async ({ caller, query }) => ({ status: 200, body: await approvals.list(caller, query) }),
+    },
+    {
+      method: 'get',
+      path: `${cases}/{caseId}`,
+      operationId: 'getApprovalCase',
+      summary: 'One approval case: status and every status time, stages with who approved when, the gated request, requirements and scope (no decision field)',
+      tag: 'Permissions',
+      responses: { 200: { description: 'The case', schema: approvalCaseSchema }, 404: { description: missing } },
+      handler: async ({ caller, params }) => ({ status: 200, body: await approvals.get(caller, params.caseId!) }),
+    },
+    {
+      method: 'post',
+      path: `${cases}/{caseId}/cancel`,
+      operationId: 'cancelApprovalCase',
+      summary: 'Cancels a pending case (status cancelled, terminalReason case_cancelled); its request can never sign under that key',
+      tag: 'Permissions',
+      responses: {
+        200: { description: 'The cancelled case', schema: approvalCaseSchema },
+        404: { description: missing },
+        409: { description: 'CONFLICT: the case is not pending (body has its status)' },
+      },
+      handler: async ({ caller, params }) => ({ status: 200, body: await approvals.cancel(caller, params.caseId!) }),
+    },
+  ]);
+}

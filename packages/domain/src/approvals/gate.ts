@@ -1,0 +1,136 @@
+/**
+ * Guardrail rule 4 at the signing choke point: a request that no rule denies but that matches
+ * require_approval rules needs its wallet bound to an authorization scope, and then its approval
+ * case, found by its key (the Idempotency-Key, else `payload:<request hash>`):
+ *
+ * - none (or, without a key, the last one consumed): a case opens, 403 POLICY_REVIEW_REQUIRED;
+ * - another request under the same key: 409 CONFLICT;
+ * - pending: 403 POLICY_REVIEW_REQUIRED again (same reviewId);
+ * - rejected, expired, invalidated, cancelled: 403 POLICY_DENIED `review-<status>`;
+ * - completed: claimed (consumed) atomically, and the request goes on to sign.
+ */
+import { randomUUID } from 'node:crypto';
+import { requestFingerprint } from '../idempotency/run.ts';
+import type { AuthorizationScopeStore } from '../authorization-scopes/ports.ts';
+import { ApiError, forbidden } from '../errors.ts';
+import { fieldError } from '../shared/zod.ts';
+import type { PolicyLocation } from '../policies/ports.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { ApprovalClaim, ApprovalGate, ApprovalRequirementMatch, SigningContext } from '../signing/pipeline.ts';
+import type { ApprovalCaseRecord, ApprovalCaseStore, ConfiguredApprovalValues } from './ports.ts';
+import type { CaseRefresh } from './refresh.ts';
+import { sameRequirements, snapshotStages } from './stages.ts';
+
+export interface ApprovalGateDeps {
+  store: ApprovalCaseStore;
+  scopes: Pick<AuthorizationScopeStore, 'findBinding' | 'userInProject'>;
+  refresh: CaseRefresh;
+  clock: Clock;
+  configuredValues: ConfiguredApprovalValues;
+}
+
+/** 403 POLICY_REVIEW_REQUIRED: the request waits for its case; resend it unchanged (same key) once the case is completed. */
+export function reviewRequired(record: ApprovalCaseRecord): ApiError {
+  const error = new ApiError(
+    403,
+    'POLICY_REVIEW_REQUIRED',
+    'A conditional approval is required: resend this exact request with the same Idempotency-Key once the approval case is completed',
+    { reviewId: record.id, caseId: record.id, expiresAt: record.expiresAt.toISOString() },
+  );
+  error.releasesIdempotencyKey = true;
+  return error;
+}
+
+const deniedReasons = { rejected: 'review-rejected', expired: 'review-expired', invalidated: 'review-invalidated', cancelled: 'review-cancelled' } as const;
+
+function reviewDenied(record: ApprovalCaseRecord, status: keyof typeof deniedReasons): ApiError {
+  const reason = deniedReasons[status];
+  return new ApiError(403, 'POLICY_DENIED', `The approval case of this request is ${status}${record.terminalReason ? ` (${record.terminalReason})` : ''}; send the request with a new Idempotency-Key to open a new case`, {
+    reason,
+    caseId: record.id,
+    deniedBy: [{ reason, caseId: record.id }],
+  });
+}
+
+function keyConflict(message: string, record: ApprovalCaseRecord): ApiError {
+  const error = new ApiError(409, 'CONFLICT', message, { caseId: record.id });
+  error.releasesIdempotencyKey = true;
+  return error;
+}
+
+/** The display summary of what a case gates. */
+const summaryOf = (intent: SigningContext) => ({ action: intent.action, operation: intent.operation, chain: intent.chain, transfer: intent.transfer });
+
+export function createApprovalGate({ store, scopes, refresh, clock, configuredValues }: ApprovalGateDeps): ApprovalGate {
+  async function open(intent: SigningContext, approvals: ApprovalRequirementMatch[], key: string, requestHash: string, scope: { scopeId: string; revision: number }): Promise<ApprovalCaseRecord | null> {
+    const { caller } = intent;
+    const at: PolicyLocation = { projectId: caller.projectId, environment: caller.environment };
+    const initiator = caller.initiatorUserId ?? null;
+    if (initiator && !(await scopes.userInProject(caller.projectId, initiator))) throw fieldError('initiatorUserId', 'not a user of this project');
+    const configured = await Promise.all(approvals.map((a) => configuredValues(at, scope.scopeId, a.policyId, a.policyVersion, a.requirementId)));
+    const now = clock.now();
+    return store.open({
+      id: randomUUID(),
+      ...at,
+      walletId: intent.wallet.id,
+      apiKeyId: caller.apiKeyId,
+      caseKey: key,
+      idempotencyKey: caller.idempotencyKey ?? null,
+      requestHash,
+      requirements: approvals.map((a) => ({ policyId: a.policyId, policyVersion: a.policyVersion, ruleId: a.ruleId, requirementId: a.requirementId })),
+      scopeId: scope.scopeId,
+      bindingRevision: scope.revision,
+      stages: snapshotStages(approvals, configured),
+      initiatorUserId: initiator,
+      request: summaryOf(intent),
+      expiresAt: new Date(now.getTime() + Math.min(...approvals.map((a) => a.expiresInMs))),
+      createdAt: now,
+    });
+  }
+
+  return {
+    async admit(intent, approvals): Promise<ApprovalClaim> {
+      const { caller } = intent;
+      const at: PolicyLocation = { projectId: caller.projectId, environment: caller.environment };
+      const binding = await scopes.findBinding(at, intent.wallet.id);
+      if (!binding?.scopeId) {
+        const unbound = forbidden('This request needs a conditional approval, and the wallet needs an authorization scope binding for that: bind it with PUT /v1/permissions-v2/wallets/{walletId}/authorization-scope');
+        // Once the wallet is bound, the same request under the same key opens its case.
+        unbound.releasesIdempotencyKey = true;
+        throw unbound;
+      }
+      // Requests that did not come through a route (none today) bind to their parsed intent.
+      const requestHash = caller.requestHash ?? requestFingerprint('INTENT', `${intent.wallet.id}/${intent.action}`, intent.input);
+      const key = caller.idempotencyKey ?? `payload:${requestHash}`;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const latest = await store.latestByKey(at, key);
+        let current = latest && (await refresh.refresh(latest));
+        if (current && current.requestHash !== requestHash) {
+          throw keyConflict('Idempotency-Key was already used with a different request (its approval case binds the request it was opened for)', current);
+        }
+        if (current && (current.status === 'pending' || current.status === 'completed') && !sameRequirements(current.requirements, approvals)) {
+          current = (await store.transition(current.id, ['pending', 'completed'], 'invalidated', clock.now(), 'requirements_changed')) ?? (await store.find(current.id));
+        }
+        if (!current || (current.status === 'consumed' && !caller.idempotencyKey)) {
+          const opened = await open(intent, approvals, key, requestHash, { scopeId: binding.scopeId, revision: binding.revision });
+          if (opened) throw reviewRequired(opened);
+          continue; // another request opened this key's case meanwhile: answer with it
+        }
+        switch (current.status) {
+          case 'pending':
+            throw reviewRequired(current);
+          case 'consumed':
+            throw keyConflict('The approval case of this Idempotency-Key was already used to sign; send a new request with a new key', current);
+          case 'completed': {
+            if (!(await store.claim(current.id, clock.now()))) continue; // expired or claimed meanwhile: look again
+            const claimed = current;
+            return { caseId: claimed.id, requirements: claimed.requirements, release: () => store.unclaim(claimed.id) };
+          }
+          default:
+            throw reviewDenied(current, current.status);
+        }
+      }
+      throw new ApiError(409, 'CONFLICT', 'The approval case of this request changed while it was read; send it again');
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import type { PolicyLocation } from '../policies/ports.ts';
+import type { ApprovalRequirementRef, SigningChain, SigningTransfer } from '../signing/pipeline.ts';
+
+export const approvalCaseStatuses = ['pending', 'completed', 'consumed', 'rejected', 'expired', 'invalidated', 'cancelled'] as const;
+export type ApprovalCaseStatus = (typeof approvalCaseStatuses)[number];
+
+/** Pending, or completed and not yet used to sign: what invalidations and expiry apply to. */
+export const openStatuses: ApprovalCaseStatus[] = ['pending', 'completed'];
+
+/** One stage as the case snapshotted it when it opened (configured values applied). */
+export interface ApprovalStage {
+  /** The stage id of the policy (qualified `requirementId.stageId` when two requirements share one). */
+  id: string;
+  requirementId: string;
+  roles: string[];
+  requiredApprovals: number;
+}
+
+export interface ApprovalDecisionRecord {
+  stageId: string;
+  userId: string;
+  decision: 'approve' | 'reject';
+  createdAt: Date;
+}
+
+/** What the gated request does, for display (never the key material, never the whole body). */
+export interface ApprovalRequestSummary {
+  action: string;
+  operation: string;
+  chain: SigningChain;
+  transfer: SigningTransfer | null;
+}
+
+export interface ApprovalCaseRecord {
+  id: string;
+  projectId: string;
+  environment: PolicyLocation['environment'];
+  walletId: string;
+  apiKeyId: string;
+  /** The Idempotency-Key, or `payload:<sha256>` of the request without one. */
+  caseKey: string;
+  idempotencyKey: string | null;
+  requestHash: string;
+  requirements: ApprovalRequirementRef[];
+  scopeId: string;
+  bindingRevision: number;
+  stages: ApprovalStage[];
+  status: ApprovalCaseStatus;
+  terminalReason: string | null;
+  initiatorUserId: string | null;
+  request: ApprovalRequestSummary;
+  expiresAt: Date;
+  createdAt: Date;
+  completedAt: Date | null;
+  consumedAt: Date | null;
+  rejectedAt: Date | null;
+  expiredAt: Date | null;
+  invalidatedAt: Date | null;
+  cancelledAt: Date | null;
+  /** In the order they were made. */
+  decisions: ApprovalDecisionRecord[];
+}
+
+export type NewApprovalCase = Pick<
+  ApprovalCaseRecord,
+  | 'id'
+  | 'projectId'
+  | 'environment'
+  | 'walletId'
+  | 'apiKeyId'
+  | 'caseKey'
+  | 'idempotencyKey'
+  | 'requestHash'
+  | 'requirements'
+  | 'scopeId'
+  | 'bindingRevision'
+  | 'stages'
+  | 'initiatorUserId'
+  | 'request'
+  | 'expiresAt'
+  | 'createdAt'
+>;
+
+/** A decision to insert, and the status the case moves to with it (none: it stays pending). */
+export interface DecisionPlan {
+  decision: ApprovalDecisionRecord;
+  status: 'completed' | 'rejected' | null;
+}
+
+export interface ApprovalCaseListFilter {
+  status?: ApprovalCaseStatus;
+  walletId?: string;
+}
+
+export interface ApprovalCaseStore {
+  /** Inserts a pending case; null when the key already has an open (pending or completed) case. */
+  open(record: NewApprovalCase): Promise<ApprovalCaseRecord | null>;
+  /** The newest case of the key in the project and environment. */
+  latestByKey(at: PolicyLocation, caseKey: string): Promise<ApprovalCaseRecord | null>;
+  /** A case by id in any project (callers check the location: a foreign case is a missing one). */
+  find(caseId: string): Promise<ApprovalCaseRecord | null>;
+  /** Newest first (created_at, id), those older than `before` when given. */
+  list(at: PolicyLocation, filter: ApprovalCaseListFilter, before: { createdAt: Date; id: string } | null, take: number): Promise<ApprovalCaseRecord[]>;
+  /**
+   * Moves the case to `to` only while its status is one of `from`, setting `to`'s timestamp to
+   * `at` (and `terminal_reason`); null when the case was not in one of `from` (nothing changed).
+   */
+  transition(caseId: string, from: ApprovalCaseStatus[], to: ApprovalCaseStatus, at: Date, terminalReason: string | null): Promise<ApprovalCaseRecord | null>;
+  /** Every open case of the location whose `expiresAt` <= `now` becomes `expired` at its expiresAt (before listing by status). */
+  expireDue(at: PolicyLocation, now: Date): Promise<void>;
+  /** completed -> consumed (consumed_at = at) only while completed and `at` < expires_at; true when this call claimed it. */
+  claim(caseId: string, at: Date): Promise<boolean>;
+  /** consumed -> completed (consumed_at cleared): the claimed signature never happened. */
+  unclaim(caseId: string): Promise<void>;
+  /**
+   * In one transaction holding the case's row lock (SELECT ... FOR UPDATE): `plan` sees the
+   * locked case with its decisions and returns what to write, or throws (nothing written).
+   */
+  decide(caseId: string, plan: (locked: ApprovalCaseRecord) => DecisionPlan): Promise<ApprovalCaseRecord>;
+}
+
+/**
+ * Configured values of a requirement in a scope (the requirement configuration routes), keyed
+ * `stageId.key` (e.g. `"finance.requiredApprovals"`); null when none are configured (the policy's
+ * defaults apply).
+ */
+export type ConfiguredApprovalValues = (
+  location: PolicyLocation,
+  scopeId: string,
+  policyId: string,
+  policyVersion: string,
+  requirementId: string,
+) => Promise<Record<string, number> | null>;

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { approvalCaseStatuses } from './ports.ts';
+
+const limit = z.coerce
+  .number({ error: 'expected an integer from 1 to 100' })
+  .int({ error: 'expected an integer from 1 to 100' })
+  .min(1, { error: 'expected an integer from 1 to 100' })
+  .max(100, { error: 'expected an integer from 1 to 100' });
+
+export const approvalCaseListQuery = z
+  .strictObject({
+    limit: limit.default(20).describe('1-100, default 20'),
+    beforeCaseId: z.uuid().optional().describe('The nextBeforeCaseId of the previous page: cases older than this one (unknown = 400)'),
+    status: z.enum(approvalCaseStatuses).optional(),
+    walletId: z.uuid().optional(),
+  })
+  .meta({ id: 'ApprovalCaseListQuery' });
+
+/** `users -- approve|reject --case-id ID --user-id ID`. */
+export const decideCaseInput = z.strictObject({ caseId: z.uuid(), userId: z.uuid() });
+
+const iso = z.string().describe('ISO 8601');
+const nullableIso = iso.nullable();
+
+export const approvalCaseSchema = z
+  .object({
+    caseId: z.uuid(),
+    reviewId: z.uuid().describe('The id POLICY_REVIEW_REQUIRED answered with (= caseId)'),
+    status: z.enum(approvalCaseStatuses),
+    terminalReason: z
+      .string()
+      .nullable()
+      .describe('Why the case ended without signing: case_cancelled, case_expired, policy_changed, requirements_changed, assignments_changed, binding_changed; null otherwise'),
+    walletId: z.uuid(),
+    apiKeyId: z.uuid(),
+    authorizationScopeId: z.string(),
+    bindingRevision: z.int().describe('The wallet binding revision the case opened under'),
+    idempotencyKey: z.string().nullable(),
+    requestHash: z.string().describe('SHA-256 of method, path and canonical body: the resend must match it'),
+    initiatorUserId: z.uuid().nullable(),
+    request: z
+      .object({
+        action: z.string(),
+        operation: z.string(),
+        chain: z.object({ walletType: z.string(), chainId: z.string().nullable(), network: z.string().nullable() }),
+        transfer: z.object({ to: z.string(), value: z.string(), tokenAddress: z.string().nullable() }).nullable(),
+      })
+      .describe('What the gated request does'),
+    requirements: z.array(z.object({ policyId: z.string(), policyVersion: z.string(), ruleId: z.string(), requirementId: z.string() })),
+    stages: z.array(
+      z.object({
+        id: z.string(),
+        requirementId: z.string(),
+        roles: z.array(z.string()),
+        requiredApprovals: z.int(),
+        approvals: z.array(z.object({ userId: z.uuid(), at: iso })),
+        completedAt: nullableIso,
+      }),
+    ),
+    rejectedBy: z.object({ userId: z.uuid(), stageId: z.string(), at: iso }).nullable(),
+    expiresAt: iso,
+    createdAt: iso,
+    completedAt: nullableIso,
+    consumedAt: nullableIso,
+    rejectedAt: nullableIso,
+    expiredAt: nullableIso,
+    invalidatedAt: nullableIso,
+    cancelledAt: nullableIso,
+  })
+  .meta({ id: 'ApprovalCase' });
+
+export const approvalCaseListSchema = z
+  .object({ cases: z.array(approvalCaseSchema), nextBeforeCaseId: z.uuid().nullable().describe('Pass as beforeCaseId for the next page; null on the last') })
+  .meta({ id: 'ApprovalCaseList' });
+
+export const policyReviewRequiredBody = z
+  .object({
+    code: z.literal('POLICY_REVIEW_REQUIRED'),
+    message: z.string(),
+    reviewId: z.uuid(),
+    caseId: z.uuid(),
+    expiresAt: iso,
+  })
+  .meta({ id: 'PolicyReviewRequired' });

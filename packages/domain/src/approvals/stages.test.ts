@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../errors.ts';
+import type { ApprovalRequirementMatch } from '../signing/pipeline.ts';
+import type { ApprovalCaseRecord } from './ports.ts';
+import { lazyTransition, planDecision, sameRequirements, snapshotStages, stageProgress } from './stages.ts';
+
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
+const match = (requirementId: string, stages: ApprovalRequirementMatch['stages'], policyVersion = '1'): ApprovalRequirementMatch => ({
+  policyId: 'p',
+  policyVersion,
+  ruleId: `rule-${requirementId}`,
+  requirementId,
+  stages,
+  expiresInMs: 3_600_000,
+});
+
+function caseWith(overrides: Partial<ApprovalCaseRecord> = {}): ApprovalCaseRecord {
+  return {
+    id: '11111111-1111-4111-8111-111111111111',
+    projectId: 'project',
+    environment: 'development',
+    walletId: 'wallet',
+    apiKeyId: 'key',
+    caseKey: 'k',
+    idempotencyKey: 'k',
+    requestHash: 'h',
+    requirements: [{ policyId: 'p', policyVersion: '1', ruleId: 'r', requirementId: 'req' }],
+    scopeId: 'org',
+    bindingRevision: 1,
+    stages: [
+      { id: 'finance', requirementId: 'req', roles: ['finance'], requiredApprovals: 2 },
+      { id: 'executive', requirementId: 'req', roles: ['executive'], requiredApprovals: 1 },
+    ],
+    status: 'pending',
+    terminalReason: null,
+    initiatorUserId: 'initiator',
+    request: { action: 'wallet.sign.sign-transaction', operation: 'transaction', chain: { walletType: 'EVM', chainId: '84532', network: null }, transfer: null },
+    expiresAt: at(60),
+    createdAt: at(0),
+    completedAt: null,
+    consumedAt: null,
+    rejectedAt: null,
+    expiredAt: null,
+    invalidatedAt: null,
+    cancelledAt: null,
+    decisions: [],
+    ...overrides,
+  };
+}
+
+const refusal = (run: () => unknown): ApiError => {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('approval stages', () => {
+  it('snapshots stages in requirement order, applies configured requiredApprovals and qualifies shared stage ids', () => {
+    const stages = snapshotStages(
+      [match('a', [{ id: 'finance', roles: ['finance'], requiredApprovals: 1 }]), match('b', [{ id: 'finance', roles: ['cfo'], requiredApprovals: 1 }, { id: 'legal', roles: ['legal'], requiredApprovals: 2 }])],
+      [{ 'finance.requiredApprovals': 3 }, null],
+    );
+    expect(stages).toEqual([
+      { id: 'a.finance', requirementId: 'a', roles: ['finance'], requiredApprovals: 3 },
+      { id: 'b.finance', requirementId: 'b', roles: ['cfo'], requiredApprovals: 1 },
+      { id: 'legal', requirementId: 'b', roles: ['legal'], requiredApprovals: 2 },
+    ]);
+    // A configured value that is no positive integer is ignored.
+    expect(snapshotStages([match('a', [{ id: 's', roles: ['r'], requiredApprovals: 2 }])], [{ 's.requiredApprovals': 0 }])[0]!.requiredApprovals).toBe(2);
+  });
+
+  it('advances stages in order: two finance approvals, then one executive completes the case', () => {
+    const roles = (...r: string[]) => new Set(r);
+    let record = caseWith();
+    const apply = (userId: string, decision: 'approve' | 'reject', held: Set<string>, minute: number) => {
+      const plan = planDecision(record, userId, decision, held, at(minute));
+      record = { ...record, decisions: [...record.decisions, plan.decision], status: plan.status ?? record.status };
+      return plan;
+    };
+    // An executive cannot act before the finance stage is done.
+    expect(refusal(() => planDecision(record, 'e1', 'approve', roles('executive'), at(1)))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    expect(apply('f1', 'approve', roles('finance'), 1)).toEqual({ decision: { stageId: 'finance', userId: 'f1', decision: 'approve', createdAt: at(1) }, status: null });
+    expect(refusal(() => planDecision(record, 'f1', 'approve', roles('finance'), at(2)))).toMatchObject({ status: 409 });
+    expect(refusal(() => planDecision(record, 'initiator', 'approve', roles('finance'), at(2)))).toMatchObject({ status: 403, code: 'INITIATOR_CANNOT_REVIEW' });
+    expect(apply('f2', 'approve', roles('finance', 'executive'), 2).status).toBeNull();
+    const progress = stageProgress(record.stages, record.decisions);
+    expect(progress.current).toBe(1);
+    expect(progress.stages[0]!.completedAt).toEqual(at(2));
+    // f2 decided already, even though it holds the executive role.
+    expect(refusal(() => planDecision(record, 'f2', 'approve', roles('executive'), at(3)))).toMatchObject({ status: 409 });
+    expect(apply('e1', 'approve', roles('executive'), 3)).toMatchObject({ decision: { stageId: 'executive' }, status: 'completed' });
+    expect(stageProgress(record.stages, record.decisions).current).toBeNull();
+    expect(refusal(() => planDecision(record, 'e2', 'approve', roles('executive'), at(4)))).toMatchObject({ status: 409, extra: { status: 'completed' } });
+  });
+
+  it('a reject by an eligible user rejects; an ineligible one, an expired or ended case refuse', () => {
+    expect(planDecision(caseWith(), 'f1', 'reject', new Set(['finance']), at(1))).toMatchObject({ status: 'rejected', decision: { decision: 'reject', stageId: 'finance' } });
+    expect(refusal(() => planDecision(caseWith(), 'x', 'reject', new Set(['auditor']), at(1)))).toMatchObject({ status: 403 });
+    expect(refusal(() => planDecision(caseWith(), 'f1', 'approve', new Set(['finance']), at(60)))).toMatchObject({ status: 409, extra: { status: 'expired' } });
+    expect(refusal(() => planDecision(caseWith({ status: 'cancelled' }), 'f1', 'approve', new Set(['finance']), at(1)))).toMatchObject({ extra: { status: 'cancelled' } });
+  });
+
+  it('refreshes lazily: expiry at expiresAt first, then a policy version no longer active; ended cases stay', () => {
+    const active = new Set(['p|1']);
+    expect(lazyTransition(caseWith(), at(59), active)).toBeNull();
+    expect(lazyTransition(caseWith({ status: 'completed' }), at(61), active)).toEqual({ to: 'expired', at: at(60), reason: 'case_expired' });
+    expect(lazyTransition(caseWith(), at(10), new Set(['p|2']))).toEqual({ to: 'invalidated', at: at(10), reason: 'policy_changed' });
+    expect(lazyTransition(caseWith({ status: 'consumed' }), at(90), new Set())).toBeNull();
+    expect(sameRequirements(caseWith().requirements, [{ policyId: 'p', policyVersion: '1', ruleId: 'r', requirementId: 'req' }])).toBe(true);
+    expect(sameRequirements(caseWith().requirements, [{ policyId: 'p', policyVersion: '2', ruleId: 'r', requirementId: 'req' }])).toBe(false);
+  });
+});
