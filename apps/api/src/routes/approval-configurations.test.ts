@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvalProject, configurationPath, openCases, requirementPath, requirementsPath, type ApprovalProject } from '../testing/approval-fixtures.ts';
+import { approvalProject, approvalsProject, configurationPath, LARGE, requirementPath, requirementsPath, type ApprovalProject } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { examplePolicy } from '../testing/policy-fixtures.ts';
 
@@ -262,51 +262,55 @@ describe.concurrent.each(testDatabaseKinds)('approval requirement configuration 
     });
 
     it('answers 409 APPROVAL_CASES_AFFECTED when open cases would change and changes nothing; force applies it and invalidates them', async () => {
-      const cases = openCases(app);
-      try {
-        const path = configurationPath('org-cases');
-        expect((await project.put(path, { expectedRevision: 0, values: { [KEY]: 2 } })).status).toBe(200);
-        // No open case is asked about when nothing changes that a case would see.
-        expect(cases.calls.asked).toHaveLength(1);
-        cases.open('org-cases', ['case-a', 'case-b']);
-        const same = await project.put(path, { expectedRevision: 1, values: { [KEY]: 2 } });
-        expect(same.body).toMatchObject({ revision: 2, invalidatedCaseIds: [] });
-        expect(cases.calls.asked).toHaveLength(1);
-
-        for (const values of [{ [KEY]: 3 }, {}]) {
-          const refused = await project.put(path, { expectedRevision: 2, values });
-          expect(refused.status).toBe(409);
-          expect(refused.body).toEqual({ code: 'APPROVAL_CASES_AFFECTED', message: expect.stringContaining('"force": true'), affectedCaseIds: ['case-a', 'case-b'] });
-          expect((await project.put(path, { expectedRevision: 2, values, force: false })).body.code).toBe('APPROVAL_CASES_AFFECTED');
-        }
-        expect(cases.calls.asked.at(-1)).toEqual({ scopeId: 'org-cases', ref: { policyId: 'evm-approvals', policyVersion: 1, requirementId: 'finance-approval' }, inTransaction: true });
-        expect(cases.calls.invalidated).toEqual([]);
-        expect((await project.get(path)).body).toMatchObject({ revision: 2, values: { [KEY]: 2 } });
-        expect(revisions((await project.get(`${path}/history`)).body)).toEqual([2, 1]);
-        // Another scope's cases are not this scope's.
-        expect((await project.put(configurationPath('org-cases-2'), { expectedRevision: 0, values: { [KEY]: 3 } })).status).toBe(200);
-
-        // Invalidation commits with the write: when it fails, nothing is written.
-        const invalidate = app.services.stores.approvalCaseLinks.invalidateCases;
-        app.services.stores.approvalCaseLinks.invalidateCases = async () => {
-          throw new Error('invalidation failed');
-        };
-        expect((await project.put(path, { expectedRevision: 2, values: { [KEY]: 3 }, force: true })).status).toBe(500);
-        app.services.stores.approvalCaseLinks.invalidateCases = invalidate;
-        expect((await project.get(path)).body).toMatchObject({ revision: 2, values: { [KEY]: 2 } });
-        expect(revisions((await project.get(`${path}/history`)).body)).toEqual([2, 1]);
-
-        const forced = await project.put(path, { expectedRevision: 2, values: { [KEY]: 3 }, force: true });
-        expect(forced.status).toBe(200);
-        expect(forced.body).toMatchObject({ revision: 3, values: { [KEY]: 3 }, invalidatedCaseIds: ['case-a', 'case-b'] });
-        expect(cases.calls.invalidated).toEqual([['case-a', 'case-b']]);
-        // Those cases are no longer open: the reset goes through.
-        expect((await project.put(path, { expectedRevision: 3, values: {} })).body).toMatchObject({ revision: 4, invalidatedCaseIds: [] });
-        const audit = await app.database.prisma.auditLog.findFirst({ where: { projectId: project.projectId, action: 'approval_configuration.update', requestId: { not: null } }, orderBy: { id: 'desc' } });
-        expect(audit?.details).toMatchObject({ authorizationScopeId: 'org-cases', revision: 3, force: true, invalidatedCaseIds: ['case-a', 'case-b'] });
-      } finally {
-        cases.restore();
+      // Real cases: evm-approvals.json applied, a wallet bound to org-1, requests above 0.001 ETH.
+      const cases = await approvalsProject(app);
+      const path = configurationPath('org-1');
+      expect((await cases.put(path, { expectedRevision: 0, values: { [KEY]: 2 } })).status).toBe(200);
+      const opened: string[] = [];
+      for (const [i, key] of ['cfg-a', 'cfg-b'].entries()) {
+        const paused = await cases.sign(LARGE, { 'idempotency-key': `${key}-${randomUUID()}` }, {}, i);
+        expect(paused.status, JSON.stringify(paused.body)).toBe(403);
+        expect(paused.body.code).toBe('POLICY_REVIEW_REQUIRED');
+        opened.push(paused.body.reviewId as string);
       }
+      // The configured value is what the case needs.
+      expect((await cases.getCase(opened[0]!)).body.stages[0]).toMatchObject({ id: 'finance', requiredApprovals: 2 });
+      // A write that changes nothing a case sees goes through.
+      expect((await cases.put(path, { expectedRevision: 1, values: { [KEY]: 2 } })).body).toMatchObject({ revision: 2, invalidatedCaseIds: [] });
+
+      for (const values of [{ [KEY]: 3 }, {}]) {
+        const refused = await cases.put(path, { expectedRevision: 2, values });
+        expect(refused.status).toBe(409);
+        expect(refused.body).toEqual({ code: 'APPROVAL_CASES_AFFECTED', message: expect.stringContaining('"force": true'), affectedCaseIds: opened });
+        expect((await cases.put(path, { expectedRevision: 2, values, force: false })).body.code).toBe('APPROVAL_CASES_AFFECTED');
+      }
+      expect((await cases.get(path)).body).toMatchObject({ revision: 2, values: { [KEY]: 2 } });
+      for (const id of opened) expect((await cases.getCase(id)).body.status).toBe('pending');
+      // Another scope's configuration reaches none of them.
+      expect((await cases.put(configurationPath('org-2'), { expectedRevision: 0, values: { [KEY]: 3 } })).body).toMatchObject({ revision: 1, invalidatedCaseIds: [] });
+
+      // Invalidation commits with the write: when it fails, nothing is written and the cases stay open.
+      const links = app.services.stores.approvalCaseLinks;
+      const invalidate = links.invalidateCases;
+      links.invalidateCases = async () => {
+        throw new Error('invalidation failed');
+      };
+      try {
+        expect((await cases.put(path, { expectedRevision: 2, values: { [KEY]: 3 }, force: true })).status).toBe(500);
+      } finally {
+        links.invalidateCases = invalidate;
+      }
+      expect((await cases.get(path)).body).toMatchObject({ revision: 2, values: { [KEY]: 2 } });
+      expect(revisions((await cases.get(`${path}/history`)).body)).toEqual([2, 1]);
+
+      const forced = await cases.put(path, { expectedRevision: 2, values: { [KEY]: 3 }, force: true });
+      expect(forced.status).toBe(200);
+      expect(forced.body).toMatchObject({ revision: 3, values: { [KEY]: 3 }, invalidatedCaseIds: opened });
+      for (const id of opened) expect((await cases.getCase(id)).body).toMatchObject({ status: 'invalidated', terminalReason: 'configuration_changed', invalidatedAt: iso });
+      // No case is open any more: the reset goes through.
+      expect((await cases.put(path, { expectedRevision: 3, values: {} })).body).toMatchObject({ revision: 4, invalidatedCaseIds: [] });
+      const audit = await app.database.prisma.auditLog.findFirst({ where: { projectId: cases.projectId, action: 'approval_configuration.update', requestId: { not: null } }, orderBy: { id: 'desc' } });
+      expect(audit?.details).toMatchObject({ authorizationScopeId: 'org-1', revision: 3, force: true, invalidatedCaseIds: opened });
     });
   });
 });

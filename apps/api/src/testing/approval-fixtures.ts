@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { parsePolicyDocument, type RequirementRef } from '@wallet/domain';
+import { parsePolicyDocument } from '@wallet/domain';
 import { runCommand } from '../cli/commands.ts';
 import type { TestApp } from './harness.ts';
 import { DEAD, EVM_CHAIN, EVM_FEES, examplePolicy, guardrail } from './policy-fixtures.ts';
@@ -123,28 +123,3 @@ export async function approvalProject(app: TestApp) {
 }
 
 export type ApprovalProject = Awaited<ReturnType<typeof approvalProject>>;
-
-/**
- * Open approval cases by scope for the cases port of one app, standing in for the approval_cases
- * table (another slice): `open(scopeId, ids)` makes cases open, `calls` records what the
- * configuration write asked and invalidated. `restore()` puts the real port back.
- */
-export function openCases(app: TestApp) {
-  const links = app.services.stores.approvalCaseLinks;
-  const original = { ...links };
-  const byScope = new Map<string, string[]>();
-  const calls: { asked: Array<{ scopeId: string; ref: RequirementRef; inTransaction: boolean }>; invalidated: string[][] } = { asked: [], invalidated: [] };
-  links.openCasesOf = async (_at, scopeId, ref, tx) => {
-    calls.asked.push({ scopeId, ref, inTransaction: tx !== undefined });
-    return byScope.get(scopeId) ?? [];
-  };
-  links.invalidateCases = async (_tx, _at, ids) => {
-    calls.invalidated.push(ids);
-    for (const [scopeId, open] of byScope) byScope.set(scopeId, open.filter((id) => !ids.includes(id)));
-  };
-  return {
-    calls,
-    open: (scopeId: string, ids: string[]) => void byScope.set(scopeId, ids),
-    restore: () => void Object.assign(links, original),
-  };
-}

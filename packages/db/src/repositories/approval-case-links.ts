@@ -1,21 +1,36 @@
 import type { ApprovalCaseLinks } from '@wallet/domain';
 import type { Database } from '../database.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { invalidateOpenCases } from './approval-cases.ts';
+
+type Tx = Prisma.TransactionClient;
 
 /**
- * The approval cases a requirement configuration change reaches (the domain's ApprovalCaseLinks).
- * The approval_cases table comes with the cases slice; until then no case is ever open.
- * `tx` is the configuration write's Prisma transaction client (cast from StoreTransaction).
+ * The approval cases a requirement configuration change reaches (the domain's ApprovalCaseLinks):
+ * the scope's open cases (pending, or completed and not yet used) whose requirements name this
+ * policy version's requirement. `tx` is the configuration write's Prisma transaction client (cast
+ * from StoreTransaction), so reading and invalidating commit with the write.
  */
-export function createApprovalCaseLinks(_database: Database): ApprovalCaseLinks {
+export function createApprovalCaseLinks({ prisma }: Database): ApprovalCaseLinks {
   return {
-    // wired to approval_cases at merge: ids of cases of (project, environment, scope_id) whose
-    // status is open ('pending' | 'completed', invalidated_at null) and whose `requirements`
-    // jsonb holds {policyId, policyVersion (string), requirementId}, oldest first.
-    async openCasesOf() {
-      return [];
+    async openCasesOf(at, scopeId, ref, tx) {
+      const client = (tx as unknown as Tx | undefined) ?? prisma;
+      const rows = await client.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id FROM approval_cases
+         WHERE project_id = $1::uuid AND environment = $2 AND scope_id = $3
+           AND status IN ('pending', 'completed') AND requirements @> $4::jsonb
+         ORDER BY created_at, id`,
+        at.projectId,
+        at.environment,
+        scopeId,
+        JSON.stringify([{ policyId: ref.policyId, policyVersion: String(ref.policyVersion), requirementId: ref.requirementId }]),
+      );
+      return rows.map((r) => r.id);
     },
-    // wired to approval_cases at merge: set invalidated_at = change.at and terminal_reason =
-    // change.reason on those ids, through `tx` so it commits with the configuration write.
-    async invalidateCases() {},
+
+    async invalidateCases(tx, at, ids, change) {
+      if (ids.length === 0) return;
+      await invalidateOpenCases(tx as unknown as Tx, { id: { in: ids }, projectId: at.projectId, environment: at.environment }, change.at, change.reason);
+    },
   };
 }

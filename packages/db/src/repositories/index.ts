@@ -53,7 +53,7 @@ export function createStores(database: Database) {
     permissionsExtension: createPermissionsExtensionStore(database),
     /** Approval requirement configurations per scope, with their revisions (`configuredValues` is the signing side's read). */
     approvalConfigurations: createApprovalConfigurationStore(database),
-    /** The open approval cases a configuration change reaches (wired to approval_cases at merge). */
+    /** The open approval cases a configuration change reaches (refused with their ids, or invalidated with force). */
     approvalCaseLinks: createApprovalCaseLinks(database),
     /** Conditional approval cases and their decisions. */
     approvalCases: createApprovalCaseStore(database),
