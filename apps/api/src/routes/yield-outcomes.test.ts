@@ -15,6 +15,7 @@ import { createPublicClient, http, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { approvalsProject, decide } from '../testing/approval-fixtures.ts';
 import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 import { startMonitorWorker } from '../workers/monitor-worker.ts';
 
@@ -27,7 +28,7 @@ interface Operation {
   id: string;
   status: string;
   transactions: { phase: string; status: string; transactionId: string; hash: string; nonce: number }[];
-  error?: { code: string; message: string | null };
+  error?: { code: string; message: string | null; reviewId?: string };
 }
 
 /**
@@ -235,6 +236,49 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       expect(done.status, JSON.stringify(done)).toBe('confirmed');
       // The denied supply's nonce (1) is the next one handed out; the allowance of the first approval covers it.
       expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([['action', 1]]);
+    });
+
+    it('pauses a step that needs approval with POLICY_REVIEW_REQUIRED and its reviewId; after the approval the same request signs the prepared transaction, same nonce', async () => {
+      const review = guardrail('yield-review', 'EVM', [
+        {
+          id: 'supply-review',
+          effect: 'require_approval',
+          actions: ['supply'],
+          approvalRequirement: { id: 'yield-review', stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] },
+        },
+      ]);
+      const project = await approvalsProject(app, { policy: review });
+      const wallet = project.wallet as { id: string; address: Address };
+      for (const [token, amount] of [['native', '1'], ['usdc', '50']] as const) {
+        expect((await project.post('/v1/local/faucet', { walletId: wallet.id, amount, token })).status).toBe(200);
+      }
+      const finance = await project.member(['finance']);
+      const body = { marketId: POOL, amount: '10' };
+      const headers = { 'idempotency-key': `review-${wallet.id}` };
+      const created = await project.post(`/v1/wallets/${wallet.id}/yield/deposits`, body, headers);
+      expect(created.status, JSON.stringify(created.body)).toBe(202);
+      const readOwn = async (walletId: string, id: string) => (await project.get(`/v1/wallets/${walletId}/yield/operations/${id}`)).body as Operation;
+      const paused = await drive(wallet.id, created.body.id, () => false, 60_000, readOwn);
+      expect(paused.status, JSON.stringify(paused)).toBe('requires_action');
+      expect(paused.error).toMatchObject({ code: 'POLICY_REVIEW_REQUIRED', reviewId: expect.any(String) });
+      expect(paused.transactions.map((t) => [t.phase, t.status, t.nonce])).toEqual([['approval', 'confirmed', 0]]);
+      const reviewId = paused.error!.reviewId!;
+      expect((await project.getCase(reviewId)).body).toMatchObject({ status: 'pending', walletId: wallet.id });
+
+      // Resent before the approval: paused again on the same case, nothing signed.
+      expect((await project.post(`/v1/wallets/${wallet.id}/yield/deposits`, body, headers)).status).toBe(202);
+      expect((await drive(wallet.id, created.body.id, () => false, 60_000, readOwn)).error).toMatchObject({ code: 'POLICY_REVIEW_REQUIRED', reviewId });
+
+      expect(await decide(app, 'approve', reviewId, finance)).toMatchObject({ ok: true, body: { status: 'completed' } });
+      expect((await project.post(`/v1/wallets/${wallet.id}/yield/deposits`, body, headers)).status).toBe(202);
+      const done = await drive(wallet.id, created.body.id, () => false, 60_000, readOwn);
+      expect(done.status, JSON.stringify(done)).toBe('confirmed');
+      // The action prepared before the review is the one signed: nonce 1, right after the approval.
+      expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([
+        ['approval', 0],
+        ['action', 1],
+      ]);
+      expect((await project.getCase(reviewId)).body.status).toBe('consumed');
     });
 
     it('fails with NONCE_CONSUMED when another transaction takes the saved nonce of a signed step', async () => {

@@ -181,6 +181,10 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
       if (error.code === 'POLICY_DENIED') {
         return failUnsigned({ ...operation, plan }, { code: 'POLICY_DENIED', message: `${error.message}: ${JSON.stringify(error.extra?.deniedBy ?? [])}`.slice(0, 1000) });
       }
+      if (error.code === 'POLICY_REVIEW_REQUIRED' && typeof error.extra?.reviewId === 'string') {
+        // The prepared transaction (nonce and fees) stays: the same request after approval signs exactly it.
+        return pause(operation, { code: 'POLICY_REVIEW_REQUIRED', message: error.message, reviewId: error.extra.reviewId }, plan);
+      }
       return pause(operation, { code: 'SIGNING_REQUIRES_ACTION', message: error.message }, plan);
     }
   }
