@@ -4,8 +4,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { isStaleRevision } from '@/components/scopes/shared';
 import { Button, ErrorBox, Field, Input, Mono } from '@/components/ui';
+import { valueProblem } from '@/lib/approval-configurations';
 import { useTRPC } from '@/lib/trpc';
-import { affectedCaseIds, valueProblem, type Effective, type RequirementAt } from './shared';
+import { affectedCaseIds, type Effective, type RequirementAt } from './shared';
 
 type Values = Record<string, number>;
 

@@ -3,11 +3,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { RequirementCard } from '@/components/approval-configurations/requirement-card';
-import { distinctRequirements } from '@/components/approval-configurations/shared';
 import { WithProject } from '@/components/project';
 import { ScopePicker } from '@/components/scopes/scope-picker';
 import type { ScopeLocation } from '@/components/scopes/shared';
 import { Card, Empty, ErrorBox, Loading, Mono, PageHeader, Select } from '@/components/ui';
+import { distinctRequirements } from '@/lib/approval-configurations';
 import { useTRPC } from '@/lib/trpc';
 
 function Requirements({ location, scopeId }: { location: ScopeLocation; scopeId: string }) {
