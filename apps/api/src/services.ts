@@ -38,6 +38,7 @@ import {
   createAuthorizationScopeService,
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
+  createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
   createApprovalCaseService,
   type WebhookDeliveryDeps,
@@ -89,6 +90,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
   const permissionsExtension = createPermissionsExtension({ store: stores.permissionsExtension, clock });
   const authorizationScopes = createAuthorizationScopeService({ store: stores.authorizationScopes, extension: permissionsExtension, clock, loadWallet: wallets.loadWallet });
+  const approvalConfigurations = createApprovalConfigurationService({
+    store: stores.approvalConfigurations,
+    policies: stores.policies,
+    cases: stores.approvalCaseLinks,
+    extension: permissionsExtension,
+    clock,
+  });
   // Conditional approvals (guardrail rule 4) open cases only where the extension is enabled.
   const policyEngine = createPolicyEngine({
     store: stores.policies,
@@ -227,12 +235,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
       reads: createAuthorizationScopeReads({ directory: stores.authorizationScopeDirectory, extension: stores.permissionsExtension }),
     }),
     /** Approval requirements of a scope and their per-scope configuration, revision-checked (REST /v1/permissions-v2). */
-    approvalConfigurations: createApprovalConfigurationService({
-      store: stores.approvalConfigurations,
-      policies: stores.policies,
-      cases: stores.approvalCaseLinks,
-      extension: permissionsExtension,
-      clock,
+    approvalConfigurations,
+    /** The console's approval configurations page (tRPC): the REST use cases above, acting as the staff member. */
+    consoleApprovalConfigurations: createConsoleApprovalConfigurations({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      configurations: approvalConfigurations,
     }),
     /** Conditional approval cases: partner reads and cancel (REST), user decisions (users CLI), the signing gate. */
     approvalCases,

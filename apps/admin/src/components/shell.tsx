@@ -18,6 +18,7 @@ const nav = [
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/policies', label: 'Policies' },
   { href: '/scopes', label: 'Authorization scopes' },
+  { href: '/approval-configurations', label: 'Approval configurations' },
 ];
 
 export function ConsoleShell({ children }: { children: ReactNode }) {

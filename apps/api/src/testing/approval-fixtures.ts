@@ -99,26 +99,32 @@ export const configurationPath = (scopeId: string, version = '1') => `${requirem
 export const requirementsPath = (scopeId: string) => `/v1/permissions-v2/authorization-scopes/${encodeURIComponent(scopeId)}/requirements`;
 
 /**
+ * Stores a require_approval policy document in the project and environment through the policy
+ * store, as the service would (it refuses them at authoring until the approval cases land): a
+ * first version, or the next one of the same id.
+ */
+export async function storeApprovalPolicy(app: TestApp, at: { projectId: string; environment: 'development' | 'production' }, document: unknown = examplePolicy('evm-approvals.json')) {
+  const parsed = parsePolicyDocument(document);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  const doc = parsed.document;
+  return app.services.stores.policies.apply(
+    at,
+    { policyId: doc.id, walletType: doc.selector.walletType, document: doc, effectiveFrom: null, effectiveUntil: null, createdAt: new Date(), createdBy: { type: 'operator', id: null } },
+    (version) => ({ projectId: at.projectId, apiKeyId: null, walletId: null, requestId: null, action: 'policy.apply', details: { policyId: version.policyId, version: version.version } }),
+  );
+}
+
+/**
  * A scope project (scopeProject) that can store require_approval policies. The policy service
- * still refuses them at authoring until the approval cases land, so `storeApproval` parses the
- * document as the fixed point is accepted (../shared/spec/policy-examples) and stores it through
- * the policy store, as the service would: a first version, or the next one of the same id.
+ * still refuses them at authoring until the approval cases land, so `storeApproval` stores the
+ * document (as the fixed point is accepted, ../shared/spec/policy-examples) with `storeApprovalPolicy`.
  */
 export async function approvalProject(app: TestApp) {
   const project = await scopeProject(app);
   const at = { projectId: project.projectId, environment: project.environment };
   return {
     ...project,
-    async storeApproval(document: unknown = examplePolicy('evm-approvals.json')) {
-      const parsed = parsePolicyDocument(document);
-      if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-      const doc = parsed.document;
-      return app.services.stores.policies.apply(
-        at,
-        { policyId: doc.id, walletType: doc.selector.walletType, document: doc, effectiveFrom: null, effectiveUntil: null, createdAt: new Date(), createdBy: { type: 'operator', id: null } },
-        (version) => ({ projectId: at.projectId, apiKeyId: null, walletId: null, requestId: null, action: 'policy.apply', details: { policyId: version.policyId, version: version.version } }),
-      );
-    },
+    storeApproval: (document: unknown = examplePolicy('evm-approvals.json')) => storeApprovalPolicy(app, at, document),
   };
 }
 

@@ -7,14 +7,17 @@ import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts
 
 const unique = () => Math.random().toString(36).slice(2);
 
-/** A partner with one project (and its API key) and a signed-in console client per role. */
-export async function consolePartner(app: TestApp, passwords: string[] = []) {
+type StaffRole = 'owner' | 'developer' | 'support';
+const allRoles: readonly StaffRole[] = ['owner', 'developer', 'support'];
+
+/** A partner with one project (and its API key) and a signed-in console client per role (`roles`: only these, fewer sign-ins). */
+export async function consolePartner<R extends StaffRole = StaffRole>(app: TestApp, passwords: string[] = [], roles: readonly R[] = allRoles as readonly R[]) {
   const partner = `partner-${unique()}`;
   const key = await app.createKey({ partner, project: 'main' });
-  const sessions = {} as Record<'owner' | 'developer' | 'support', ReturnType<typeof staffClient>['client']>;
-  const cookies = {} as Record<'owner' | 'developer' | 'support', string>;
+  const sessions = {} as Record<R, ReturnType<typeof staffClient>['client']>;
+  const cookies = {} as Record<R, string>;
   let partnerId = '';
-  for (const role of ['owner', 'developer', 'support'] as const) {
+  for (const role of roles) {
     const account = await app.services.staff.createAccount({ partner, email: `${role}-${unique()}@example.com`, role });
     passwords.push(account.password!);
     partnerId = account.partnerId;

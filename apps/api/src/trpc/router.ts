@@ -1,3 +1,4 @@
+import { approvalConfigurationsRouter } from './approval-configurations.ts';
 import { authRouter } from './auth.ts';
 import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
 import { policiesRouter } from './policies.ts';
@@ -15,6 +16,7 @@ export const appRouter = router({
   overview: overviewRouter,
   policies: policiesRouter,
   scopes: scopesRouter,
+  approvalConfigurations: approvalConfigurationsRouter,
   yield: yieldRouter,
 });
 
