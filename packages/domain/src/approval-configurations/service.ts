@@ -5,15 +5,16 @@
  * declared bounds). Writes name the revision they replace (`expectedRevision`, 0 before the first
  * write); a change that would alter open approval cases is refused with their ids unless forced.
  */
-import { ApiError, conflict, invalidRequest, notFound } from '../errors.ts';
+import { ApiError, invalidRequest, notFound } from '../errors.ts';
 import type { AuditEntry } from '../ports.ts';
 import type { PolicyLocation, PolicyStore, PolicyVersionRecord } from '../policies/ports.ts';
 import { policyScopeOfCaller } from '../policies/service.ts';
 import type { PermissionsExtension } from '../authorization-scopes/extension.ts';
-import { revisionListQuery, scopeIdPattern } from '../authorization-scopes/schemas.ts';
+import { revisionListQuery } from '../authorization-scopes/schemas.ts';
+import { checkScopeId, decodeRevisionCursor, encodeRevisionCursor, staleRevision } from '../authorization-scopes/revisions.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
-import { fieldError, parseInput } from '../shared/zod.ts';
+import { parseInput } from '../shared/zod.ts';
 import type { ApprovalCaseLinks, ApprovalConfigurationRecord, ApprovalConfigurationStore, ConfigurationValues, RequirementRef } from './ports.ts';
 import { applyConfiguration, changesEffective, declarationsOf, effectiveValues, requirementsOf, valueProblems, type RequirementView } from './requirements.ts';
 import { configurationBody } from './schemas.ts';
@@ -48,25 +49,8 @@ const configurationNotFound = () => notFound('Approval configuration');
 const location = (at: PolicyLocation): PolicyLocation => ({ projectId: at.projectId, environment: at.environment });
 const versionPattern = /^[1-9]\d{0,9}$/;
 
-const encodeRevision = (revision: number) => Buffer.from(`rev:${revision}`, 'utf8').toString('base64url');
-function decodeRevisionCursor(cursor: string): number {
-  const match = /^rev:([1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw invalidRequest('Invalid request: cursor: not a cursor returned by this list', { details: [{ path: 'cursor', message: 'not a cursor returned by this list' }] });
-  return Number(match[1]);
-}
 
-function checkScopeId(scopeId: string): string {
-  if (!scopeIdPattern.test(scopeId)) throw fieldError('authorizationScopeId', 'expected 1-128 characters of A-Z a-z 0-9 . _ : -');
-  return scopeId;
-}
 
-function staleRevision(expected: number | undefined, currentRevision: number) {
-  const message =
-    expected === undefined
-      ? `expectedRevision is required: the current revision is ${currentRevision}`
-      : `expectedRevision ${expected} is not the current revision ${currentRevision}; read the current state and retry`;
-  return conflict(message, { currentRevision });
-}
 
 const configurationView = (record: ApprovalConfigurationRecord) => ({
   authorizationScopeId: record.scopeId,
@@ -199,7 +183,7 @@ export function createApprovalConfigurationService({ store, policies, cases, ext
       const shown = rows.slice(0, input.limit);
       return {
         data: shown.map((row) => ({ revision: row.revision, values: row.values, createdAt: row.createdAt.toISOString(), createdBy: row.createdBy, requestId: row.requestId })),
-        pagination: { cursor: hasMore ? encodeRevision(shown.at(-1)!.revision) : null, hasMore, limit: input.limit },
+        pagination: { cursor: hasMore ? encodeRevisionCursor(shown.at(-1)!.revision) : null, hasMore, limit: input.limit },
       };
     },
   };

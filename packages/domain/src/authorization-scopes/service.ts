@@ -4,16 +4,17 @@
  * (`expectedRevision`, 0 before the first write) and a stale one is refused with 409 and the
  * current revision; every revision is kept with who wrote it and when.
  */
-import { conflict, invalidRequest, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import type { AuditEntry, WalletRecord } from '../ports.ts';
 import type { PolicyLocation } from '../policies/ports.ts';
 import { policyScopeOfCaller, type PolicyScope } from '../policies/service.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
-import { fieldError, parseInput, uuidSchema } from '../shared/zod.ts';
+import { parseInput, uuidSchema } from '../shared/zod.ts';
 import type { PermissionsExtension } from './extension.ts';
+import { badCursor, checkScopeId, decodeRevisionCursor, staleRevision } from './revisions.ts';
 import type { AssignmentSetRecord, AuthorizationScopeStore, RevisionMeta, RevisionOutcome, WalletBindingRecord } from './ports.ts';
-import { bindWalletBody, replaceAssignmentsBody, revisionListQuery, scopeIdPattern } from './schemas.ts';
+import { bindWalletBody, replaceAssignmentsBody, revisionListQuery } from './schemas.ts';
 
 export interface AuthorizationScopeServiceDeps {
   store: AuthorizationScopeStore;
@@ -25,12 +26,6 @@ export interface AuthorizationScopeServiceDeps {
 
 // Opaque cursors of the two list kinds: a revision number, or the last user id of a members page.
 const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
-const badCursor = () => invalidRequest('Invalid request: cursor: not a cursor returned by this list', { details: [{ path: 'cursor', message: 'not a cursor returned by this list' }] });
-function decodeRevisionCursor(cursor: string): number {
-  const match = /^rev:([1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw badCursor();
-  return Number(match[1]);
-}
 function decodeUserCursor(cursor: string): string {
   const match = /^user:(.+)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match || !uuidSchema.safeParse(match[1]).success) throw badCursor();
@@ -61,19 +56,7 @@ const bindingView = (record: WalletBindingRecord) => ({
   updatedAt: record.updatedAt ? record.updatedAt.toISOString() : null,
 });
 
-/** 409 with the revision to send instead; `expected` undefined = the body named none. */
-function staleRevision(expected: number | undefined, currentRevision: number) {
-  const message =
-    expected === undefined
-      ? `expectedRevision is required: the current revision is ${currentRevision}`
-      : `expectedRevision ${expected} is not the current revision ${currentRevision}; read the current state and retry`;
-  return conflict(message, { currentRevision });
-}
 
-function checkScopeId(scopeId: string): string {
-  if (!scopeIdPattern.test(scopeId)) throw fieldError('authorizationScopeId', 'expected 1-128 characters of A-Z a-z 0-9 . _ : -');
-  return scopeId;
-}
 
 const location = (scope: PolicyLocation): PolicyLocation => ({ projectId: scope.projectId, environment: scope.environment });
 
