@@ -102,6 +102,12 @@ describe.each(testDatabaseKinds)('webhook delivery by the service process on %s'
 
     service = await startService();
     await receiver.waitFor(() => distinct() >= 160, 60_000);
+    // Every event has arrived once, some of them from the killed process whose deliveries stayed
+    // due: their re-sends follow within a lease (2 s) plus a retry (1 s). Wait for a quiet receiver.
+    for (let seen = -1; seen !== receiver.requests.length; ) {
+      seen = receiver.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+    }
 
     // The CLI through the running service: the log of an event and a resend.
     const firstEvent = receiver.requests[pingRequests]!.body.id;
