@@ -123,6 +123,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     loadWallet: wallets.loadWallet,
     loadWalletWithShares: wallets.loadWalletWithShares,
     yieldHolds: stores.yieldOperations.holdsWalletChain,
+    frozenPreparations: stores.approvalPreparations,
   });
   const yieldCatalog = createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield });
   const yieldRunner = createYieldRunner({

@@ -97,4 +97,5 @@ export * from './approvals/schemas.ts';
 export * from './approvals/stages.ts';
 export * from './approvals/request.ts';
 export * from './approvals/gate.ts';
+export * from './transactions/frozen-preparation.ts';
 export * from './approvals/service.ts';

@@ -1,7 +1,8 @@
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
-import { approvalsProject, decide, LARGE } from '../testing/approval-fixtures.ts';
+import { createTestClient, http, parseTransaction } from 'viem';
+import { approvalsProject, decide, LARGE, SMALL } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { DEAD, EVM_CHAIN } from '../testing/policy-fixtures.ts';
 
@@ -24,7 +25,7 @@ describe.concurrent.each(testDatabaseKinds)('a transfer gated by an approval cas
       await app?.close();
     });
 
-    it('403 POLICY_REVIEW_REQUIRED with no record and no nonce used, then the approved resend broadcasts one transaction', async () => {
+    it('403 POLICY_REVIEW_REQUIRED with no record and no nonce used, then the approved resend broadcasts one transaction with the gas and fees frozen at the pause', async () => {
       const p = await approvalsProject(app);
       const finance = await p.member(['finance']);
       const initiator = await p.member([]);
@@ -37,6 +38,13 @@ describe.concurrent.each(testDatabaseKinds)('a transfer gated by an approval cas
       expect(paused.status, JSON.stringify(paused.body)).toBe(403);
       expect(paused.body).toMatchObject({ code: 'POLICY_REVIEW_REQUIRED', reviewId: expect.any(String) });
       expect(await app.database.prisma.transactionRecord.count({ where: { walletId: p.wallet.id } })).toBe(0);
+      const frozen = (await app.database.prisma.approvalCasePreparation.findUnique({ where: { caseId: paused.body.caseId } }))?.prepared as Record<string, string>;
+      expect(frozen).toEqual({ type: 2, gasLimit: expect.any(String), maxFeePerGas: expect.any(String), maxPriorityFeePerGas: expect.any(String) });
+      // The base fee rises to 90 % of the frozen fee cap while the case waits (still under it, so the
+      // frozen transaction can be mined): the approved resend signs with the frozen fees.
+      const devnet = createTestClient({ mode: 'anvil', transport: http(devnets.evmRpcUrl) });
+      await devnet.setNextBlockBaseFeePerGas({ baseFeePerGas: (BigInt(frozen.maxFeePerGas!) * 9n) / 10n });
+      await devnet.mine({ blocks: 1 });
       const view = (await p.getCase(paused.body.caseId)).body;
       expect(view).toMatchObject({ initiatorUserId: initiator, request: { action: 'wallet.sign.transfer', transfer: { value: LARGE, tokenAddress: null } } });
       expect(view.request.transfer.to.toLowerCase()).toBe(DEAD.toLowerCase());
@@ -48,8 +56,21 @@ describe.concurrent.each(testDatabaseKinds)('a transfer gated by an approval cas
       const sent = await transfer();
       expect(sent.status, JSON.stringify(sent.body)).toBe(200);
       expect(sent.body).toMatchObject({ txHash: expect.stringMatching(/^0x/), transactionId: expect.any(String) });
+      const signed = parseTransaction(sent.body.signedTransaction);
+      expect({ nonce: signed.nonce, gas: signed.gas, maxFeePerGas: signed.maxFeePerGas, maxPriorityFeePerGas: signed.maxPriorityFeePerGas }).toEqual({
+        nonce: 0,
+        gas: BigInt(frozen.gasLimit!),
+        maxFeePerGas: BigInt(frozen.maxFeePerGas!),
+        maxPriorityFeePerGas: BigInt(frozen.maxPriorityFeePerGas!),
+      });
+      // A transfer that needs no approval pays today's fees, with the next nonce.
+      const unfrozen = await p.post(`/v1/wallets/${p.wallet.id}/transfer`, { to: DEAD, value: SMALL, chainId: EVM_CHAIN });
+      expect(unfrozen.status, JSON.stringify(unfrozen.body)).toBe(200);
+      const today = parseTransaction(unfrozen.body.signedTransaction);
+      expect(today.nonce).toBe(1);
+      expect(today.maxFeePerGas! > BigInt(frozen.maxFeePerGas!)).toBe(true);
       expect((await transfer()).body).toEqual(sent.body);
-      expect(await app.database.prisma.transactionRecord.count({ where: { walletId: p.wallet.id } })).toBe(1);
+      expect(await app.database.prisma.transactionRecord.count({ where: { walletId: p.wallet.id } })).toBe(2);
       expect((await p.getCase(paused.body.caseId)).body.status).toBe('consumed');
     });
   });

@@ -18,6 +18,7 @@ import { createYieldOperationStore } from './yield-operations.ts';
 import { createAuthorizationScopeStore } from './authorization-scopes.ts';
 import { createPermissionsExtensionStore } from './permissions-extension.ts';
 import { createApprovalConfigurationStore } from './approval-configurations.ts';
+import { createApprovalPreparationStore } from './approval-preparations.ts';
 import { createApprovalCaseLinks } from './approval-case-links.ts';
 import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
 import { createApprovalCaseStore } from './approval-cases.ts';
@@ -57,6 +58,8 @@ export function createStores(database: Database) {
     approvalCaseLinks: createApprovalCaseLinks(database),
     /** Conditional approval cases and their decisions. */
     approvalCases: createApprovalCaseStore(database),
+    /** What EVM transfers awaiting approval were prepared with (reused by the approved resend). */
+    approvalPreparations: createApprovalPreparationStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };

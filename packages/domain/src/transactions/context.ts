@@ -6,6 +6,7 @@ import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { fieldError } from '../shared/zod.ts';
 import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
+import type { FrozenPreparationStore } from './frozen-preparation.ts';
 import type { TransferInput } from './schemas.ts';
 import type { WalletService } from '../wallets/service.ts';
 import { BroadcastRejectedError, ChainUnavailableError, type ChainGateways, type EvmGateway, type SolanaGateway } from './gateways.ts';
@@ -21,6 +22,8 @@ export interface TransactionServiceDeps {
   loadWalletWithShares: WalletService['loadWalletWithShares'];
   /** A yield operation holds a prepared or signed transaction on (wallet, EVM chain). */
   yieldHolds?: (walletId: string, chainId: number) => Promise<boolean>;
+  /** EVM transfers awaiting approval: what they were prepared with (issue #14). */
+  frozenPreparations?: FrozenPreparationStore;
 }
 
 /**

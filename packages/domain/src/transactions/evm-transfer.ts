@@ -6,6 +6,7 @@ import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
 import type { SigningContext } from '../signing/pipeline.ts';
 import { assertNoYieldHold, beforeRecord, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { frozenPreparationOf, reviewIdOf, type FrozenEvmPreparation } from './frozen-preparation.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
 
@@ -59,6 +60,11 @@ async function evmFees(gateway: EvmGateway, input: TransferInput, type: 0 | 2) {
   return { maxFeePerGas, maxPriorityFeePerGas };
 }
 
+/** The fee fields a frozen preparation holds, for its transaction type. */
+function frozenFees(frozen: FrozenEvmPreparation) {
+  return frozen.type === 0 ? { gasPrice: frozen.gasPrice! } : { maxFeePerGas: frozen.maxFeePerGas!, maxPriorityFeePerGas: frozen.maxPriorityFeePerGas! };
+}
+
 /** EVM transfers (native and ERC-20) and their fee estimates. */
 export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainTargets, broadcast: Broadcaster) {
   const { store, pipeline } = deps;
@@ -68,8 +74,9 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
       const target = targets.evm(input.chainId);
       await assertNoYieldHold(deps, wallet.id, Number(target.chainId));
       const { type, call } = evmCall(wallet, input);
-      const gasLimit = input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n;
-      const fees = await evmFees(target.gateway, input, type);
+      const frozen = await frozenPreparationOf(deps.frozenPreparations, caller);
+      const gasLimit = frozen ? BigInt(frozen.gasLimit) : (input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n);
+      const fees = frozen ? frozenFees(frozen) : await evmFees(target.gateway, input, type);
       const allocated = input.nonce === undefined;
       const nonce = allocated
         ? await store.allocateNonce(wallet.id, target.chainId, await beforeRecord(target.gateway.getPendingNonce(wallet.address as Hex)))
@@ -94,6 +101,8 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
         );
       } catch (error) {
         if (allocated) await store.releaseNonce(wallet.id, target.chainId, nonce);
+        const reviewId = reviewIdOf(error);
+        if (reviewId && deps.frozenPreparations) await deps.frozenPreparations.freeze(reviewId, { type, gasLimit: gasLimit.toString(), ...fees }, deps.clock.now());
         throw error;
       }
       return broadcast({
