@@ -187,6 +187,8 @@ describe.concurrent.each(testDatabaseKinds)('approval case routes and life cycle
         // Decided once: approving again changes nothing, rejecting neither.
         expect((await p.post(`${reviewPath(reviewId)}/approve`, undefined)).body).toEqual(approved.body);
         expect((await p.post(`${reviewPath(reviewId)}/reject`, undefined)).body).toEqual(approved.body);
+      const audited = await app.database.prisma.auditLog.findMany({ where: { walletId: p.wallet.id, action: { startsWith: 'partner_review.' } } });
+      expect(audited).toMatchObject([{ action: 'partner_review.approve', apiKeyId: p.apiKeyId, details: { reviewId, actor: { type: 'api_key', id: p.apiKeyId }, caseStatus: 'completed' } }]);
 
         // Five identical resends at once: one signature, one answer.
         const answers = await Promise.all(Array.from({ length: 5 }, () => p.sign(LARGE, headers)));

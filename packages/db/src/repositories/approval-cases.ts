@@ -12,6 +12,7 @@ import type {
 } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { auditData } from './audit.ts';
 
 // Decisions on one case queue on its row lock; give them room.
 const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
@@ -195,7 +196,7 @@ export function createApprovalCaseStore({ prisma }: Database): ApprovalCaseStore
       }, transactionOptions);
     },
 
-    async decidePartner(caseId, plan) {
+    async decidePartner(caseId, plan, audit) {
       return prisma.$transaction(async (tx) => {
         await tx.$queryRaw`SELECT id FROM approval_cases WHERE id = ${caseId}::uuid FOR UPDATE`;
         const row = await tx.approvalCase.findUnique({ where: { id: caseId }, include: withDecisions });
@@ -209,7 +210,9 @@ export function createApprovalCaseStore({ prisma }: Database): ApprovalCaseStore
           where: { id: caseId },
           data: { partnerDecision: decision.decision, partnerDecidedAt: at, partnerDecidedByType: decision.decidedBy.type, partnerDecidedById: decision.decidedBy.id, ...moved },
         });
-        return toRecord((await tx.approvalCase.findUnique({ where: { id: caseId }, include: withDecisions }))!);
+        const decided = toRecord((await tx.approvalCase.findUnique({ where: { id: caseId }, include: withDecisions }))!);
+        await tx.auditLog.create({ data: auditData(audit(decided)) });
+        return decided;
       }, transactionOptions);
     },
   };

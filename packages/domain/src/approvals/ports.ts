@@ -1,4 +1,5 @@
 import type { PolicyActor, PolicyLocation } from '../policies/ports.ts';
+import type { AuditEntry } from '../ports.ts';
 import type { ApprovalRequirementRef, SigningChain, SigningTransfer } from '../signing/pipeline.ts';
 
 export const approvalCaseStatuses = ['pending', 'completed', 'consumed', 'rejected', 'expired', 'invalidated', 'cancelled'] as const;
@@ -146,9 +147,9 @@ export interface ApprovalCaseStore {
   decide(caseId: string, plan: (locked: ApprovalCaseRecord) => DecisionPlan): Promise<ApprovalCaseRecord>;
   /**
    * The same for the partner's decision: `plan` returns what to write, or null to write nothing
-   * (the case as it is comes back).
+   * (the case as it is comes back); a written decision appends `audit(decided case)` with it.
    */
-  decidePartner(caseId: string, plan: (locked: ApprovalCaseRecord) => PartnerDecisionPlan | null): Promise<ApprovalCaseRecord>;
+  decidePartner(caseId: string, plan: (locked: ApprovalCaseRecord) => PartnerDecisionPlan | null, audit: (decided: ApprovalCaseRecord) => AuditEntry): Promise<ApprovalCaseRecord>;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { invalidRequest, notFound } from '../errors.ts';
 import type { PolicyLocation, PolicyStore } from '../policies/ports.ts';
+import type { AuditEntry } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput, uuidSchema } from '../shared/zod.ts';
@@ -74,11 +75,25 @@ export function createPartnerReviewService(deps: PartnerReviewServiceDeps) {
     return refresh.refresh(record);
   }
 
-  /** The first decision is final; a call on a decided or ended review answers its current view. */
+  /**
+   * The first decision is final (and is an audit row: `partner_review.approve|reject`); a call on
+   * a decided or ended review answers its current view.
+   */
   async function decide(caller: Caller, reviewId: string, decision: 'approve' | 'reject'): Promise<PartnerReviewView> {
     const record = await load(caller, reviewId);
     const by = reviewerOf(caller);
-    const decided = await store.decidePartner(record.id, (locked) => planPartnerDecision(locked, decision, by, clock.now()));
+    const decided = await store.decidePartner(
+      record.id,
+      (locked) => planPartnerDecision(locked, decision, by, clock.now()),
+      (after): AuditEntry => ({
+        projectId: after.projectId,
+        apiKeyId: by.type === 'api_key' ? by.id : null,
+        walletId: after.walletId,
+        requestId: caller.requestId ?? null,
+        action: `partner_review.${decision}`,
+        details: { environment: after.environment, actor: by, reviewId: after.id, caseStatus: after.status },
+      }),
+    );
     return partnerReviewView(await refresh.refresh(decided));
   }
 

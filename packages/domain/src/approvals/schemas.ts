@@ -31,7 +31,7 @@ export const approvalCaseSchema = z
     terminalReason: z
       .string()
       .nullable()
-      .describe('Why the case ended without signing: case_cancelled, case_expired, policy_changed, requirements_changed, assignments_changed, binding_changed; null otherwise'),
+      .describe('Why the case ended without signing: case_rejected (a user), review_rejected (the app), case_cancelled, case_expired, policy_changed, requirements_changed, assignments_changed, binding_changed; null otherwise'),
     walletId: z.uuid(),
     apiKeyId: z.uuid(),
     authorizationScopeId: z.string().nullable().describe('Null when only partner review rules matched (they need no binding)'),
