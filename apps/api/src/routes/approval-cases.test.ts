@@ -173,6 +173,8 @@ describe.concurrent.each(testDatabaseKinds)('approval case routes and life cycle
         });
         expect(Date.parse(pending.body.expiresAt) - Date.parse(pending.body.createdAt)).toBe(5 * MINUTE);
         expect((await p.get(`${reviewsPath}?status=pending`)).body).toEqual({ reviews: [pending.body], nextBeforeReviewId: null });
+        const dry = await p.post('/v1/permissions-v2/evaluate', { walletId: p.wallet.id, route: 'sign-transaction', body: { transaction: { to: p.wallet.address, value: LARGE, chainId: 84532, type: 2, nonce: 0, maxFeePerGas: '1', maxPriorityFeePerGas: '1', gasLimit: '21000' } } });
+        expect(dry.body).toMatchObject({ decision: 'review_required', requirements: [{ policyId: 'partner-review', ruleId: 'review-large', requirementId: 'partner-review' }] });
         // The case behind it: no scope, the partner review not yet decided; no user decides it.
         expect((await p.get(casePath(reviewId))).body).toMatchObject({ authorizationScopeId: null, bindingRevision: null, stages: [], partnerReview: { decision: null, decidedAt: null, decidedBy: null } });
         expect(await decide(app, 'approve', reviewId, await p.user())).toMatchObject({ ok: false, status: 409, body: { message: expect.stringContaining('partner review') } });
@@ -279,6 +281,8 @@ describe.concurrent.each(testDatabaseKinds)('approval case routes and life cycle
         expect(Date.parse(caseView.expiresAt) - Date.parse(caseView.createdAt)).toBe(5 * MINUTE);
 
         expect((await p.post(`${reviewPath(opened.body.reviewId)}/approve`, undefined)).body).toMatchObject({ status: 'approved', caseStatus: 'pending' });
+        expect((await p.get(`${reviewsPath}?status=approved`)).body.reviews).toMatchObject([{ reviewId: opened.body.reviewId, caseStatus: 'pending' }]);
+        expect((await p.get(`${reviewsPath}?status=pending`)).body.reviews).toEqual([]);
         expect((await p.sign(LARGE, headers)).body).toEqual(opened.body);
         expect(await decide(app, 'approve', opened.body.caseId, finance)).toMatchObject({ ok: true, body: { status: 'completed' } });
         expect((await p.sign(LARGE, headers)).status).toBe(200);
