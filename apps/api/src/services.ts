@@ -41,6 +41,7 @@ import {
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
   createApprovalCaseService,
+  createPartnerReviewService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -244,6 +245,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     }),
     /** Conditional approval cases: partner reads and cancel (REST), user decisions (users CLI), the signing gate. */
     approvalCases,
+    /** Partner reviews (require_approval without approvalRequirement): REST with the key, the console with `caller.actor` staff. */
+    partnerReviews: createPartnerReviewService({ store: stores.approvalCases, policies: stores.policies, clock }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

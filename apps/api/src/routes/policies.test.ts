@@ -80,6 +80,10 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
       '/v1/permissions-v2/approval-cases',
       '/v1/permissions-v2/approval-cases/{caseId}',
       '/v1/permissions-v2/approval-cases/{caseId}/cancel',
+      '/v1/permissions-v2/reviews',
+      '/v1/permissions-v2/reviews/{reviewId}',
+      '/v1/permissions-v2/reviews/{reviewId}/approve',
+      '/v1/permissions-v2/reviews/{reviewId}/reject',
     ]);
     const assignments = spec.body.paths['/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments'];
     expect(Object.keys(assignments)).toEqual(['get', 'put']);
@@ -96,5 +100,7 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
     expect(spec.body.components.schemas.ApprovalCase.properties.stages).toBeDefined();
     expect(spec.body.components.schemas.ApprovalCaseList.properties.nextBeforeCaseId).toBeDefined();
     expect(Object.keys(spec.body.paths['/v1/permissions-v2/approval-cases/{caseId}/cancel'])).toEqual(['post']);
+    expect(spec.body.components.schemas.PartnerReview.properties.approvedAt).toBeDefined();
+    expect(Object.keys(spec.body.paths['/v1/permissions-v2/reviews/{reviewId}/approve'])).toEqual(['post']);
   });
 });

@@ -129,3 +129,19 @@ export async function approvalProject(app: TestApp) {
 }
 
 export type ApprovalProject = Awaited<ReturnType<typeof approvalProject>>;
+
+export const reviewsPath = '/v1/permissions-v2/reviews';
+export const reviewPath = (reviewId: string) => `${reviewsPath}/${reviewId}`;
+
+/**
+ * A partner review policy: values above 0.001 ETH on chain 84532 need the app's approval (a
+ * require_approval rule without approvalRequirement); `extraRules` are added after it.
+ */
+export function partnerReviewPolicy(id = 'partner-review', extraRules: unknown[] = []) {
+  return guardrail(
+    id,
+    'EVM',
+    [{ id: 'review-large', effect: 'require_approval', actions: 'all', condition: { fact: 'request.value.baseUnits', op: 'gt', value: '1000000000000000' } }, ...extraRules],
+    { chainId: [String(EVM_CHAIN)] },
+  );
+}

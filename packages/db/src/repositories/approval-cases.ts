@@ -1,6 +1,18 @@
-import type { ApprovalCaseRecord, ApprovalCaseStatus, ApprovalCaseStore, ApprovalDecisionRecord, ApprovalRequirementRef, ApprovalStage, Environment } from '@wallet/domain';
+import type {
+  ApprovalCaseListFilter,
+  ApprovalCaseRecord,
+  ApprovalCaseStatus,
+  ApprovalCaseStore,
+  ApprovalDecisionRecord,
+  ApprovalRequirementRef,
+  ApprovalStage,
+  Environment,
+  PartnerDecisionRecord,
+  PartnerReviewStatus,
+} from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { auditData } from './audit.ts';
 
 // Decisions on one case queue on its row lock; give them room.
 const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
@@ -23,6 +35,15 @@ function toRecord(row: CaseRow): ApprovalCaseRecord {
     scopeId: row.scopeId,
     bindingRevision: row.bindingRevision,
     stages: row.stages as unknown as ApprovalStage[],
+    partnerReview: row.partnerReview,
+    partnerDecision:
+      row.partnerDecision && row.partnerDecidedAt && row.partnerDecidedByType && row.partnerDecidedById
+        ? {
+            decision: row.partnerDecision as PartnerDecisionRecord['decision'],
+            decidedAt: row.partnerDecidedAt,
+            decidedBy: { type: row.partnerDecidedByType as PartnerDecisionRecord['decidedBy']['type'], id: row.partnerDecidedById },
+          }
+        : null,
     status: row.status as ApprovalCaseStatus,
     terminalReason: row.terminalReason,
     initiatorUserId: row.initiatorUserId,
@@ -54,13 +75,30 @@ const stampOf: Record<ApprovalCaseStatus, keyof Prisma.ApprovalCaseUpdateManyMut
 
 type Tx = Prisma.TransactionClient;
 
+/** A partner review's status (the domain's partnerReviewStatus) as a condition on case rows. */
+function reviewStatusWhere(status: PartnerReviewStatus): Prisma.ApprovalCaseWhereInput {
+  if (status === 'pending') return { status: 'pending', partnerDecision: null };
+  if (status === 'approved') return { OR: [{ status: 'completed' }, { status: 'pending', partnerDecision: 'approve' }] };
+  return { status };
+}
+
+function listWhere(filter: ApprovalCaseListFilter): Prisma.ApprovalCaseWhereInput[] {
+  const where: Prisma.ApprovalCaseWhereInput[] = [];
+  if (filter.status) where.push({ status: filter.status });
+  if (filter.walletId) where.push({ walletId: filter.walletId });
+  if (filter.partnerReview) where.push({ partnerReview: true });
+  if (filter.partnerReview?.status) where.push(reviewStatusWhere(filter.partnerReview.status));
+  return where;
+}
+
 /**
  * Eager invalidation, in the transaction of the write that causes it (slice-1 repository):
  * every open case matching `where` becomes `invalidated` (or `expired` at its expiry when that
- * has already passed), with `reason`.
+ * has already passed), with `reason`. Every such change is about scopes (assignments, bindings,
+ * requirement configurations), so a partner review without user stages (no scope) is never hit.
  */
 export async function invalidateOpenCases(tx: Tx, where: Prisma.ApprovalCaseWhereInput, at: Date, reason: string): Promise<void> {
-  const open = { ...where, status: { in: ['pending', 'completed'] } };
+  const open = { AND: [where, { scopeId: { not: null } }], status: { in: ['pending', 'completed'] } };
   const expired = await tx.approvalCase.findMany({ where: { ...open, expiresAt: { lte: at } }, select: { id: true, expiresAt: true } });
   for (const row of expired) {
     await tx.approvalCase.updateMany({ where: { id: row.id, status: { in: ['pending', 'completed'] } }, data: { status: 'expired', expiredAt: row.expiresAt, terminalReason: 'case_expired' } });
@@ -108,9 +146,7 @@ export function createApprovalCaseStore({ prisma }: Database): ApprovalCaseStore
         where: {
           projectId: at.projectId,
           environment: at.environment,
-          ...(filter.status ? { status: filter.status } : {}),
-          ...(filter.walletId ? { walletId: filter.walletId } : {}),
-          ...(before ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] } : {}),
+          AND: [...listWhere(filter), ...(before ? [{ OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] }] : [])],
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take,
@@ -157,6 +193,26 @@ export function createApprovalCaseStore({ prisma }: Database): ApprovalCaseStore
           });
         }
         return toRecord((await tx.approvalCase.findUnique({ where: { id: caseId }, include: withDecisions }))!);
+      }, transactionOptions);
+    },
+
+    async decidePartner(caseId, plan, audit) {
+      return prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT id FROM approval_cases WHERE id = ${caseId}::uuid FOR UPDATE`;
+        const row = await tx.approvalCase.findUnique({ where: { id: caseId }, include: withDecisions });
+        if (!row) throw new Error(`approval case ${caseId} vanished`);
+        const planned = plan(toRecord(row));
+        if (!planned) return toRecord(row);
+        const { decision, status } = planned;
+        const at = decision.decidedAt;
+        const moved = status === 'completed' ? { status, completedAt: at } : status === 'rejected' ? { status, rejectedAt: at, terminalReason: 'review_rejected' } : {};
+        await tx.approvalCase.update({
+          where: { id: caseId },
+          data: { partnerDecision: decision.decision, partnerDecidedAt: at, partnerDecidedByType: decision.decidedBy.type, partnerDecidedById: decision.decidedBy.id, ...moved },
+        });
+        const decided = toRecord((await tx.approvalCase.findUnique({ where: { id: caseId }, include: withDecisions }))!);
+        await tx.auditLog.create({ data: auditData(audit(decided)) });
+        return decided;
       }, transactionOptions);
     },
   };

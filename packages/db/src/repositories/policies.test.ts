@@ -201,14 +201,14 @@ describe.each(testDatabaseKinds)('policy storage and versions (%s)', (kind) => {
     expect(actions[1]).toMatchObject({ apiKeyId: null, requestId: null, details: { policyId: 'off', version: 1, actor: staffActor } });
   });
 
-  it('refuses invalid documents with 400 and every problem at its path, storing nothing; accepts require_approval (conditional approvals)', async () => {
+  it('refuses invalid documents with 400 and every problem at its path, storing nothing; accepts require_approval (conditional approvals, and partner reviews without approvalRequirement)', async () => {
     const scope = keyScope(await newProject());
     const approval = doc('needs-approval', {
       rules: [{ id: 'big', effect: 'require_approval', actions: 'all', approvalRequirement: { id: 'r', stages: [{ id: 's', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] } }],
     });
     expect(await service.apply(keyScope(await newProject()), approval)).toMatchObject({ policyId: 'needs-approval', status: 'active' });
-    const noRequirement = await refusal(service.apply(scope, doc('no-requirement', { rules: [{ id: 'big', effect: 'require_approval', actions: 'all' }] })));
-    expect(noRequirement.toBody()).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'rules.0.approvalRequirement' }] });
+    const partnerReview = await service.apply(keyScope(await newProject()), doc('partner-review', { rules: [{ id: 'big', effect: 'require_approval', actions: 'all' }] }));
+    expect(partnerReview).toMatchObject({ policyId: 'partner-review', status: 'active' });
 
     const bad = await refusal(service.apply(scope, { ...doc('bad'), owner: 'me', selector: { walletType: ['EVM', 'SUI'] } }));
     expect(bad.status).toBe(400);

@@ -1,7 +1,9 @@
 /**
  * Guardrail rule 4 at the signing choke point: a request that no rule denies but that matches
- * require_approval rules needs its wallet bound to an authorization scope, and then its approval
- * case, found by its key (the Idempotency-Key, else `payload:<request hash>`):
+ * require_approval rules needs its approval case, found by its key (the Idempotency-Key, else
+ * `payload:<request hash>`). Rules with an approvalRequirement (user stages) need the wallet bound
+ * to an authorization scope; partner review rules (no approvalRequirement) do not, and make the
+ * case wait for the app's own approval as well (one case per request, whatever matched):
  *
  * - none (or, without a key, the last one consumed): a case opens, 403 POLICY_REVIEW_REQUIRED;
  * - another request under the same key: 409 CONFLICT;
@@ -19,7 +21,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { ApprovalClaim, ApprovalGate, ApprovalRequirementMatch, SigningContext } from '../signing/pipeline.ts';
 import type { ApprovalCaseRecord, ApprovalCaseStore, ConfiguredApprovalValues } from './ports.ts';
 import type { CaseRefresh } from './refresh.ts';
-import { sameRequirements, snapshotStages } from './stages.ts';
+import { isPartnerReview, sameRequirements, snapshotStages } from './stages.ts';
 
 export interface ApprovalGateDeps {
   store: ApprovalCaseStore;
@@ -31,12 +33,10 @@ export interface ApprovalGateDeps {
 
 /** 403 POLICY_REVIEW_REQUIRED: the request waits for its case; resend it unchanged (same key) once the case is completed. */
 export function reviewRequired(record: ApprovalCaseRecord): ApiError {
-  const error = new ApiError(
-    403,
-    'POLICY_REVIEW_REQUIRED',
-    'A conditional approval is required: resend this exact request with the same Idempotency-Key once the approval case is completed',
-    { reviewId: record.id, caseId: record.id, expiresAt: record.expiresAt.toISOString() },
-  );
+  const message = record.partnerReview
+    ? `A partner review is required: approve it with POST /v1/permissions-v2/reviews/${record.id}/approve${record.stages.length > 0 ? ' (its conditional approval stages are needed too)' : ''}, then resend this exact request with the same Idempotency-Key`
+    : 'A conditional approval is required: resend this exact request with the same Idempotency-Key once the approval case is completed';
+  const error = new ApiError(403, 'POLICY_REVIEW_REQUIRED', message, { reviewId: record.id, caseId: record.id, expiresAt: record.expiresAt.toISOString() });
   error.releasesIdempotencyKey = true;
   return error;
 }
@@ -62,12 +62,13 @@ function keyConflict(message: string, record: ApprovalCaseRecord): ApiError {
 const summaryOf = (intent: SigningContext) => ({ action: intent.action, operation: intent.operation, chain: intent.chain, transfer: intent.transfer });
 
 export function createApprovalGate({ store, scopes, refresh, clock, configuredValues }: ApprovalGateDeps): ApprovalGate {
-  async function open(intent: SigningContext, approvals: ApprovalRequirementMatch[], key: string, requestHash: string, scope: { scopeId: string; revision: number }): Promise<ApprovalCaseRecord | null> {
+  async function open(intent: SigningContext, approvals: ApprovalRequirementMatch[], key: string, requestHash: string, scope: { scopeId: string; revision: number } | null): Promise<ApprovalCaseRecord | null> {
     const { caller } = intent;
     const at: PolicyLocation = { projectId: caller.projectId, environment: caller.environment };
     const initiator = caller.initiatorUserId ?? null;
     if (initiator && !(await scopes.userInProject(caller.projectId, initiator))) throw fieldError('initiatorUserId', 'not a user of this project');
-    const configured = await Promise.all(approvals.map((a) => configuredValues(at, scope.scopeId, a.policyId, a.policyVersion, a.requirementId)));
+    const users = approvals.filter((a) => !isPartnerReview(a));
+    const configured = scope ? await Promise.all(users.map((a) => configuredValues(at, scope.scopeId, a.policyId, a.policyVersion, a.requirementId))) : [];
     const now = clock.now();
     return store.open({
       id: randomUUID(),
@@ -78,9 +79,10 @@ export function createApprovalGate({ store, scopes, refresh, clock, configuredVa
       idempotencyKey: caller.idempotencyKey ?? null,
       requestHash,
       requirements: approvals.map((a) => ({ policyId: a.policyId, policyVersion: a.policyVersion, ruleId: a.ruleId, requirementId: a.requirementId })),
-      scopeId: scope.scopeId,
-      bindingRevision: scope.revision,
-      stages: snapshotStages(approvals, configured),
+      scopeId: scope?.scopeId ?? null,
+      bindingRevision: scope?.revision ?? null,
+      stages: snapshotStages(users, configured),
+      partnerReview: users.length < approvals.length,
       initiatorUserId: initiator,
       request: summaryOf(intent),
       expiresAt: new Date(now.getTime() + Math.min(...approvals.map((a) => a.expiresInMs))),
@@ -92,8 +94,9 @@ export function createApprovalGate({ store, scopes, refresh, clock, configuredVa
     async admit(intent, approvals): Promise<ApprovalClaim> {
       const { caller } = intent;
       const at: PolicyLocation = { projectId: caller.projectId, environment: caller.environment };
-      const binding = await scopes.findBinding(at, intent.wallet.id);
-      if (!binding?.scopeId) {
+      const needsScope = approvals.some((a) => !isPartnerReview(a));
+      const binding = needsScope ? await scopes.findBinding(at, intent.wallet.id) : null;
+      if (needsScope && !binding?.scopeId) {
         const unbound = forbidden('This request needs a conditional approval, and the wallet needs an authorization scope binding for that: bind it with PUT /v1/permissions-v2/wallets/{walletId}/authorization-scope');
         // Once the wallet is bound, the same request under the same key opens its case.
         unbound.releasesIdempotencyKey = true;
@@ -112,7 +115,7 @@ export function createApprovalGate({ store, scopes, refresh, clock, configuredVa
           current = (await store.transition(current.id, ['pending', 'completed'], 'invalidated', clock.now(), 'requirements_changed')) ?? (await store.find(current.id));
         }
         if (!current || (current.status === 'consumed' && !caller.idempotencyKey)) {
-          const opened = await open(intent, approvals, key, requestHash, { scopeId: binding.scopeId, revision: binding.revision });
+          const opened = await open(intent, approvals, key, requestHash, binding?.scopeId ? { scopeId: binding.scopeId, revision: binding.revision } : null);
           if (opened) throw reviewRequired(opened);
           continue; // another request opened this key's case meanwhile: answer with it
         }

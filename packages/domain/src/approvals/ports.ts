@@ -1,4 +1,5 @@
-import type { PolicyLocation } from '../policies/ports.ts';
+import type { PolicyActor, PolicyLocation } from '../policies/ports.ts';
+import type { AuditEntry } from '../ports.ts';
 import type { ApprovalRequirementRef, SigningChain, SigningTransfer } from '../signing/pipeline.ts';
 
 export const approvalCaseStatuses = ['pending', 'completed', 'consumed', 'rejected', 'expired', 'invalidated', 'cancelled'] as const;
@@ -31,6 +32,16 @@ export interface ApprovalRequestSummary {
   transfer: SigningTransfer | null;
 }
 
+/** Who made a partner review's decision: the partner's API key, or a staff member in the console. */
+export type PartnerReviewer = Extract<PolicyActor, { type: 'api_key' | 'staff' }>;
+
+/** The app's own decision on a partner review (made once). */
+export interface PartnerDecisionRecord {
+  decision: 'approve' | 'reject';
+  decidedAt: Date;
+  decidedBy: PartnerReviewer;
+}
+
 export interface ApprovalCaseRecord {
   id: string;
   projectId: string;
@@ -42,9 +53,13 @@ export interface ApprovalCaseRecord {
   idempotencyKey: string | null;
   requestHash: string;
   requirements: ApprovalRequirementRef[];
-  scopeId: string;
-  bindingRevision: number;
+  /** Null when only partner review rules matched (no user stage, no scope binding needed). */
+  scopeId: string | null;
+  bindingRevision: number | null;
   stages: ApprovalStage[];
+  /** A partner review rule matched: the case completes only once the app approves too. */
+  partnerReview: boolean;
+  partnerDecision: PartnerDecisionRecord | null;
   status: ApprovalCaseStatus;
   terminalReason: string | null;
   initiatorUserId: string | null;
@@ -75,6 +90,7 @@ export type NewApprovalCase = Pick<
   | 'scopeId'
   | 'bindingRevision'
   | 'stages'
+  | 'partnerReview'
   | 'initiatorUserId'
   | 'request'
   | 'expiresAt'
@@ -87,9 +103,21 @@ export interface DecisionPlan {
   status: 'completed' | 'rejected' | null;
 }
 
+/** A partner review's status as the app reads it (reviews.ts maps case statuses to these). */
+export const partnerReviewStatuses = ['pending', 'approved', 'rejected', 'expired', 'consumed', 'invalidated', 'cancelled'] as const;
+export type PartnerReviewStatus = (typeof partnerReviewStatuses)[number];
+
 export interface ApprovalCaseListFilter {
   status?: ApprovalCaseStatus;
   walletId?: string;
+  /** Only cases with a partner review, in this review status when given. */
+  partnerReview?: { status?: PartnerReviewStatus };
+}
+
+/** The partner's decision to write, and the status the case moves to with it (none: it stays pending). */
+export interface PartnerDecisionPlan {
+  decision: PartnerDecisionRecord;
+  status: 'completed' | 'rejected' | null;
 }
 
 export interface ApprovalCaseStore {
@@ -117,6 +145,11 @@ export interface ApprovalCaseStore {
    * locked case with its decisions and returns what to write, or throws (nothing written).
    */
   decide(caseId: string, plan: (locked: ApprovalCaseRecord) => DecisionPlan): Promise<ApprovalCaseRecord>;
+  /**
+   * The same for the partner's decision: `plan` returns what to write, or null to write nothing
+   * (the case as it is comes back); a written decision appends `audit(decided case)` with it.
+   */
+  decidePartner(caseId: string, plan: (locked: ApprovalCaseRecord) => PartnerDecisionPlan | null, audit: (decided: ApprovalCaseRecord) => AuditEntry): Promise<ApprovalCaseRecord>;
 }
 
 /**

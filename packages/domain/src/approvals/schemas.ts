@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { approvalCaseStatuses } from './ports.ts';
+import { approvalCaseStatuses, partnerReviewStatuses } from './ports.ts';
 
 const limit = z.coerce
   .number({ error: 'expected an integer from 1 to 100' })
@@ -21,6 +21,7 @@ export const decideCaseInput = z.strictObject({ caseId: z.uuid(), userId: z.uuid
 
 const iso = z.string().describe('ISO 8601');
 const nullableIso = iso.nullable();
+const reviewerSchema = z.object({ type: z.enum(['api_key', 'staff']), id: z.uuid() }).describe('The API key or the console staff member that decided');
 
 export const approvalCaseSchema = z
   .object({
@@ -30,11 +31,11 @@ export const approvalCaseSchema = z
     terminalReason: z
       .string()
       .nullable()
-      .describe('Why the case ended without signing: case_cancelled, case_expired, policy_changed, requirements_changed, assignments_changed, binding_changed; null otherwise'),
+      .describe('Why the case ended without signing: case_rejected (a user), review_rejected (the app), case_cancelled, case_expired, policy_changed, requirements_changed, assignments_changed, binding_changed; null otherwise'),
     walletId: z.uuid(),
     apiKeyId: z.uuid(),
-    authorizationScopeId: z.string(),
-    bindingRevision: z.int().describe('The wallet binding revision the case opened under'),
+    authorizationScopeId: z.string().nullable().describe('Null when only partner review rules matched (they need no binding)'),
+    bindingRevision: z.int().nullable().describe('The wallet binding revision the case opened under; null with authorizationScopeId'),
     idempotencyKey: z.string().nullable(),
     requestHash: z.string().describe('SHA-256 of method, path and canonical body: the resend must match it'),
     initiatorUserId: z.uuid().nullable(),
@@ -58,6 +59,10 @@ export const approvalCaseSchema = z
       }),
     ),
     rejectedBy: z.object({ userId: z.uuid(), stageId: z.string(), at: iso }).nullable(),
+    partnerReview: z
+      .object({ decision: z.enum(['approve', 'reject']).nullable(), decidedAt: nullableIso, decidedBy: reviewerSchema.nullable() })
+      .nullable()
+      .describe('A partner review rule matched: the app\'s decision (POST /v1/permissions-v2/reviews/{reviewId}/approve|reject); null when none matched'),
     expiresAt: iso,
     createdAt: iso,
     completedAt: nullableIso,
@@ -82,3 +87,38 @@ export const policyReviewRequiredBody = z
     expiresAt: iso,
   })
   .meta({ id: 'PolicyReviewRequired' });
+
+/** GET /v1/permissions-v2/reviews (and the console's review queue). */
+export const partnerReviewListQuery = z
+  .strictObject({
+    limit: limit.default(20).describe('1-100, default 20'),
+    beforeReviewId: z.uuid().optional().describe('The nextBeforeReviewId of the previous page: reviews older than this one (unknown = 400)'),
+    status: z.enum(partnerReviewStatuses).optional(),
+  })
+  .meta({ id: 'PartnerReviewListQuery' });
+
+export const partnerReviewSchema = z
+  .object({
+    reviewId: z.uuid().describe('The id POLICY_REVIEW_REQUIRED answered with (= the approval case id)'),
+    status: z
+      .enum(partnerReviewStatuses)
+      .describe('pending, approved (by the app; the case may still wait for user stages: caseStatus), rejected (by the app or a user), expired, consumed (the request signed), invalidated (policy or scope changed), cancelled (the case was cancelled)'),
+    caseStatus: z.enum(approvalCaseStatuses).describe('The underlying approval case\'s status (completed = the resend signs)'),
+    terminalReason: z.string().nullable(),
+    walletId: z.uuid(),
+    request: approvalCaseSchema.shape.request,
+    decidedBy: reviewerSchema.nullable(),
+    createdAt: iso,
+    expiresAt: iso.describe('5 minutes after opening (less when a conditional approval requirement of the same request expires sooner); approval does not extend it'),
+    approvedAt: nullableIso,
+    rejectedAt: nullableIso,
+    consumedAt: nullableIso,
+    expiredAt: nullableIso,
+    invalidatedAt: nullableIso,
+    cancelledAt: nullableIso,
+  })
+  .meta({ id: 'PartnerReview' });
+
+export const partnerReviewListSchema = z
+  .object({ reviews: z.array(partnerReviewSchema), nextBeforeReviewId: z.uuid().nullable().describe('Pass as beforeReviewId for the next page; null on the last') })
+  .meta({ id: 'PartnerReviewList' });

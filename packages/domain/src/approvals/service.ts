@@ -93,7 +93,7 @@ export function createApprovalCaseService(deps: ApprovalCaseServiceDeps): {
       const record = await refresh.refresh(found);
       const at = { projectId: record.projectId, environment: record.environment };
       if (!(await scopes.userInProject(record.projectId, userId))) throw notFound('User');
-      const assignments = await scopes.findAssignments(at, record.scopeId, userId);
+      const assignments = record.scopeId ? await scopes.findAssignments(at, record.scopeId, userId) : null;
       const roles = new Set((assignments?.assignments ?? []).flatMap((a) => ('role' in a ? [a.role] : [])));
       const decided = await store.decide(record.id, (locked) => planDecision(locked, userId, decision, roles, clock.now()));
       return approvalCaseView(decided);

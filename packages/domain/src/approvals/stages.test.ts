@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.ts';
 import type { ApprovalRequirementMatch } from '../signing/pipeline.ts';
 import type { ApprovalCaseRecord } from './ports.ts';
-import { lazyTransition, planDecision, sameRequirements, snapshotStages, stageProgress } from './stages.ts';
+import { partnerReviewStatus } from './reviews.ts';
+import { lazyTransition, planDecision, planPartnerDecision, sameRequirements, snapshotStages, stageProgress } from './stages.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 const match = (requirementId: string, stages: ApprovalRequirementMatch['stages'], policyVersion = '1'): ApprovalRequirementMatch => ({
@@ -31,6 +32,8 @@ function caseWith(overrides: Partial<ApprovalCaseRecord> = {}): ApprovalCaseReco
       { id: 'finance', requirementId: 'req', roles: ['finance'], requiredApprovals: 2 },
       { id: 'executive', requirementId: 'req', roles: ['executive'], requiredApprovals: 1 },
     ],
+    partnerReview: false,
+    partnerDecision: null,
     status: 'pending',
     terminalReason: null,
     initiatorUserId: 'initiator',
@@ -112,5 +115,35 @@ describe('approval stages', () => {
     expect(lazyTransition(caseWith({ status: 'consumed' }), at(90), new Set())).toBeNull();
     expect(sameRequirements(caseWith().requirements, [{ policyId: 'p', policyVersion: '1', ruleId: 'r', requirementId: 'req' }])).toBe(true);
     expect(sameRequirements(caseWith().requirements, [{ policyId: 'p', policyVersion: '2', ruleId: 'r', requirementId: 'req' }])).toBe(false);
+  });
+});
+
+describe('partner reviews', () => {
+  const key = { type: 'api_key', id: 'key' } as const;
+  const partnerOnly = (overrides: Partial<ApprovalCaseRecord> = {}) => caseWith({ partnerReview: true, stages: [], scopeId: null, bindingRevision: null, ...overrides });
+
+  it('the app\'s approve completes a case without user stages; reject ends it; the first decision is final', () => {
+    expect(planPartnerDecision(partnerOnly(), 'approve', key, at(1))).toEqual({ decision: { decision: 'approve', decidedAt: at(1), decidedBy: key }, status: 'completed' });
+    expect(planPartnerDecision(partnerOnly(), 'reject', key, at(1))).toMatchObject({ status: 'rejected' });
+    const decided = partnerOnly({ partnerDecision: { decision: 'approve', decidedAt: at(1), decidedBy: key } });
+    expect(planPartnerDecision(decided, 'reject', key, at(2))).toBeNull();
+    expect(planPartnerDecision(partnerOnly({ status: 'rejected' }), 'approve', key, at(2))).toBeNull();
+    expect(planPartnerDecision(partnerOnly(), 'approve', key, at(60))).toBeNull();
+    expect(planPartnerDecision(caseWith(), 'approve', key, at(1))).toBeNull();
+  });
+
+  it('with user stages too: the app\'s approve waits for the stages, and the last stage approval waits for the app', () => {
+    const mixed = caseWith({ partnerReview: true, stages: [{ id: 'finance', requirementId: 'req', roles: ['finance'], requiredApprovals: 1 }] });
+    expect(planPartnerDecision(mixed, 'approve', key, at(1))).toMatchObject({ status: null });
+    expect(planDecision(mixed, 'u1', 'approve', new Set(['finance']), at(1))).toMatchObject({ status: null });
+    const approved = { ...mixed, partnerDecision: { decision: 'approve' as const, decidedAt: at(1), decidedBy: key } };
+    expect(planDecision(approved, 'u1', 'approve', new Set(['finance']), at(2))).toMatchObject({ status: 'completed' });
+    expect(partnerReviewStatus(approved)).toBe('approved');
+    expect(partnerReviewStatus(mixed)).toBe('pending');
+    const staged = { ...mixed, decisions: [{ stageId: 'finance', userId: 'u1', decision: 'approve' as const, createdAt: at(1) }] };
+    expect(planPartnerDecision(staged, 'approve', key, at(2))).toMatchObject({ status: 'completed' });
+    // Users never decide a partner-only case, nor a case whose stages are all complete.
+    expect(() => planDecision(partnerOnly(), 'u1', 'approve', new Set(), at(1))).toThrow(/partner review/);
+    expect(() => planDecision(staged, 'u2', 'approve', new Set(['finance']), at(2))).toThrow(/waits for the partner review/);
   });
 });

@@ -4,8 +4,11 @@
  */
 import { ApiError, conflict, forbidden } from '../errors.ts';
 import type { ApprovalRequirementMatch, ApprovalRequirementRef } from '../signing/pipeline.ts';
-import type { ApprovalCaseRecord, ApprovalCaseStatus, ApprovalDecisionRecord, ApprovalStage, DecisionPlan } from './ports.ts';
+import type { ApprovalCaseRecord, ApprovalCaseStatus, ApprovalDecisionRecord, ApprovalStage, DecisionPlan, PartnerDecisionPlan, PartnerReviewer } from './ports.ts';
 import { openStatuses } from './ports.ts';
+
+/** A partner review rule's match (no approvalRequirement): no user stage, the app approves. */
+export const isPartnerReview = (match: { stages: unknown[] }) => match.stages.length === 0;
 
 const refKey = (r: ApprovalRequirementRef) => [r.policyId, r.policyVersion, r.ruleId, r.requirementId].join('|');
 
@@ -73,7 +76,9 @@ export function planDecision(record: ApprovalCaseRecord, userId: string, decisio
     throw conflict('This user has already decided this case; decisions are final');
   }
   const { stages, current } = stageProgress(record.stages, record.decisions);
-  if (current === null) throw notPending('completed');
+  if (current === null) {
+    throw conflict(record.stages.length === 0 ? 'This case is a partner review: the app approves it, no user decides' : 'Every stage of this case is complete; it waits for the partner review');
+  }
   const stage = stages[current]!.stage;
   if (!stage.roles.some((r) => roles.has(r))) {
     throw forbidden(`The user holds none of the roles of the current stage "${stage.id}" (${stage.roles.join(', ')}) in authorization scope ${record.scopeId}`);
@@ -81,7 +86,23 @@ export function planDecision(record: ApprovalCaseRecord, userId: string, decisio
   const made: ApprovalDecisionRecord = { stageId: stage.id, userId, decision, createdAt: now };
   if (decision === 'reject') return { decision: made, status: 'rejected' };
   const after = stageProgress(record.stages, [...record.decisions, made]);
-  return { decision: made, status: after.current === null ? 'completed' : null };
+  return { decision: made, status: after.current === null && partnerSatisfied(record) ? 'completed' : null };
+}
+
+const partnerSatisfied = (record: ApprovalCaseRecord) => !record.partnerReview || record.partnerDecision?.decision === 'approve';
+
+/**
+ * What the app's approval or rejection of a partner review writes on a (locked) case: null (no
+ * write) when the case has no partner review, is no longer pending, is past its expiry (a refresh
+ * ends it) or was already decided by the app (the first decision is final). A reject ends the
+ * case; an approve completes it once every user stage is complete too.
+ */
+export function planPartnerDecision(record: ApprovalCaseRecord, decision: 'approve' | 'reject', by: PartnerReviewer, now: Date): PartnerDecisionPlan | null {
+  if (!record.partnerReview || record.partnerDecision || record.status !== 'pending') return null;
+  if (now.getTime() >= record.expiresAt.getTime()) return null;
+  const made = { decision, decidedAt: now, decidedBy: by };
+  if (decision === 'reject') return { decision: made, status: 'rejected' };
+  return { decision: made, status: stageProgress(record.stages, record.decisions).current === null ? 'completed' : null };
 }
 
 /**
@@ -125,6 +146,13 @@ export function approvalCaseView(record: ApprovalCaseRecord) {
       completedAt: iso(p.completedAt),
     })),
     rejectedBy: rejection ? { userId: rejection.userId, stageId: rejection.stageId, at: rejection.createdAt.toISOString() } : null,
+    partnerReview: record.partnerReview
+      ? {
+          decision: record.partnerDecision?.decision ?? null,
+          decidedAt: iso(record.partnerDecision?.decidedAt ?? null),
+          decidedBy: record.partnerDecision?.decidedBy ?? null,
+        }
+      : null,
     expiresAt: record.expiresAt.toISOString(),
     createdAt: record.createdAt.toISOString(),
     completedAt: iso(record.completedAt),

@@ -25,7 +25,7 @@ export interface CompiledApproval {
 export interface CompiledRule {
   id: string;
   effect: PolicyRule['effect'];
-  /** require_approval rules: who approves, in which stages, and how long a case stays open. */
+  /** require_approval rules: who approves, in which stages, and how long a case stays open; null on a partner review rule. */
   approval: CompiledApproval | null;
   /** The actions the rule judges: named ones, or under "all" those that carry every fact and meter it reads. */
   actions: ReadonlySet<PolicyActionName>;

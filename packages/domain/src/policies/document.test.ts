@@ -51,6 +51,10 @@ describe('policy examples (fixed points of the schema)', () => {
     expect(doc.rules).toEqual([{ id: 'raw', effect: 'allow', actions: ['raw_signature'] }]);
   });
 
+  it('a require_approval rule without approvalRequirement is accepted: a partner review', () => {
+    expect(accepted(evmRule({ effect: 'require_approval', actions: 'all' })).rules[0]).toEqual({ id: 'r', effect: 'require_approval', actions: 'all' });
+  });
+
   it('evm-approvals: accepted by the schema, refused where approvals are switched off', () => {
     const input = example('evm-approvals.json');
     expect(accepted(input).rules[0]?.approvalRequirement?.stages[0]?.configurable).toEqual({ requiredApprovals: { min: 1, max: 3 } });
@@ -120,7 +124,6 @@ const refused: [string, Doc, string, RegExp][] = [
   ['allow on all', evmRule({ effect: 'allow', actions: 'all' }), 'rules.0.actions', /raw_signature/],
   ['raw_signature under a network selector', { ...raw(), selector: { walletType: 'SOLANA', chainId: ['solana:devnet'] } }, 'rules.0.actions', /carry no network/],
   ['an unknown effect', evmRule({ effect: 'block', actions: 'all' }), 'rules.0.effect', /Invalid option/i],
-  ['require_approval without its requirement', evmRule({ effect: 'require_approval', actions: 'all' }), 'rules.0.approvalRequirement', /needs an approvalRequirement/],
   ...(['8d', '0h', '1w', '15', '169h', '10081m'] as const).map((expiresIn): [string, Doc, string, RegExp] => [
     `an approval expiry of ${expiresIn}`,
     { ...approvals(), rules: [{ ...approvals().rules[0], approvalRequirement: { ...approvals().rules[0].approvalRequirement, expiresIn } }] },

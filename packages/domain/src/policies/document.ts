@@ -87,7 +87,9 @@ export const policyRuleSchema = z.strictObject({
     error: `expected "all" or a non-empty array of actions (${policyActionNames.join(', ')})`,
   }),
   condition: policyConditionSchema.optional().describe('Omitted: the rule always matches its actions'),
-  approvalRequirement: policyApprovalRequirementSchema.optional(),
+  approvalRequirement: policyApprovalRequirementSchema
+    .optional()
+    .describe('require_approval only: users approve in these stages (conditional approval). Omitted on a require_approval rule: a partner review (the app approves)'),
 });
 
 const datetime = z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time with a time zone, e.g. 2026-01-01T00:00:00Z' });
@@ -186,7 +188,6 @@ function checkActions(rule: PolicyRule, walletType: PolicyWalletType, at: Path, 
 function checkEffect(rule: PolicyRule, doc: PolicyDocument, at: Path, report: Report, options: PolicyParseOptions): void {
   if (rule.effect === 'require_approval') {
     if (options.approvals === false) report([...at, 'effect'], policyApprovalsUnavailableMessage);
-    else if (!rule.approvalRequirement) report([...at, 'approvalRequirement'], 'a require_approval rule needs an approvalRequirement (who approves, in which stages)');
   } else if (rule.approvalRequirement) {
     report([...at, 'approvalRequirement'], 'only a require_approval rule carries an approvalRequirement');
   }

@@ -19,8 +19,9 @@ export interface PolicyEngineDeps {
   clock: Clock;
   /**
    * Whether conditional approvals can open cases here (the permissions v2 extension is enabled).
-   * Asked only when an applying require_approval rule covers the request; absent or false: such
-   * a rule denies with `approval-not-available`.
+   * Asked only when an applying require_approval rule with an approvalRequirement covers the
+   * request; absent or false: such a rule denies with `approval-not-available`. Partner reviews
+   * (no approvalRequirement) do not depend on it.
    */
   approvalsAvailable?(location: PolicyLocation): Promise<boolean>;
 }
@@ -77,7 +78,8 @@ export function createPolicyEngine({ store, meters, clock, approvalsAvailable }:
     const facts = requestFactsOf(context);
     const applying = applyingPolicies(active, facts, now);
     const evaluation: EvaluationContext = { ...location, now };
-    const needsApproval = applying.some((p) => p.rules.some((r) => r.effect === 'require_approval' && r.actions.has(facts.action)));
+    // Only rules with an approvalRequirement need the extension; partner reviews never ask.
+    const needsApproval = applying.some((p) => p.rules.some((r) => r.effect === 'require_approval' && r.approval && r.actions.has(facts.action)));
     const approvals: 'deny' | 'review' = needsApproval && approvalsAvailable && (await approvalsAvailable(location)) ? 'review' : 'deny';
     return { facts, applying, evaluation, approvals, charges: meterChargesOf(applying, facts, evaluation), permissionsAreOn: active.length > 0 };
   }

@@ -269,4 +269,15 @@ describe('require_approval rules (evm-approvals.json)', () => {
     expect(result.approvals).toEqual([]);
     expect(result.deniedBy.map((d) => d.reason)).not.toContain('approval-not-available');
   });
+
+  it('a require_approval rule without approvalRequirement is a partner review: returned in either mode, no stages, 5 minutes', () => {
+    const doc = example('evm-approvals.json');
+    const partner = compile({ ...doc, id: 'partner', rules: doc.rules.map(({ approvalRequirement: _, ...rule }) => rule) });
+    const review = { policyId: 'partner', policyVersion: '1', ruleId: 'large', requirementId: 'partner-review', stages: [], expiresInMs: 300_000 };
+    for (const mode of ['deny', 'review'] as const) expect(evaluate([partner], large, mode)).toMatchObject({ allowed: true, deniedBy: [], approvals: [review] });
+    expect(evaluate([partner], evmTransfer(), 'deny').approvals).toEqual([]);
+    // With a conditional approval too: both in review mode; with the extension off the conditional one still denies.
+    expect(evaluate([...approvals, partner], large, 'review').approvals).toEqual([expect.objectContaining(requirement), review]);
+    expect(evaluate([...approvals, partner], large, 'deny')).toMatchObject({ allowed: false, approvals: [], deniedBy: [{ reason: 'approval-not-available' }] });
+  });
 });

@@ -53,7 +53,14 @@ export interface PolicyTrace {
   rules: RuleTrace[];
 }
 
-/** A require_approval rule that matched (or could not be decided: fail closed), with its requirement. */
+/** What a partner review (a require_approval rule without approvalRequirement) matches as: no user stage, 5 minutes. */
+export const partnerReviewRequirementId = 'partner-review';
+export const partnerReviewExpiresInMs = 5 * 60_000;
+
+/**
+ * A require_approval rule that matched (or could not be decided: fail closed), with its
+ * requirement; a partner review has `requirementId` "partner-review" and no stages.
+ */
 export interface ApprovalMatch {
   policyId: string;
   policyVersion: string;
@@ -68,9 +75,9 @@ export interface Evaluation {
   allowed: boolean;
   deniedBy: Denial[];
   /**
-   * With `approvals: 'review'`: every require_approval rule that matched, in policy and rule
-   * order (a denial still wins). With `'deny'` (the extension is off) they deny instead and this
-   * is empty.
+   * Every require_approval rule that matched, in policy and rule order (a denial still wins):
+   * partner reviews always; rules with an approvalRequirement only with `approvals: 'review'`
+   * (with `'deny'`, the extension is off, they deny instead).
    */
   approvals: ApprovalMatch[];
   /** Filled only when asked for (dry runs): every applying policy and rule with its outcome. */
@@ -355,8 +362,9 @@ function denialOf(rule: CompiledRule, policy: CompiledPolicy, matched: Tri): Den
 /**
  * The decision on a request: every deny rule that matches or cannot be decided denies (all are
  * listed); a raw signature needs an allow rule that matches while permissions are on. A
- * require_approval rule that matches or cannot be decided denies with `approval-not-available`
- * (`approvals: 'deny'`, the default) or is returned in `approvals` (`'review'`).
+ * require_approval rule with an approvalRequirement that matches or cannot be decided denies with
+ * `approval-not-available` (`approvals: 'deny'`, the default) or is returned in `approvals`
+ * (`'review'`); one without (a partner review) is always returned in `approvals`.
  * `permissionsAreOn` is `permissionsOn(all active policies of the project and environment)`.
  */
 export function evaluatePolicies(
@@ -381,8 +389,11 @@ export function evaluatePolicies(
       if (ruleTrace) ruleTrace.outcome = matched === true ? 'matched' : matched === false ? 'not-matched' : 'undecidable';
       if (rule.effect === 'allow') {
         if (matched === true && facts.action === 'raw_signature') rawAllowed = true;
-      } else if (matched !== false && rule.effect === 'require_approval' && options.approvals === 'review' && rule.approval) {
-        approvals.push({ policyId: policy.policyId, policyVersion: String(policy.version), ruleId: rule.id, ...rule.approval });
+      } else if (matched !== false && rule.effect === 'require_approval' && !rule.approval) {
+        const ref = { policyId: policy.policyId, policyVersion: String(policy.version), ruleId: rule.id };
+        approvals.push({ ...ref, requirementId: partnerReviewRequirementId, stages: [], expiresInMs: partnerReviewExpiresInMs });
+      } else if (matched !== false && rule.effect === 'require_approval' && options.approvals === 'review') {
+        approvals.push({ policyId: policy.policyId, policyVersion: String(policy.version), ruleId: rule.id, ...rule.approval! });
       } else if (matched !== false) {
         deniedBy.push(denialOf(rule, policy, matched));
       }
