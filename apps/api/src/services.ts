@@ -38,6 +38,7 @@ import {
   createAuthorizationScopeService,
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
+  createConsoleApprovalCases,
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
   createApprovalCaseService,
@@ -243,6 +244,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
     }),
     /** Conditional approval cases: partner reads and cancel (REST), user decisions (users CLI), the signing gate. */
     approvalCases,
+    /** The console's "Reviews & cases" page (tRPC) and support GraphQL: the case use cases above, acting as the staff member. */
+    consoleApprovalCases: createConsoleApprovalCases({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      cases: approvalCases,
+      store: stores.approvalCases,
+      audit: stores.audit,
+    }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */
