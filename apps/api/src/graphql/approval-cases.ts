@@ -11,7 +11,8 @@ const environmentArg = (value: string | null | undefined) => (value ?? undefined
 
 /**
  * Support reads of conditional approval cases: one case by id (`approvalCase`, any project of the
- * partner) and a wallet's newest cases (`Wallet.approvalCases`). Both run the console use cases
+ * partner), a wallet's newest cases (`Wallet.approvalCases`) and the case behind a record
+ * (`Transaction.approvalCase`). All run the console use cases
  * (the REST reads, refreshed), so another partner's case or wallet is the NOT_FOUND of a missing one.
  */
 export function addApprovalCaseFields(builder: SchemaBuilderOf, principal: (ctx: GraphQLContext) => StaffPrincipal) {
@@ -106,6 +107,16 @@ export function addApprovalCaseFields(builder: SchemaBuilderOf, principal: (ctx:
           ...(args.first != null ? { limit: args.first } : {}),
           ...(args.environment != null ? { environment: environmentArg(args.environment) } : {}),
         }),
+    }),
+  );
+
+  builder.objectField('Transaction', 'approvalCase', (t) =>
+    t.field({
+      type: approvalCase,
+      nullable: true,
+      description:
+        'The approval case consumed for this record: the case of its Idempotency-Key, consumed, same wallet and API key; null when none (or the request carried no Idempotency-Key)',
+      resolve: (record, _args, ctx) => ctx.services.consoleApprovalCases.ofRecord(principal(ctx), record.transactionId),
     }),
   );
 

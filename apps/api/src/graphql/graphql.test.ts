@@ -131,7 +131,7 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
     expect(missing.body).toEqual(foreign.body);
   });
 
-  it("reads approval cases by id and a wallet's newest ones, as REST shows them; another partner's case is NOT_FOUND like a missing one", async () => {
+  it("reads approval cases by id, a wallet's newest ones and the one behind a record, as REST shows them; another partner's case is NOT_FOUND like a missing one", async () => {
     const p = await approvalsProject(app, { partner: a.partner });
     const finance = await p.member(['finance']); // before the cases: an assignment invalidates open ones
     const first = (await p.sign(LARGE, { 'Idempotency-Key': 'gql-1' })).body.caseId as string;
@@ -157,6 +157,19 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
     expect((await graphql(app, a.cookies.support, `{ wallet(id: "${p.wallet.id}") { approvalCases(first: 21) { caseId } } }`)).body.errors).toEqual([
       expect.objectContaining({ extensions: expect.objectContaining({ code: 'INVALID_REQUEST', status: 400 }) }),
     ]);
+
+    // The case behind a record: the completed case is consumed by the resend that signs; a record of that key (as the transfer path
+    // writes it) shows it; a record of the pending case's key or without a key shows none.
+    expect((await p.sign(LARGE, { 'Idempotency-Key': 'gql-1' })).status).toBe(200);
+    const owner = { projectId: p.projectId, partnerId: a.partnerId, apiKeyId: p.apiKeyId };
+    const [signed, pending, keyless] = await Promise.all([
+      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-1' }),
+      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-2' }),
+      storedRecord(app, p.wallet, owner),
+    ]);
+    const behind = await graphql(app, a.cookies.support, `{ a: transaction(id: "${signed.id}") { approvalCase { caseId status consumedAt } }
+      b: transaction(id: "${pending.id}") { approvalCase { caseId } } c: transaction(id: "${keyless.id}") { approvalCase { caseId } } }`);
+    expect(behind.body).toEqual({ data: { a: { approvalCase: { caseId: first, status: 'consumed', consumedAt: expect.any(String) } }, b: { approvalCase: null }, c: { approvalCase: null } } });
 
     const missing = await graphql(app, b.cookies.support, `{ approvalCase(id: "${randomUUID()}") { caseId } }`);
     expect(missing.body).toEqual({ data: null, errors: [expect.objectContaining({ extensions: { code: 'NOT_FOUND', status: 404, message: 'Approval case not found' } })] });

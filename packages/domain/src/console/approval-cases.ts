@@ -1,7 +1,7 @@
 /**
  * The console's conditional approval cases ("Reviews & cases" page, support GraphQL): a project
  * environment's cases, one case, the cancel (owners and developers), a case by id across the
- * partner's projects and a wallet's cases. Every read and the cancel go through
+ * partner's projects, a wallet's cases and the case a transaction record was signed under. Every read and the cancel go through
  * `ApprovalCaseService` (the REST use cases) with a caller of the case's project naming the staff
  * member, so refresh (expiry, invalidation), paging rules and the 409 of a case that is no longer
  * pending are the REST ones. Another partner's project, wallet or case is the 404 of a missing one.
@@ -40,7 +40,7 @@ export type ConsoleApprovalCaseView = ApprovalCaseView & { projectId: string; en
 export function createConsoleApprovalCases(deps: {
   scope: PartnerScope;
   cases: ApprovalCaseService;
-  store: Pick<ApprovalCaseStore, 'find'>;
+  store: Pick<ApprovalCaseStore, 'find' | 'latestByKey'>;
   audit: AuditStore;
 }) {
   const { scope, cases, store } = deps;
@@ -112,6 +112,23 @@ export function createConsoleApprovalCases(deps: {
       }
       const caller = callerOf(principal, record.projectId, record.environment);
       return withLocation(await cases.get(caller, caseId), caller);
+    },
+
+    /**
+     * The case consumed for a transaction record, or null. No column links them: a case is keyed by
+     * the request's Idempotency-Key, which the record keeps, and a key signs under at most one case
+     * (a resend after it ended is refused). So: the key's case in the record key's environment,
+     * consumed, of the same wallet and API key. A record sent without an Idempotency-Key (its case
+     * keyed by the request hash, which the record does not keep) has none here.
+     */
+    async ofRecord(principal: ScopeConsolePrincipal, transactionId: string): Promise<ConsoleApprovalCaseView | null> {
+      const record = await scope.transaction(principal, transactionId);
+      if (!record.idempotencyKey || !record.apiKeyId) return null;
+      const key = await scope.apiKey(principal, record.apiKeyId);
+      const found = await store.latestByKey({ projectId: record.projectId, environment: key.environment }, record.idempotencyKey);
+      if (!found || found.status !== 'consumed' || found.walletId !== record.walletId || found.apiKeyId !== record.apiKeyId) return null;
+      const caller = callerOf(principal, record.projectId, key.environment);
+      return withLocation(await cases.get(caller, found.id), caller);
     },
 
     /** A wallet's newest cases (default 5, at most 20), of one environment or both. */
