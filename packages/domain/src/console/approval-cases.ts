@@ -11,7 +11,7 @@ import { environments } from '../api-keys/plans.ts';
 import { approvalCaseStatuses, type ApprovalCaseStore } from '../approvals/ports.ts';
 import type { ApprovalCaseService } from '../approvals/service.ts';
 import type { ApprovalCaseView } from '../approvals/stages.ts';
-import { notFound } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import type { AuditStore, Environment } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput, uuidSchema } from '../shared/zod.ts';
@@ -105,11 +105,10 @@ export function createConsoleApprovalCases(deps: {
     async byId(principal: ScopeConsolePrincipal, caseId: string): Promise<ConsoleApprovalCaseView> {
       const record = uuidSchema.safeParse(caseId).success ? await store.find(caseId) : null;
       if (!record) throw notFound('Approval case');
-      try {
-        await scope.project(principal, record.projectId);
-      } catch {
-        throw notFound('Approval case');
-      }
+      // A case of another partner's project is a missing case, not a missing project.
+      await scope.project(principal, record.projectId).catch((error: unknown) => {
+        throw error instanceof ApiError && error.status === 404 ? notFound('Approval case') : error;
+      });
       const caller = callerOf(principal, record.projectId, record.environment);
       return withLocation(await cases.get(caller, caseId), caller);
     },
