@@ -38,6 +38,7 @@ import {
   createAuthorizationScopeService,
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
+  createConsoleApprovalCases,
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
   createApprovalCaseService,
@@ -247,6 +248,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
     approvalCases,
     /** Partner reviews (require_approval without approvalRequirement): REST with the key, the console with `caller.actor` staff. */
     partnerReviews: createPartnerReviewService({ store: stores.approvalCases, policies: stores.policies, clock }),
+    /** The console's "Reviews & cases" page (tRPC) and support GraphQL: the case use cases above, acting as the staff member. */
+    consoleApprovalCases: createConsoleApprovalCases({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      cases: approvalCases,
+      store: stores.approvalCases,
+      audit: stores.audit,
+    }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

@@ -79,6 +79,7 @@ export * from './approval-configurations/service.ts';
 export * from './authorization-scopes/reads.ts';
 export * from './console/authorization-scopes.ts';
 export * from './console/approval-configurations.ts';
+export * from './console/approval-cases.ts';
 export * from './yield/markets.ts';
 export * from './yield/config.ts';
 export * from './yield/execution.ts';

@@ -19,6 +19,7 @@ const nav = [
   { href: '/policies', label: 'Policies' },
   { href: '/scopes', label: 'Authorization scopes' },
   { href: '/approval-configurations', label: 'Approval configurations' },
+  { href: '/cases', label: 'Reviews & cases' },
 ];
 
 export function ConsoleShell({ children }: { children: ReactNode }) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approvalsProject, decide, LARGE } from '../testing/approval-fixtures.ts';
 import { consolePartner, graphql, restWallet, storedRecord } from '../testing/console-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 
@@ -8,6 +9,11 @@ type Partner = Awaited<ReturnType<typeof consolePartner>>;
 
 const TRANSACTION_FIELDS = `transactionId walletId projectId walletType intentKind status createdAt chainId network to value tokenAddress hash nonce
   blockNumber blockHash failureStage failureCode failureMessage submittedAt resolvedAt monitoring { chainOutcome winningHash winningStatus state }`;
+
+const CASE_FIELDS = `caseId reviewId: caseId projectId environment status terminalReason walletId apiKeyId authorizationScopeId bindingRevision idempotencyKey requestHash
+  initiatorUserId request { action operation walletType chainId network to value tokenAddress } requirements { policyId policyVersion ruleId requirementId }
+  stages { id requirementId roles requiredApprovals approvals { userId at } completedAt } rejectedBy { userId stageId at }
+  expiresAt createdAt completedAt consumedAt rejectedAt expiredAt invalidatedAt cancelledAt`;
 
 describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
   let app: TestApp;
@@ -123,6 +129,52 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
     const missing = await graphql(app, b.cookies.owner, `{ transaction(id: "${randomUUID()}") { transactionId } }`);
     const foreign = await graphql(app, b.cookies.owner, `{ transaction(id: "${record.id}") { transactionId } }`);
     expect(missing.body).toEqual(foreign.body);
+  });
+
+  it("reads approval cases by id, a wallet's newest ones and the one behind a record, as REST shows them; another partner's case is NOT_FOUND like a missing one", async () => {
+    const p = await approvalsProject(app, { partner: a.partner });
+    const finance = await p.member(['finance']); // before the cases: an assignment invalidates open ones
+    const first = (await p.sign(LARGE, { 'Idempotency-Key': 'gql-1' })).body.caseId as string;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = (await p.sign(LARGE, { 'Idempotency-Key': 'gql-2' }, {}, 1)).body.caseId as string;
+    expect((await decide(app, 'approve', first, finance)).ok).toBe(true);
+
+    const one = await graphql(app, a.cookies.support, `query($id: ID!) { approvalCase(id: $id) { ${CASE_FIELDS} wallet { id } } }`, { id: first });
+    expect(one.body.errors).toBeUndefined();
+    const rest = (await p.getCase(first)).body;
+    const { request, ...view } = rest;
+    expect(one.body.data.approvalCase).toEqual({
+      ...view,
+      projectId: p.projectId,
+      environment: 'development',
+      request: { action: request.action, operation: request.operation, ...request.chain, to: request.transfer.to, value: LARGE, tokenAddress: null },
+      wallet: { id: p.wallet.id },
+    });
+    expect(one.body.data.approvalCase.stages).toEqual([expect.objectContaining({ id: 'finance', approvals: [{ userId: finance, at: expect.any(String) }], completedAt: expect.any(String) })]);
+
+    const ofWallet = await graphql(app, a.cookies.support, `{ wallet(id: "${p.wallet.id}") { approvalCases { caseId status } latest: approvalCases(first: 1, environment: "development") { caseId } prod: approvalCases(environment: "production") { caseId } } }`);
+    expect(ofWallet.body.data.wallet).toEqual({ approvalCases: [{ caseId: second, status: 'pending' }, { caseId: first, status: 'completed' }], latest: [{ caseId: second }], prod: [] });
+    expect((await graphql(app, a.cookies.support, `{ wallet(id: "${p.wallet.id}") { approvalCases(first: 21) { caseId } } }`)).body.errors).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'INVALID_REQUEST', status: 400 }) }),
+    ]);
+
+    // The case behind a record: the completed case is consumed by the resend that signs; a record of that key (as the transfer path
+    // writes it) shows it; a record of the pending case's key or without a key shows none.
+    expect((await p.sign(LARGE, { 'Idempotency-Key': 'gql-1' })).status).toBe(200);
+    const owner = { projectId: p.projectId, partnerId: a.partnerId, apiKeyId: p.apiKeyId };
+    const [signed, pending, keyless] = await Promise.all([
+      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-1' }),
+      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-2' }),
+      storedRecord(app, p.wallet, owner),
+    ]);
+    const behind = await graphql(app, a.cookies.support, `{ a: transaction(id: "${signed.id}") { approvalCase { caseId status consumedAt } }
+      b: transaction(id: "${pending.id}") { approvalCase { caseId } } c: transaction(id: "${keyless.id}") { approvalCase { caseId } } }`);
+    expect(behind.body).toEqual({ data: { a: { approvalCase: { caseId: first, status: 'consumed', consumedAt: expect.any(String) } }, b: { approvalCase: null }, c: { approvalCase: null } } });
+
+    const missing = await graphql(app, b.cookies.support, `{ approvalCase(id: "${randomUUID()}") { caseId } }`);
+    expect(missing.body).toEqual({ data: null, errors: [expect.objectContaining({ extensions: { code: 'NOT_FOUND', status: 404, message: 'Approval case not found' } })] });
+    expect((await graphql(app, b.cookies.support, `{ approvalCase(id: "${first}") { caseId } }`)).body).toEqual(missing.body);
+    expect((await graphql(app, b.cookies.support, '{ approvalCase(id: "not-a-uuid") { caseId } }')).body.errors?.[0]?.extensions).toEqual(missing.body.errors?.[0]?.extensions);
   });
 
   it('has no mutations, limits depth and cost, and serves no GraphiQL outside local mode', async () => {

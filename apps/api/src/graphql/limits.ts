@@ -12,7 +12,7 @@ export const MAX_COST = 5_000;
 /** Items a list field without `first` is assumed to return (deliveries of a record, attempts). */
 const UNBOUNDED_LIST_GUESS = 10;
 const MAX_PAGE = 100;
-const LIST_FIELDS = new Set(['webhookDeliveries', 'attempts', 'projects', 'edges']);
+const LIST_FIELDS = new Set(['webhookDeliveries', 'attempts', 'projects', 'edges', 'stages', 'approvals', 'requirements', 'approvalCases']);
 
 const limitError = (message: string) =>
   new GraphQLError(message, { extensions: { code: 'INVALID_REQUEST', status: 400, message } });

@@ -13,6 +13,7 @@ import {
 } from '@wallet/domain';
 import { GraphQLError } from 'graphql';
 import type { Services } from '../services.ts';
+import { addApprovalCaseFields } from './approval-cases.ts';
 import { addAuthorizationScopeFields } from './authorization-scopes.ts';
 
 export interface GraphQLContext {
@@ -377,10 +378,11 @@ builder.queryType({
   }),
 });
 
-/** The builder's type, for the files that add their types and fields (authorization-scopes.ts). */
+/** The builder's type, for the files that add their types and fields (authorization-scopes.ts, approval-cases.ts). */
 export type SchemaBuilderOf = typeof builder;
 
 addAuthorizationScopeFields(builder, principal);
+addApprovalCaseFields(builder, principal);
 
 /** The support schema: queries only (no mutations). */
 export const graphqlSchema = builder.toSchema();

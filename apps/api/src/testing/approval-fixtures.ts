@@ -38,10 +38,11 @@ export function twoStagePolicy(id = 'two-stage', version = '1') {
 /**
  * A project with the extension enabled, `policy` applied (default: evm-approvals.json as
  * written), an EVM wallet bound to scope `org-1` (unless `bind: false`), and helpers to sign over
- * REST, make users with roles, and decide through the users CLI's commands.
+ * REST, make users with roles, and decide through the users CLI's commands. `partner`: a new
+ * project of that partner (console staff of it see the cases).
  */
-export async function approvalsProject(app: TestApp, options: { policy?: unknown; bind?: boolean; enable?: boolean } = {}) {
-  const project = await scopeProject(app);
+export async function approvalsProject(app: TestApp, options: { policy?: unknown; bind?: boolean; enable?: boolean; partner?: string } = {}) {
+  const project = await scopeProject(app, options.partner !== undefined ? { partner: options.partner } : {});
   if (options.enable !== false) await project.enable();
   const applied = await project.apply(options.policy ?? examplePolicy('evm-approvals.json'));
   expect(applied).toBeTruthy();

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configurationPath, storeApprovalPolicy } from '../testing/approval-fixtures.ts';
+import { approvalsProject, configurationPath, decide, LARGE, storeApprovalPolicy, twoStagePolicy } from '../testing/approval-fixtures.ts';
 import { consolePartner } from '../testing/console-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { trpcFailure } from '../testing/staff-client.ts';
@@ -128,6 +129,93 @@ describe.concurrent.each(testDatabaseKinds)('console approval configurations ove
       expect(await trpcFailure(b.owner.approvalConfigurations.effective.query(own))).toEqual({ status: 404, body: { code: 'NOT_FOUND', message: 'Approval requirement not found' } });
       // a's configuration is untouched.
       expect((await a.support.approvalConfigurations.effective.query(at())).configuration).toMatchObject({ revision: 3 });
+    });
+
+    /** The "Reviews & cases" page's procedures, on a project of partner a with a two-stage policy. */
+    describe('approval cases', () => {
+      let p: Awaited<ReturnType<typeof approvalsProject>>;
+      /** Oldest first: rejected after a completed stage, then two pending ones. */
+      const ids: string[] = [];
+      const users = { finance1: '', finance2: '', executive: '' };
+
+      beforeAll(async () => {
+        p = await approvalsProject(app, { partner: a.partner, policy: twoStagePolicy() });
+        // Members first: an assignment write invalidates the scope's open cases.
+        users.finance1 = await p.member(['finance']);
+        users.finance2 = await p.member(['finance']);
+        users.executive = await p.member(['executive']);
+        for (let i = 0; i < 3; i++) {
+          const opened = await p.sign(LARGE, { 'Idempotency-Key': `console-${i}` }, {}, i);
+          expect(opened.body.code, JSON.stringify(opened.body)).toBe('POLICY_REVIEW_REQUIRED');
+          ids.push(opened.body.caseId);
+          await new Promise((resolve) => setTimeout(resolve, 5)); // distinct createdAt: the list's order is the test's
+        }
+        for (const [verb, user] of [['approve', users.finance1], ['approve', users.finance2], ['reject', users.executive]] as const) {
+          expect((await decide(app, verb, ids[0]!, user)).ok).toBe(true);
+        }
+      });
+
+      const where = () => ({ projectId: p.projectId, environment: 'development' as const });
+      const caseAt = (caseId: string) => ({ ...where(), caseId });
+
+      it('every role lists the cases newest first, by status and wallet, in pages; one case is the REST view with its location', async () => {
+        const all = await a.support.approvalCases.list.query({ ...where() });
+        expect(all.data.map((c) => c.caseId)).toEqual([...ids].reverse());
+        expect(all.nextCursor).toBeNull();
+        expect(all.data.map((c) => c.status)).toEqual(['pending', 'pending', 'rejected']);
+
+        const page1 = await a.developer.approvalCases.list.query({ ...where(), limit: 2 });
+        expect(page1.data.map((c) => c.caseId)).toEqual([ids[2], ids[1]]);
+        const page2 = await a.developer.approvalCases.list.query({ ...where(), limit: 2, cursor: page1.nextCursor! });
+        expect(page2).toMatchObject({ data: [{ caseId: ids[0] }], nextCursor: null });
+        expect((await a.owner.approvalCases.list.query({ ...where(), status: 'rejected' })).data.map((c) => c.caseId)).toEqual([ids[0]]);
+        expect((await a.owner.approvalCases.list.query({ ...where(), walletId: randomUUID() })).data).toEqual([]);
+        expect((await a.owner.approvalCases.list.query({ ...where(), walletId: p.wallet.id })).data).toHaveLength(3);
+        expect((await a.owner.approvalCases.list.query({ ...where(), environment: 'production' })).data).toEqual([]);
+
+        const rejected = await a.support.approvalCases.get.query(caseAt(ids[0]!));
+        const rest = await p.getCase(ids[0]!);
+        expect(rejected).toEqual({ ...rest.body, projectId: p.projectId, environment: 'development' });
+        expect(rejected).toMatchObject({
+          status: 'rejected',
+          request: { action: 'wallet.sign.sign-transaction', chain: { walletType: 'EVM', chainId: '84532' }, transfer: { value: LARGE } },
+          stages: [
+            { id: 'finance', roles: ['finance'], requiredApprovals: 2, approvals: [{ userId: users.finance1, at: iso }, { userId: users.finance2, at: iso }], completedAt: iso },
+            { id: 'executive', roles: ['executive'], requiredApprovals: 1, approvals: [], completedAt: null },
+          ],
+          rejectedBy: { userId: users.executive, stageId: 'executive', at: iso },
+          rejectedAt: iso,
+        });
+
+        expect(await trpcFailure(a.owner.approvalCases.list.query({ ...where(), cursor: 'nope' }))).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+        expect(await trpcFailure(a.owner.approvalCases.list.query({ ...where(), status: 'open' as never }))).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+      });
+
+      it("cancels pending cases for owners and developers (audited with the staff member); support never; another partner's case is a missing one", async () => {
+        expect(await trpcFailure(a.support.approvalCases.cancel.mutate(caseAt(ids[2]!)))).toEqual(READ_ONLY);
+        const cancelled = await a.developer.approvalCases.cancel.mutate(caseAt(ids[2]!));
+        expect(cancelled).toMatchObject({ caseId: ids[2], status: 'cancelled', terminalReason: 'case_cancelled', cancelledAt: iso, environment: 'development' });
+        expect((await p.getCase(ids[2]!)).body.status).toBe('cancelled');
+        expect(await trpcFailure(a.owner.approvalCases.cancel.mutate(caseAt(ids[2]!)))).toEqual({ status: 409, body: expect.objectContaining({ code: 'CONFLICT', status: 'cancelled' }) });
+        expect(await trpcFailure(a.owner.approvalCases.cancel.mutate(caseAt(ids[0]!)))).toEqual({ status: 409, body: expect.objectContaining({ code: 'CONFLICT', status: 'rejected' }) });
+        const developer = (await a.developer.auth.me.query())!.staffId;
+        const audit = await app.database.prisma.auditLog.findMany({ where: { projectId: p.projectId, action: 'approval_case.cancel' } });
+        expect(audit).toEqual([
+          expect.objectContaining({ walletId: p.wallet.id, apiKeyId: null, details: { environment: 'development', caseId: ids[2], actor: { type: 'staff', id: developer } } }),
+        ]);
+
+        // The other partner: its project id is a missing project; the case in our project, from theirs, a missing case.
+        const notProject = { status: 404, body: { code: 'NOT_FOUND', message: 'Project not found' } };
+        expect(await trpcFailure(b.owner.approvalCases.get.query(caseAt(ids[1]!)))).toEqual(notProject);
+        expect(await trpcFailure(b.owner.approvalCases.cancel.mutate(caseAt(ids[1]!)))).toEqual(notProject);
+        expect(await trpcFailure(b.owner.approvalCases.list.query({ ...where() }))).toEqual(notProject);
+        const own = { projectId: b.key.projectId, environment: 'development' as const };
+        const foreign = await trpcFailure(b.owner.approvalCases.get.query({ ...own, caseId: ids[1]! }));
+        expect(foreign).toEqual({ status: 404, body: { code: 'NOT_FOUND', message: 'Approval case not found' } });
+        expect(await trpcFailure(b.owner.approvalCases.get.query({ ...own, caseId: randomUUID() }))).toEqual(foreign);
+        expect(await trpcFailure(b.owner.approvalCases.cancel.mutate({ ...own, caseId: ids[1]! }))).toEqual(foreign);
+        expect((await p.getCase(ids[1]!)).body.status).toBe('pending');
+      });
     });
   });
 });

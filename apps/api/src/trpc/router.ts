@@ -1,3 +1,4 @@
+import { approvalCasesRouter } from './approval-cases.ts';
 import { approvalConfigurationsRouter } from './approval-configurations.ts';
 import { authRouter } from './auth.ts';
 import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
@@ -17,6 +18,7 @@ export const appRouter = router({
   policies: policiesRouter,
   scopes: scopesRouter,
   approvalConfigurations: approvalConfigurationsRouter,
+  approvalCases: approvalCasesRouter,
   yield: yieldRouter,
 });
 

@@ -2,11 +2,12 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { EnvironmentPicker } from '@/components/environment-picker';
 import { RequirementCard } from '@/components/approval-configurations/requirement-card';
 import { WithProject } from '@/components/project';
 import { ScopePicker } from '@/components/scopes/scope-picker';
 import type { ScopeLocation } from '@/components/scopes/shared';
-import { Card, Empty, ErrorBox, Loading, Mono, PageHeader, Select } from '@/components/ui';
+import { Card, Empty, ErrorBox, Loading, Mono, PageHeader } from '@/components/ui';
 import { distinctRequirements } from '@/lib/approval-configurations';
 import { useTRPC } from '@/lib/trpc';
 
@@ -59,13 +60,7 @@ export default function ApprovalConfigurationsPage() {
         title="Approval configurations"
         subtitle="The approval requirements of the active policies, and per scope the number of approvals each stage needs."
         actions={
-          <label className="flex items-center gap-2">
-            <span className="text-xs font-medium uppercase tracking-wide text-slate-500">Environment</span>
-            <Select aria-label="Environment" value={environment} onChange={(e) => setEnvironment(e.target.value as ScopeLocation['environment'])}>
-              <option value="development">development</option>
-              <option value="production">production</option>
-            </Select>
-          </label>
+          <EnvironmentPicker value={environment} onChange={setEnvironment} />
         }
       />
       <WithProject>{(projectId) => <ApprovalConfigurations key={`${projectId}:${environment}`} location={{ projectId, environment }} />}</WithProject>

@@ -2,13 +2,14 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { EnvironmentPicker } from '@/components/environment-picker';
 import { WithProject } from '@/components/project';
 import { ActivePolicies, type PolicyView } from '@/components/policies/policy-list';
 import { PolicyDryRun } from '@/components/policies/policy-dry-run';
 import { PolicyEditor } from '@/components/policies/policy-editor';
 import { PolicyTemplates } from '@/components/policies/policy-templates';
 import { PolicyVersions } from '@/components/policies/policy-versions';
-import { PageHeader, Select } from '@/components/ui';
+import { PageHeader } from '@/components/ui';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 import { usePolicyDraft, type PolicyLocation } from '@/lib/use-policy-draft';
@@ -51,13 +52,7 @@ export default function PoliciesPage() {
         title="Policies"
         subtitle="Guardrails checked before every signature of this project and environment. Drafts stay in your browser until activated."
         actions={
-          <label className="flex items-center gap-2">
-            <span className="text-xs font-medium uppercase tracking-wide text-slate-500">Environment</span>
-            <Select aria-label="Environment" value={environment} onChange={(e) => setEnvironment(e.target.value as PolicyLocation['environment'])}>
-              <option value="development">development</option>
-              <option value="production">production</option>
-            </Select>
-          </label>
+          <EnvironmentPicker value={environment} onChange={setEnvironment} />
         }
       />
       <WithProject>{(projectId) => <Policies key={`${projectId}:${environment}`} location={{ projectId, environment }} />}</WithProject>

@@ -1,13 +1,14 @@
 'use client';
 
 import { useState } from 'react';
+import { EnvironmentPicker } from '@/components/environment-picker';
 import { WithProject } from '@/components/project';
 import { ExtensionSwitch } from '@/components/scopes/extension-switch';
 import { ScopePicker } from '@/components/scopes/scope-picker';
 import { ScopeMembers } from '@/components/scopes/scope-members';
 import { UserAssignments } from '@/components/scopes/user-assignments';
 import type { ScopeLocation } from '@/components/scopes/shared';
-import { Button, Card, Field, Input, Mono, PageHeader, Select } from '@/components/ui';
+import { Button, Card, Field, Input, Mono, PageHeader } from '@/components/ui';
 
 function Scopes({ location }: { location: ScopeLocation }) {
   const [scopeId, setScopeId] = useState<string | null>(null);
@@ -69,13 +70,7 @@ export default function ScopesPage() {
         title="Authorization scopes"
         subtitle="Who may approve what: users' roles and attributes per scope, and the permissions v2 extension of this project and environment."
         actions={
-          <label className="flex items-center gap-2">
-            <span className="text-xs font-medium uppercase tracking-wide text-slate-500">Environment</span>
-            <Select aria-label="Environment" value={environment} onChange={(e) => setEnvironment(e.target.value as ScopeLocation['environment'])}>
-              <option value="development">development</option>
-              <option value="production">production</option>
-            </Select>
-          </label>
+          <EnvironmentPicker value={environment} onChange={setEnvironment} />
         }
       />
       <WithProject>{(projectId) => <Scopes key={`${projectId}:${environment}`} location={{ projectId, environment }} />}</WithProject>

@@ -1,0 +1,45 @@
+'use client';
+
+import { useState } from 'react';
+import { CaseDetail } from '@/components/cases/case-detail';
+import { CaseList } from '@/components/cases/case-list';
+import { EnvironmentPicker, type ConsoleEnvironment } from '@/components/environment-picker';
+import { WithProject } from '@/components/project';
+import type { ScopeLocation } from '@/components/scopes/shared';
+import { Card, Empty, PageHeader } from '@/components/ui';
+
+function Cases({ location }: { location: ScopeLocation }) {
+  const [caseId, setCaseId] = useState<string | null>(null);
+  return (
+    <div className="space-y-6">
+      {/* Partner reviews: the queue of cases awaiting a partner review (POST /v1/permissions-v2/reviews/{id}/approve|reject) goes here, wired later. */}
+      <section aria-label="Partner reviews" data-testid="partner-reviews">
+        <Card title="Partner reviews">
+          <Empty title="Partner reviews are not wired yet">Cases waiting for a review of the partner will be listed here.</Empty>
+        </Card>
+      </section>
+      <Card title="Approval cases">
+        <CaseList location={location} selected={caseId} onSelect={setCaseId} />
+      </Card>
+      {caseId ? (
+        <section aria-label="Case detail">
+          <CaseDetail key={caseId} location={location} caseId={caseId} onClose={() => setCaseId(null)} />
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
+export default function CasesPage() {
+  const [environment, setEnvironment] = useState<ConsoleEnvironment>('development');
+  return (
+    <>
+      <PageHeader
+        title="Reviews & cases"
+        subtitle="Conditional approval cases of the environment, newest first: who approved each stage and when, and the request each case gates."
+        actions={<EnvironmentPicker value={environment} onChange={setEnvironment} />}
+      />
+      <WithProject>{(projectId) => <Cases key={`${projectId}:${environment}`} location={{ projectId, environment }} />}</WithProject>
+    </>
+  );
+}
