@@ -98,3 +98,4 @@ export * from './approvals/stages.ts';
 export * from './approvals/request.ts';
 export * from './approvals/gate.ts';
 export * from './approvals/service.ts';
+export * from './delegation/parameters.ts';
