@@ -99,3 +99,4 @@ export * from './approvals/request.ts';
 export * from './approvals/gate.ts';
 export * from './approvals/service.ts';
 export * from './delegation/parameters.ts';
+export * from './delegation/ports.ts';

@@ -21,6 +21,7 @@ import { createApprovalConfigurationStore } from './approval-configurations.ts';
 import { createApprovalCaseLinks } from './approval-case-links.ts';
 import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
 import { createApprovalCaseStore } from './approval-cases.ts';
+import { createDelegationStore } from './delegation.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -57,6 +58,8 @@ export function createStores(database: Database) {
     approvalCaseLinks: createApprovalCaseLinks(database),
     /** Conditional approval cases and their decisions. */
     approvalCases: createApprovalCaseStore(database),
+    /** Users' delegation consents and adjustable parameter values, with their revisions. */
+    delegation: createDelegationStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };
