@@ -12,6 +12,7 @@ import { policyRoutes } from './routes/policies.ts';
 import { authorizationScopeRoutes } from './routes/authorization-scopes.ts';
 import { approvalConfigurationRoutes } from './routes/approval-configurations.ts';
 import { approvalCaseRoutes } from './routes/approval-cases.ts';
+import { userPermissionRoutes } from './routes/user-permissions.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
@@ -45,6 +46,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...authorizationScopeRoutes(services.authorizationScopes),
     ...approvalConfigurationRoutes(services.approvalConfigurations),
     ...approvalCaseRoutes(services.approvalCases),
+    ...userPermissionRoutes(services.delegation),
     ...yieldRoutes(services.yield),
     ...yieldPositionRoutes(services.yieldPositions),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),

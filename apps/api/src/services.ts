@@ -41,6 +41,7 @@ import {
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
   createApprovalCaseService,
+  createDelegationService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -243,6 +244,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     }),
     /** Conditional approval cases: partner reads and cancel (REST), user decisions (users CLI), the signing gate. */
     approvalCases,
+    /** Users' delegation consents and adjustable parameter values: partner reads (REST), user writes (users CLI). */
+    delegation: createDelegationService({
+      store: stores.delegation,
+      policies: stores.policies,
+      extension: permissionsExtension,
+      clock,
+      findWallet: (id) => stores.wallets.findById(id),
+    }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */

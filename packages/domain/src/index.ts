@@ -100,3 +100,5 @@ export * from './approvals/gate.ts';
 export * from './approvals/service.ts';
 export * from './delegation/parameters.ts';
 export * from './delegation/ports.ts';
+export * from './delegation/schemas.ts';
+export * from './delegation/service.ts';

@@ -3,6 +3,7 @@ import type { ConsentRecord, ConsentStatus, DelegationStore, ParameterSetRecord 
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
+import { toWalletRecord } from './wallets.ts';
 
 const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
 
@@ -37,6 +38,11 @@ export function createDelegationStore({ prisma }: Database): DelegationStore {
   return {
     async findUser(userId) {
       return prisma.user.findUnique({ where: { id: userId }, select: { id: true, projectId: true } });
+    },
+
+    async claimedWallets(projectId, userId) {
+      const rows = await prisma.wallet.findMany({ where: { projectId, claimedByUserId: userId }, orderBy: { id: 'asc' } });
+      return rows.map((row) => toWalletRecord(row));
     },
 
     async findConsent(at, key) {

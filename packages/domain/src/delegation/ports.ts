@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../ports.ts';
+import type { AuditEntry, WalletRecord } from '../ports.ts';
 import type { PolicyLocation } from '../policies/ports.ts';
 
 /** Stored consent states; keep in step with the delegation_consents CHECK constraint. */
@@ -38,6 +38,8 @@ export interface ParameterRevisionRecord {
 export interface DelegationStore {
   /** The user's project, or null when no such user exists. */
   findUser(userId: string): Promise<{ id: string; projectId: string } | null>;
+  /** The wallets the user claimed (user-owned wallets), by id. */
+  claimedWallets(projectId: string, userId: string): Promise<WalletRecord[]>;
   findConsent(at: PolicyLocation, key: DelegationKey): Promise<ConsentRecord | null>;
   /** The user's consents for the wallet, every policy. */
   listConsents(at: PolicyLocation, userId: string, walletId: string): Promise<ConsentRecord[]>;
