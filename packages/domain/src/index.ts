@@ -102,3 +102,4 @@ export * from './delegation/parameters.ts';
 export * from './delegation/ports.ts';
 export * from './delegation/schemas.ts';
 export * from './delegation/service.ts';
+export * from './delegation/enforcement.ts';

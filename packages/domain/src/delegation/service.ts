@@ -12,6 +12,7 @@ import type { PolicyLocation, PolicyStore, PolicyVersionRecord } from '../polici
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { fieldError, parseInput, uuidSchema } from '../shared/zod.ts';
+import { selectsWallet } from './enforcement.ts';
 import { checkParameterValue, parameterDeclarations, parameterValueFits } from './parameters.ts';
 import type { ConsentRecord, DelegationKey, DelegationStore } from './ports.ts';
 import { consentInput, delegationWalletQuery, setParameterInput, userParameterHistoryQuery, userParameterListQuery } from './schemas.ts';
@@ -51,12 +52,6 @@ const consentEntry = (walletId: string, policy: PolicyVersionRecord, record: Con
   consent: consentView(walletId, policy, record),
 });
 
-/** Whether an active policy is a delegation policy whose selector takes this wallet. */
-const selects = (policy: PolicyVersionRecord, wallet: WalletRecord) =>
-  policy.document.metadata.productMode === 'delegation' &&
-  policy.walletType === wallet.type &&
-  (!policy.document.selector.walletId || policy.document.selector.walletId.some((id) => id.toLowerCase() === wallet.id.toLowerCase()));
-
 export function createDelegationService({ store, policies, extension, clock, findWallet }: DelegationServiceDeps) {
   /** The user of the project; another project's user is the same 404 as a missing one. */
   async function requireUser(projectId: string | null, userId: string) {
@@ -81,12 +76,12 @@ export function createDelegationService({ store, policies, extension, clock, fin
     if (record.document.metadata.productMode !== 'delegation') {
       throw fieldError('policyId', `policy ${policyId} is a guardrail policy; consents and parameters belong to delegation policies`);
     }
-    if (!selects(record, wallet)) throw fieldError('policyId', `policy ${policyId} does not apply to wallet ${wallet.id} (its selector takes other wallets)`);
+    if (!selectsWallet(record, wallet)) throw fieldError('policyId', `policy ${policyId} does not apply to wallet ${wallet.id} (its selector takes other wallets)`);
     return record;
   }
 
   async function applyingPolicies(at: PolicyLocation, wallet: WalletRecord) {
-    return (await policies.listActive(at, clock.now(), wallet.type)).filter((p) => selects(p, wallet));
+    return (await policies.listActive(at, clock.now(), wallet.type)).filter((p) => selectsWallet(p, wallet));
   }
 
   const location = (caller: Pick<Caller, 'projectId' | 'environment'>): PolicyLocation => ({ projectId: caller.projectId, environment: caller.environment });
