@@ -80,6 +80,11 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
       '/v1/permissions-v2/approval-cases',
       '/v1/permissions-v2/approval-cases/{caseId}',
       '/v1/permissions-v2/approval-cases/{caseId}/cancel',
+      '/v1/permissions-v2/users/{userId}/delegation-consents',
+      '/v1/permissions-v2/users/{userId}/delegation-consents/{policyId}',
+      '/v1/permissions-v2/users/{userId}/user-parameters',
+      '/v1/permissions-v2/users/{userId}/user-parameters/{policyId}',
+      '/v1/permissions-v2/users/{userId}/user-parameters/{policyId}/history',
     ]);
     const assignments = spec.body.paths['/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments'];
     expect(Object.keys(assignments)).toEqual(['get', 'put']);
