@@ -64,3 +64,8 @@ ALTER TABLE "user_parameter_sets" ADD CONSTRAINT "user_parameter_sets_environmen
 ALTER TABLE "user_parameter_sets" ADD CONSTRAINT "user_parameter_sets_revision_check" CHECK ("revision" >= 1);
 ALTER TABLE "user_parameter_revisions" ADD CONSTRAINT "user_parameter_revisions_environment_check"
   CHECK ("environment" IN ('development', 'production'));
+
+-- Saved parameter revisions are history (the authorization scopes migration defines the function).
+CREATE TRIGGER "user_parameter_revisions_append_only"
+BEFORE UPDATE OR DELETE ON "user_parameter_revisions"
+FOR EACH ROW EXECUTE FUNCTION "authorization_scope_revisions_append_only"();

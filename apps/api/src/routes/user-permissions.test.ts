@@ -136,6 +136,11 @@ describe.each(testDatabaseKinds)('delegation consents and user parameters over H
       ],
       pagination: { cursor: null, hasMore: false, limit: 50 },
     });
+    // Revision rows are history: the database refuses to change them.
+    const update = app.database.prisma.$executeRawUnsafe(`UPDATE user_parameter_revisions SET "values" = '{}' WHERE user_id = $1::uuid`, userId);
+    await expect(update).rejects.toThrow(/never updated or deleted|External error/);
+    expect(await app.database.prisma.userParameterRevision.count({ where: { userId, values: { equals: {} } } })).toBe(0);
+    expect(await app.database.prisma.$queryRawUnsafe(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'user_parameter_revisions'::regclass AND NOT tgisinternal`)).toEqual([{ tgname: 'user_parameter_revisions_append_only' }]);
     const page1 = await project.get(`${parametersPath(userId, 'user-limits', walletId, '/history')}&limit=1`);
     expect(page1.body.pagination).toMatchObject({ hasMore: true, limit: 1 });
     const page2 = await project.get(`${parametersPath(userId, 'user-limits', walletId, '/history')}&limit=1&cursor=${page1.body.pagination.cursor}`);
