@@ -13,6 +13,7 @@ import { authorizationScopeRoutes } from './routes/authorization-scopes.ts';
 import { approvalConfigurationRoutes } from './routes/approval-configurations.ts';
 import { approvalCaseRoutes } from './routes/approval-cases.ts';
 import { partnerReviewRoutes } from './routes/partner-reviews.ts';
+import { userPermissionRoutes } from './routes/user-permissions.ts';
 import { transactionRoutes } from './routes/transactions.ts';
 import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
@@ -47,6 +48,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...approvalConfigurationRoutes(services.approvalConfigurations),
     ...approvalCaseRoutes(services.approvalCases),
     ...partnerReviewRoutes(services.partnerReviews),
+    ...userPermissionRoutes(services.delegation),
     ...yieldRoutes(services.yield),
     ...yieldPositionRoutes(services.yieldPositions),
     ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),

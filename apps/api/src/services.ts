@@ -43,6 +43,7 @@ import {
   createConsoleAuthorizationScopes,
   createApprovalCaseService,
   createPartnerReviewService,
+  createDelegationService,
   type WebhookDeliveryDeps,
   type WebhookSender,
   type PolicyEngine,
@@ -254,6 +255,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
       cases: approvalCases,
       store: stores.approvalCases,
       audit: stores.audit,
+    }),
+    /** Users' delegation consents and adjustable parameter values: partner reads (REST), user writes (users CLI). */
+    delegation: createDelegationService({
+      store: stores.delegation,
+      policies: stores.policies,
+      extension: permissionsExtension,
+      clock,
+      findWallet: (id) => stores.wallets.findById(id),
     }),
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),

@@ -101,3 +101,8 @@ export * from './approvals/gate.ts';
 export * from './transactions/frozen-preparation.ts';
 export * from './approvals/service.ts';
 export * from './approvals/reviews.ts';
+export * from './delegation/parameters.ts';
+export * from './delegation/ports.ts';
+export * from './delegation/schemas.ts';
+export * from './delegation/service.ts';
+export * from './delegation/enforcement.ts';

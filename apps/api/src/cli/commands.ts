@@ -38,6 +38,9 @@ const commands = {
   'users.verify-wallet': (services: Services, args: Record<string, unknown>) => services.users.verifyExternalWallet(args as never),
   'users.approve': (services: Services, args: Record<string, unknown>) => services.approvalCases.decide(args, 'approve'),
   'users.reject': (services: Services, args: Record<string, unknown>) => services.approvalCases.decide(args, 'reject'),
+  'users.consent': (services: Services, args: Record<string, unknown>) => services.delegation.consent(args),
+  'users.revoke-consent': (services: Services, args: Record<string, unknown>) => services.delegation.revokeConsent(args),
+  'users.set-parameter': (services: Services, args: Record<string, unknown>) => services.delegation.setParameter(args),
   'faucet.fund': (services: Services, args: Record<string, unknown>) => services.chains.fundById(args),
   'webhooks.set': async (services: Services, args: Record<string, unknown>) =>
     services.webhooks.set(await services.webhooks.scopeForKey(String(args.apiKeyId)), {

@@ -84,6 +84,11 @@ describe.each(testDatabaseKinds)('policy read routes over HTTP on %s', (kind) =>
       '/v1/permissions-v2/reviews/{reviewId}',
       '/v1/permissions-v2/reviews/{reviewId}/approve',
       '/v1/permissions-v2/reviews/{reviewId}/reject',
+      '/v1/permissions-v2/users/{userId}/delegation-consents',
+      '/v1/permissions-v2/users/{userId}/delegation-consents/{policyId}',
+      '/v1/permissions-v2/users/{userId}/user-parameters',
+      '/v1/permissions-v2/users/{userId}/user-parameters/{policyId}',
+      '/v1/permissions-v2/users/{userId}/user-parameters/{policyId}/history',
     ]);
     const assignments = spec.body.paths['/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments'];
     expect(Object.keys(assignments)).toEqual(['get', 'put']);

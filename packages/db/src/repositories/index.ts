@@ -22,6 +22,7 @@ import { createApprovalPreparationStore } from './approval-preparations.ts';
 import { createApprovalCaseLinks } from './approval-case-links.ts';
 import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
 import { createApprovalCaseStore } from './approval-cases.ts';
+import { createDelegationStore } from './delegation.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -60,6 +61,8 @@ export function createStores(database: Database) {
     approvalCases: createApprovalCaseStore(database),
     /** What EVM transfers awaiting approval were prepared with (reused by the approved resend). */
     approvalPreparations: createApprovalPreparationStore(database),
+    /** Users' delegation consents and adjustable parameter values, with their revisions. */
+    delegation: createDelegationStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };

@@ -9,8 +9,8 @@ import { actionHasFact, actionHasMeter, policyActionsOf, policyFacts, type FactT
 
 export type CompiledCondition =
   | { kind: 'compare'; fact: PolicyFactName; op: 'eq' | 'ne' | 'in' | 'nin'; values: Set<string>; text: string[] }
-  | { kind: 'order'; fact: PolicyFactName; op: 'lt' | 'lte' | 'gt' | 'gte'; value: bigint }
-  | { kind: 'aggregate'; meter: PolicyMeter; asset: string | null; windowMs: number; window: string; op: 'lt' | 'lte' | 'gt' | 'gte'; limit: bigint }
+  | { kind: 'order'; fact: PolicyFactName; op: 'lt' | 'lte' | 'gt' | 'gte'; value: bigint; parameterId?: string }
+  | { kind: 'aggregate'; meter: PolicyMeter; asset: string | null; windowMs: number; window: string; op: 'lt' | 'lte' | 'gt' | 'gte'; limit: bigint; parameterId?: string }
   | { kind: 'all'; children: CompiledCondition[] }
   | { kind: 'any'; children: CompiledCondition[] }
   | { kind: 'not'; child: CompiledCondition };
@@ -36,6 +36,8 @@ export interface CompiledRule {
 export interface CompiledPolicy {
   policyId: string;
   version: number;
+  /** delegation: user-owned wallets only, with the user's standing consent (never a guardrail on app-owned wallets). */
+  productMode: PolicyDocument['metadata']['productMode'];
   walletType: PolicyWalletType;
   /** Normalized selector sets; null = no restriction. */
   networks: ReadonlySet<string> | null;
@@ -79,11 +81,12 @@ function compileCondition(condition: PolicyCondition, walletType: PolicyWalletTy
       window,
       op: condition.op,
       limit: BigInt(condition.value),
+      ...(condition.parameter ? { parameterId: condition.parameter.id } : {}),
     };
   }
   const type = policyFacts[condition.fact].type;
   if (condition.op === 'lt' || condition.op === 'lte' || condition.op === 'gt' || condition.op === 'gte') {
-    return { kind: 'order', fact: condition.fact, op: condition.op, value: BigInt(condition.value as string) };
+    return { kind: 'order', fact: condition.fact, op: condition.op, value: BigInt(condition.value as string), ...(condition.parameter ? { parameterId: condition.parameter.id } : {}) };
   }
   const text = Array.isArray(condition.value) ? condition.value : [condition.value];
   return { kind: 'compare', fact: condition.fact, op: condition.op, values: new Set(text.map((v) => canonical(type, walletType, v))), text };
@@ -109,6 +112,7 @@ export function compilePolicy(policyId: string, version: number, document: Polic
   return {
     policyId,
     version,
+    productMode: document.metadata.productMode,
     walletType,
     networks: setOf(document.selector.chainId, (v) => v.toLowerCase()),
     walletIds: setOf(document.selector.walletId, (v) => v.toLowerCase()),

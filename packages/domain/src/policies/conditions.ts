@@ -54,11 +54,26 @@ const conditionValueSchema = z.union([z.string(), z.array(z.string()).min(1).max
   error: 'expected a string, or for in/nin a non-empty array of strings (amounts are decimal strings in base units)',
 });
 
+const baseUnits = z.string().regex(/^(0|[1-9]\d{0,77})$/, { error: 'expected a non-negative integer in base units as a decimal string (e.g. "1000000")' });
+
+/** Delegation policies only: makes the condition's `value` (the default) adjustable by the wallet's user within min..max. */
+export const policyParameterSchema = z
+  .strictObject({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { error: 'expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit' }),
+    label: z.string().trim().min(1, { error: 'expected 1-100 characters' }).max(100, { error: 'expected 1-100 characters' }).describe('Shown to the user'),
+    min: baseUnits.optional().describe('Lowest value the user may save, base units'),
+    max: baseUnits.optional().describe('Highest value the user may save, base units'),
+  })
+  .describe("User-adjustable limit (delegation policies): the condition's value is the default; unique id within the policy");
+
+export type PolicyParameter = z.output<typeof policyParameterSchema>;
+
 export const policyCompareConditionSchema = z
   .strictObject({
     fact: z.enum(policyFactNames, { error: (issue) => `unknown fact ${JSON.stringify(issue.input)}; see the fact catalog` }),
     op: z.enum(policyCompareOperators),
     value: conditionValueSchema,
+    parameter: policyParameterSchema.optional(),
   })
   .describe('Compares one fact of the request with `value`');
 
@@ -71,6 +86,7 @@ export const policyAggregateConditionSchema = z
     }),
     op: z.enum(policyAggregateOperators),
     value: z.string({ error: 'expected the limit as a decimal string in base units' }),
+    parameter: policyParameterSchema.optional(),
   })
   .describe("Compares the meter's value after this request (key x wallet x network x asset x window) with `value`");
 

@@ -87,7 +87,7 @@ const refused: [string, Doc, string, RegExp][] = [
   ['a wrong schemaVersion', { ...guardrails(), schemaVersion: 'permissions.policy.v2' }, 'schemaVersion', /permissions\.policy\.v1/],
   ['a numeric version', { ...guardrails(), version: 1 }, 'version', /string/],
   ['version "0"', { ...guardrails(), version: '0' }, 'version', /positive integer/],
-  ['delegation mode', { ...guardrails(), metadata: { productMode: 'delegation' } }, 'metadata.productMode', /guardrail/],
+  ['a parameter in a guardrail policy', evmRule({ actions: ['transfer'], condition: { fact: 'request.value.baseUnits', op: 'gt', value: '5', parameter: { id: 'cap', label: 'Cap' } } }), 'rules.0.condition.parameter', /only for delegation policies/],
   ['an effective window ending before it starts', { ...guardrails(), effectiveFrom: '2027-01-02T00:00:00Z', effectiveUntil: '2027-01-01T00:00:00Z' }, 'effectiveUntil', /later than effectiveFrom/],
   ['a date without a time zone', { ...guardrails(), effectiveFrom: '2027-01-02T00:00:00' }, 'effectiveFrom', /time zone/],
   ['an unknown action', evmRule({ actions: ['sign_everything'] }), 'rules.0.actions', /"all" or a non-empty array of actions/],

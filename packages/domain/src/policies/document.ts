@@ -100,9 +100,11 @@ const policyDocumentShape = z.strictObject({
   version: z.string().regex(/^[1-9]\d{0,9}$/, { error: 'expected a positive integer as a decimal string; the first version is "1"' }),
   selector: policySelectorSchema,
   metadata: z.strictObject({
-    productMode: z.literal('guardrail', {
-      error: 'expected "guardrail" (app-owned wallets); delegation policies for user-owned wallets are not offered',
-    }),
+    productMode: z
+      .enum(['guardrail', 'delegation'], {
+        error: 'expected "guardrail" (app-owned wallets) or "delegation" (user-owned, i.e. claimed, wallets; applies once the user consents)',
+      })
+      .describe('guardrail: app-owned wallets; delegation: user-owned wallets, with the user\'s consent and adjustable parameters'),
     description: z.string().max(500).optional(),
   }),
   effectiveFrom: datetime.optional(),
@@ -142,6 +144,7 @@ function checkDocument(doc: PolicyDocument, report: Report, options: PolicyParse
     report(['effectiveUntil'], 'must be later than effectiveFrom');
   }
   const seen = new Set<string>();
+  const parameterIds = new Set<string>();
   doc.rules.forEach((rule, i) => {
     const at: Path = ['rules', i];
     if (seen.has(rule.id)) report([...at, 'id'], `duplicate rule id "${rule.id}"`);
@@ -152,7 +155,39 @@ function checkDocument(doc: PolicyDocument, report: Report, options: PolicyParse
     const { leaves, depth } = policyConditionLeaves(rule.condition, [...at, 'condition']);
     if (depth > policyConditionLimits.depth) report([...at, 'condition'], `conditions nest at most ${policyConditionLimits.depth} levels deep`);
     for (const leaf of leaves) checkLeaf(leaf, walletType, actions, rule.actions === 'all', report);
+    checkParameters(leaves, doc.metadata.productMode, parameterIds, report);
   });
+}
+
+/** Amount facts a `compare` parameter may adjust (aggregate parameters adjust any spend meter). */
+export const parameterFacts: readonly string[] = ['request.value.baseUnits', 'request.token.value.baseUnits'];
+
+/** `parameter` declarations: delegation policies only, amount limits only, min <= default <= max, ids unique in the policy. */
+function checkParameters(leaves: PolicyConditionLeaf[], productMode: string, ids: Set<string>, report: Report): void {
+  for (const leaf of leaves) {
+    const parameter = leaf.condition.parameter;
+    if (!parameter) continue;
+    const at = [...leaf.path, 'parameter'];
+    if (productMode !== 'delegation') {
+      report(at, 'parameters (user-adjustable limits) are only for delegation policies: set metadata.productMode to "delegation"');
+      continue;
+    }
+    if (leaf.kind === 'compare') {
+      if (!parameterFacts.includes(leaf.condition.fact)) report([...at], `a parameter adjusts an amount limit: fact must be ${parameterFacts.join(' or ')}`);
+      else if (!policyOrderingOperators.includes(leaf.condition.op)) report([...leaf.path, 'op'], 'a parameter adjusts a limit: op must be lt, lte, gt or gte');
+    }
+    if (ids.has(parameter.id)) report([...at, 'id'], `duplicate parameter id "${parameter.id}"; parameter ids are unique within a policy`);
+    ids.add(parameter.id);
+    const amount = (text: string | undefined) => (text !== undefined && /^(0|[1-9]\d*)$/.test(text) ? BigInt(text) : null);
+    const value = leaf.condition.value;
+    if (typeof value !== 'string' || amount(value) === null) continue;
+    const min = amount(parameter.min);
+    const max = amount(parameter.max);
+    if (min !== null && max !== null && min > max) report(at, `min ${parameter.min} is above max ${parameter.max}`);
+    else if ((min !== null && BigInt(value) < min) || (max !== null && BigInt(value) > max)) {
+      report([...leaf.path, 'value'], `the default ${value} must lie within the parameter's min..max (${parameter.min ?? '0'}..${parameter.max ?? 'unbounded'})`);
+    }
+  }
 }
 
 function checkSelector(selector: PolicySelector, report: Report): void {

@@ -62,7 +62,9 @@ export function createPolicyEngine({ store, meters, clock, approvalsAvailable }:
     let snapshot = snapshots.get(key);
     if (snapshot?.stamp !== stamp) {
       const records = await store.listAllActive(location);
-      snapshot = { stamp, policies: records.map((r) => compilePolicy(r.policyId, r.version, r.document)) };
+      // Delegation policies govern user-owned (claimed) wallets, which REST never signs for: they are no guardrail here.
+      const guardrails = records.filter((r) => r.document.metadata.productMode !== 'delegation');
+      snapshot = { stamp, policies: guardrails.map((r) => compilePolicy(r.policyId, r.version, r.document)) };
       if (snapshots.size >= maxSnapshots) snapshots.clear();
       snapshots.set(key, snapshot);
     }

@@ -1,0 +1,76 @@
+import {
+  delegationConsentListSchema,
+  delegationConsentSchema,
+  delegationWalletQuery,
+  userParameterHistoryQuery,
+  userParameterHistorySchema,
+  userParameterListQuery,
+  userParameterListSchema,
+  userParametersSchema,
+  type DelegationService,
+} from '@wallet/domain';
+import { defineRoutes, type RouteDef } from '../http/route.ts';
+
+const consents = '/v1/permissions-v2/users/{userId}/delegation-consents';
+const parameters = '/v1/permissions-v2/users/{userId}/user-parameters';
+const gated = '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment';
+const missing = 'NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner\'s = missing)';
+
+/**
+ * The user side of permissions v2 as partners see it: delegation consents and user-adjustable
+ * parameter values, read-only (only the user consents or saves values: the users CLI here).
+ */
+export function userPermissionRoutes(delegation: DelegationService): RouteDef[] {
+  return defineRoutes([
+    {
+      method: 'get',
+      path: consents,
+      operationId: 'listUserPolicyConsents',
+      summary: "Consent requests and their state for a user's wallet: every active delegation policy applying to it (empty when none)",
+      tag: 'Permissions',
+      query: delegationWalletQuery,
+      responses: { 200: { description: '`{requests: [{policy, consent}]}`', schema: delegationConsentListSchema }, 404: { description: missing } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.listConsents(caller, params.userId!, query) }),
+    },
+    {
+      method: 'get',
+      path: `${consents}/{policyId}`,
+      operationId: 'getUserPolicyConsent',
+      summary: "Current consent state of a delegation policy for a user's wallet",
+      tag: 'Permissions',
+      query: delegationWalletQuery,
+      responses: { 200: { description: '`{policy, consent}`', schema: delegationConsentSchema }, 404: { description: missing } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.getConsent(caller, params.userId!, params.policyId!, query) }),
+    },
+    {
+      method: 'get',
+      path: parameters,
+      operationId: 'listUserAdjustablePolicies',
+      summary: "Delegation policies with adjustable parameters on the user's wallets (or one wallet)",
+      tag: 'Permissions',
+      query: userParameterListQuery,
+      responses: { 200: { description: '`{policies: [...]}`', schema: userParameterListSchema }, 403: { description: gated }, 404: { description: missing } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.listParameterPolicies(caller, params.userId!, query) }),
+    },
+    {
+      method: 'get',
+      path: `${parameters}/{policyId}`,
+      operationId: 'getUserPolicyParameters',
+      summary: 'Parameter declarations, saved values and the current revision (0 before the first save)',
+      tag: 'Permissions',
+      query: delegationWalletQuery,
+      responses: { 200: { description: 'The parameters', schema: userParametersSchema }, 403: { description: gated }, 404: { description: missing } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.getParameters(caller, params.userId!, params.policyId!, query) }),
+    },
+    {
+      method: 'get',
+      path: `${parameters}/{policyId}/history`,
+      operationId: 'listUserPolicyParameterHistory',
+      summary: 'Saved parameter revisions, newest first: when, under which policy version, and every value',
+      tag: 'Permissions',
+      query: userParameterHistoryQuery,
+      responses: { 200: { description: 'A page of revisions', schema: userParameterHistorySchema }, 403: { description: gated }, 404: { description: missing } },
+      handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.parameterHistory(caller, params.userId!, params.policyId!, query) }),
+    },
+  ]);
+}
