@@ -6,6 +6,7 @@ type Approval = Stage['approvals'][number];
 type Rejection = NonNullable<ConsoleApprovalCaseView['rejectedBy']>;
 type Requirement = ConsoleApprovalCaseView['requirements'][number];
 type Request = ConsoleApprovalCaseView['request'];
+type PartnerReview = NonNullable<ConsoleApprovalCaseView['partnerReview']>;
 
 const environmentArg = (value: string | null | undefined) => (value ?? undefined) as 'development' | 'production' | undefined;
 
@@ -34,6 +35,20 @@ export function addApprovalCaseFields(builder: SchemaBuilderOf, principal: (ctx:
 
   const rejection = builder.objectRef<Rejection>('ApprovalCaseRejection').implement({
     fields: (t) => ({ userId: t.exposeID('userId'), stageId: t.exposeString('stageId'), at: t.exposeString('at') }),
+  });
+
+  const reviewer = builder.objectRef<PartnerReview['decidedBy'] & object>('PartnerReviewer').implement({
+    description: "Who made the app's decision: an API key or a staff member in the console",
+    fields: (t) => ({ type: t.exposeString('type'), id: t.exposeID('id') }),
+  });
+
+  const partnerReview = builder.objectRef<PartnerReview>('ApprovalCasePartnerReview').implement({
+    description: "The app's own review of the case (a require_approval rule without approvalRequirement)",
+    fields: (t) => ({
+      decision: t.exposeString('decision', { nullable: true, description: 'approve or reject; null while undecided' }),
+      decidedAt: t.exposeString('decidedAt', { nullable: true }),
+      decidedBy: t.field({ type: reviewer, nullable: true, resolve: (r) => r.decidedBy }),
+    }),
   });
 
   const requirement = builder.objectRef<Requirement>('ApprovalCaseRequirement').implement({
@@ -78,6 +93,7 @@ export function addApprovalCaseFields(builder: SchemaBuilderOf, principal: (ctx:
       requirements: t.field({ type: [requirement], resolve: (c) => c.requirements }),
       stages: t.field({ type: [stage], resolve: (c) => c.stages }),
       rejectedBy: t.field({ type: rejection, nullable: true, resolve: (c) => c.rejectedBy }),
+      partnerReview: t.field({ type: partnerReview, nullable: true, resolve: (c) => c.partnerReview }),
       expiresAt: t.exposeString('expiresAt'),
       createdAt: t.exposeString('createdAt'),
       completedAt: t.exposeString('completedAt', { nullable: true }),

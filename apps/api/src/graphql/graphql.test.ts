@@ -13,7 +13,7 @@ const TRANSACTION_FIELDS = `transactionId walletId projectId walletType intentKi
 const CASE_FIELDS = `caseId reviewId: caseId projectId environment status terminalReason walletId apiKeyId authorizationScopeId bindingRevision idempotencyKey requestHash
   initiatorUserId request { action operation walletType chainId network to value tokenAddress } requirements { policyId policyVersion ruleId requirementId }
   stages { id requirementId roles requiredApprovals approvals { userId at } completedAt } rejectedBy { userId stageId at }
-  expiresAt createdAt completedAt consumedAt rejectedAt expiredAt invalidatedAt cancelledAt`;
+  partnerReview { decision decidedAt decidedBy { type id } } expiresAt createdAt completedAt consumedAt rejectedAt expiredAt invalidatedAt cancelledAt`;
 
 describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
   let app: TestApp;
