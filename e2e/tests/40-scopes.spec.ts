@@ -1,41 +1,62 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from '@playwright/test';
 import { repoRoot } from '../support/stack.ts';
 import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
- * Authorization scopes in the console: an owner enables the permissions v2 extension, binds a
- * wallet to a scope on the wallet page, assigns the role `finance` to a user created with the users
- * CLI and sees the member and the user's history; a save with a revision someone else replaced
- * shows the conflict and the current revision. A support account sees the same and has no edit
- * control, and the API refuses its writes.
+ * Authorization scopes and conditional approvals in the console: an owner enables the permissions
+ * v2 extension, binds a wallet to a scope on the wallet page, assigns the role `finance` to a user
+ * created with the users CLI and sees the member and the user's history; a save with a revision
+ * someone else replaced shows the conflict and the current revision. Then a transfer over REST
+ * gets POLICY_REVIEW_REQUIRED (evm-approvals, two finance approvals configured for the scope), the
+ * case appears in Reviews & cases, two users approve it with the users CLI, the resent transfer
+ * confirms, and the case shows its stage with who approved when and every status time. A support
+ * account sees all of it, has no edit or cancel control, and the API refuses its writes.
  */
 test.describe.configure({ mode: 'serial' });
 
 const PROJECT = 'scopes e2e';
 const SCOPE = 'acme:treasury';
-const shared = { apiKey: '', projectId: '', walletId: '', userId: '' };
+const shared = { apiKey: '', projectId: '', walletId: '', userId: '', secondUserId: '', caseId: '', pendingCaseId: '', transactionId: '' };
+const LARGE = '2000000000000000'; // 0.002 ETH: above evm-approvals' 0.001 ETH threshold
+const DEAD = '0x000000000000000000000000000000000000dEaD';
 
-async function rest(method: string, path: string, body?: unknown) {
+async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${stack.apiUrl}${path}`, {
     method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json' },
+    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = (await response.json()) as Record<string, unknown>;
-  expect(response.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function rest(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const { status, body: json } = await send(method, path, body, headers);
+  expect(status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
   return json;
 }
 
-/** The users CLI against the running stack (it goes through the service holding the embedded database). */
-async function signUpUser(identifier: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', 'apps/api/src/cli/users.ts', 'signup', '--project-id', shared.projectId, '--identifier', identifier, '--type', 'EMAIL'],
-    { cwd: repoRoot, env: { ...process.env, APP_ENV: 'local', DATA_DIR: stack.dataDir, DATABASE_URL: '', REDIS_URL: '' } },
-  );
-  return (JSON.parse(stdout.trim().split('\n').at(-1)!) as { userId: string }).userId;
+/** The users CLI against the running stack (it goes through the service holding the embedded database): its one JSON line. */
+async function usersCli(...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/users.ts', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, APP_ENV: 'local', DATA_DIR: stack.dataDir, DATABASE_URL: '', REDIS_URL: '' },
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
+const signUpUser = async (identifier: string) =>
+  (await usersCli('signup', '--project-id', shared.projectId, '--identifier', identifier, '--type', 'EMAIL')).userId as string;
+
+async function openCase(page: Page, caseId: string) {
+  await page.getByRole('combobox', { name: 'Project', exact: true }).selectOption({ label: PROJECT });
+  await nav(page, 'Reviews & cases');
+  await expect(page.getByRole('heading', { name: 'Reviews & cases', exact: true })).toBeVisible();
+  await page.getByRole('button', { name: `Open case ${caseId}` }).click();
+  return page.getByRole('region', { name: 'Case detail' });
 }
 
 async function openScopes(page: Page) {
@@ -102,16 +123,73 @@ test('an owner enables the extension, binds a wallet to a scope, assigns finance
   await expect(user.getByTestId('assignment-history-item')).toContainText('by staff');
 
   // Someone writes revision 2 over REST while the console still shows 1: the save is refused, the conflict shown, revision 2 loaded.
-  const path = `/v1/permissions-v2/authorization-scopes/${encodeURIComponent(SCOPE)}/users/${shared.userId}/assignments`;
-  await rest('PUT', path, { expectedRevision: 1, assignments: [{ role: 'finance' }, { attribute: 'region', value: 'eu' }] });
+  const assignmentsPath = `/v1/permissions-v2/authorization-scopes/${encodeURIComponent(SCOPE)}/users/${shared.userId}/assignments`;
+  await rest('PUT', assignmentsPath, { expectedRevision: 1, assignments: [{ role: 'finance' }, { attribute: 'region', value: 'eu' }] });
   await user.getByLabel('Role').fill('auditor');
   await user.getByRole('button', { name: 'Add role' }).click();
   await user.getByRole('button', { name: 'Save assignments' }).click();
   await expect(user.getByTestId('assignments-conflict')).toBeVisible();
   await expect(user.getByTestId('assignments-revision')).toHaveText('2');
   await expect(user.getByTestId('assignment-history-item')).toHaveCount(2);
-  expect(await rest('GET', path)).toMatchObject({ revision: 2, assignments: [{ role: 'finance' }, { attribute: 'region', value: 'eu' }] });
+  expect(await rest('GET', assignmentsPath)).toMatchObject({ revision: 2, assignments: [{ role: 'finance' }, { attribute: 'region', value: 'eu' }] });
   await snap(page, 'scope-members');
+});
+
+test('a transfer over REST waits for two finance approvals: the case in the console, approvals with the users CLI, the resend confirms', async ({ page }) => {
+  // A second finance member (assignments come before the case: an assignment write invalidates open cases).
+  shared.secondUserId = await signUpUser('finance-2@example.com');
+  const scopePath = `/v1/permissions-v2/authorization-scopes/${encodeURIComponent(SCOPE)}`;
+  await rest('PUT', `${scopePath}/users/${shared.secondUserId}/assignments`, { expectedRevision: 0, assignments: [{ role: 'finance' }] });
+  await signIn(page, stack.owner);
+  const activated = await page.request.post('/trpc/policies.activate', {
+    headers: { 'x-csrf-protection': '1' },
+    data: { projectId: shared.projectId, environment: 'development', document: JSON.parse(readFileSync(path.resolve(repoRoot, '../shared/spec/policy-examples/evm-approvals.json'), 'utf8')) },
+  });
+  expect(activated.status(), await activated.text()).toBe(200);
+  await rest('PUT', `${scopePath}/policies/evm-approvals/versions/1/requirements/finance-approval/configuration`, { expectedRevision: 0, values: { 'finance.requiredApprovals': 2 } });
+  await rest('POST', '/v1/local/faucet', { walletId: shared.walletId, amount: '1', token: 'native' });
+
+  const transfer = () => send('POST', `/v1/wallets/${shared.walletId}/transfer`, { to: DEAD, value: LARGE, chainId: 84532 }, { 'Idempotency-Key': 'e2e-approval-1' });
+  const paused = await transfer();
+  expect(paused.status, JSON.stringify(paused.body)).toBe(403);
+  expect(paused.body).toMatchObject({ code: 'POLICY_REVIEW_REQUIRED', reviewId: expect.any(String) });
+  shared.caseId = paused.body.reviewId as string;
+
+  let detail = await openCase(page, shared.caseId);
+  await expect(detail.getByTestId('case-detail')).toHaveAttribute('data-status', 'pending');
+  await expect(detail.getByTestId('case-stage-finance')).toContainText('0 of 2 approvals');
+  await expect(detail.getByRole('region', { name: 'Gated request' })).toContainText(LARGE);
+  await snap(page, 'case-pending');
+
+  for (const userId of [shared.userId, shared.secondUserId]) {
+    expect(await usersCli('approve', '--case-id', shared.caseId, '--user-id', userId)).toMatchObject({ caseId: shared.caseId });
+  }
+  const sent = await transfer();
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  shared.transactionId = sent.body.transactionId as string;
+
+  await page.reload();
+  detail = await openCase(page, shared.caseId);
+  await expect(detail.getByTestId('case-detail')).toHaveAttribute('data-status', 'consumed');
+  const stage = detail.getByTestId('case-stage-finance');
+  await expect(stage).toContainText('2 of 2 approvals');
+  await expect(stage).toContainText(shared.userId);
+  await expect(stage).toContainText(shared.secondUserId);
+  const times = detail.getByRole('region', { name: 'Status times' });
+  for (const label of ['Created', 'Completed', 'Consumed']) {
+    await expect(times.getByText(label, { exact: true }).locator('xpath=following-sibling::dd[1]')).not.toHaveText('—');
+  }
+  await expect(times.getByText('Rejected', { exact: true }).locator('xpath=following-sibling::dd[1]')).toHaveText('—');
+  await snap(page, 'case-consumed');
+
+  // The record it gated: confirmed on the devnet (1 s blocks, the monitor checks every 5 s).
+  await page.goto(`/transactions/${shared.transactionId}`);
+  await expect(page.getByTestId('tx-status')).toHaveText('confirmed', { timeout: 60_000 });
+
+  // One more case that stays pending, for support to look at.
+  const waiting = await send('POST', `/v1/wallets/${shared.walletId}/transfer`, { to: DEAD, value: LARGE, chainId: 84532 }, { 'Idempotency-Key': 'e2e-approval-2' });
+  expect(waiting.body).toMatchObject({ code: 'POLICY_REVIEW_REQUIRED' });
+  shared.pendingCaseId = waiting.body.reviewId as string;
 });
 
 test('support: the extension, member, histories and binding, no edit control, and the API refuses its writes', async ({ page }) => {
@@ -147,7 +225,33 @@ test('support: the extension, member, histories and binding, no edit control, an
   });
   const { data } = (await answer.json()) as { data: { wallet: { authorizationScope: unknown }; authorizationScopeMembers: { members: unknown[] } } };
   expect(data.wallet.authorizationScope).toEqual({ authorizationScopeId: SCOPE, revision: 1, updatedBy: { type: 'staff' } });
-  expect(data.authorizationScopeMembers.members).toEqual([
-    { userId: shared.userId, assignments: [{ role: 'finance', attribute: null, value: null }, { role: null, attribute: 'region', value: 'eu' }] },
-  ]);
+  expect(data.authorizationScopeMembers.members).toHaveLength(2);
+  expect(data.authorizationScopeMembers.members).toEqual(
+    expect.arrayContaining([
+      { userId: shared.userId, assignments: [{ role: 'finance', attribute: null, value: null }, { role: null, attribute: 'region', value: 'eu' }] },
+      { userId: shared.secondUserId, assignments: [{ role: 'finance', attribute: null, value: null }] },
+    ]),
+  );
+
+  // The cases: the consumed one with its approvals, the pending one without a cancel control.
+  const consumed = await openCase(page, shared.caseId);
+  await expect(consumed.getByTestId('case-detail')).toHaveAttribute('data-status', 'consumed');
+  await expect(consumed.getByTestId('case-stage-finance')).toContainText('2 of 2 approvals');
+  await page.getByRole('button', { name: `Open case ${shared.pendingCaseId}` }).click();
+  const pending = page.getByRole('region', { name: 'Case detail' });
+  await expect(pending.getByTestId('case-detail')).toHaveAttribute('data-status', 'pending');
+  await expect(pending.getByRole('button', { name: 'Cancel case' })).toHaveCount(0);
+  await snap(page, 'support-case');
+  const cancel = await page.request.post('/trpc/approvalCases.cancel', {
+    headers: { 'x-csrf-protection': '1' },
+    data: { projectId: shared.projectId, environment: 'development', caseId: shared.pendingCaseId },
+  });
+  expect(cancel.status()).toBe(403);
+  const viaGraphql = await page.request.post('/graphql', {
+    data: { query: `{ approvalCase(id: "${shared.caseId}") { status stages { id requiredApprovals approvals { userId at } completedAt } consumedAt } }` },
+  });
+  const found = ((await viaGraphql.json()) as { data: { approvalCase: { status: string; stages: { approvals: { userId: string }[] }[]; consumedAt: string | null } } }).data.approvalCase;
+  expect(found.status).toBe('consumed');
+  expect(found.stages[0]!.approvals.map((a) => a.userId).sort()).toEqual([shared.userId, shared.secondUserId].sort());
+  expect(found.consumedAt).not.toBeNull();
 });

@@ -166,7 +166,7 @@ describe.concurrent.each(testDatabaseKinds)('console approval configurations ove
 
         const page1 = await a.developer.approvalCases.list.query({ ...where(), limit: 2 });
         expect(page1.data.map((c) => c.caseId)).toEqual([ids[2], ids[1]]);
-        const page2 = await a.developer.approvalCases.list.query({ ...where(), limit: 2, cursor: page1.nextCursor! });
+        const page2 = await a.developer.approvalCases.list.query({ ...where(), limit: 2, cursor: page1.nextCursor!, direction: 'forward' }); // infinite queries send direction
         expect(page2).toMatchObject({ data: [{ caseId: ids[0] }], nextCursor: null });
         expect((await a.owner.approvalCases.list.query({ ...where(), status: 'rejected' })).data.map((c) => c.caseId)).toEqual([ids[0]]);
         expect((await a.owner.approvalCases.list.query({ ...where(), walletId: randomUUID() })).data).toEqual([]);

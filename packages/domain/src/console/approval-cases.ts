@@ -17,6 +17,7 @@ import type { Caller } from '../shared/caller.ts';
 import { parseInput, uuidSchema } from '../shared/zod.ts';
 import { requireWriteAccess, type StaffPrincipal } from '../staff/service.ts';
 import { scopeLocationInput, type ScopeConsolePrincipal } from './authorization-scopes.ts';
+import { direction } from './schemas.ts';
 import type { PartnerScope } from './scope.ts';
 
 /** `cursor` is the previous page's `nextCursor` (the REST `beforeCaseId`). */
@@ -24,6 +25,7 @@ export const approvalCaseListInput = scopeLocationInput.extend({
   status: z.enum(approvalCaseStatuses).optional(),
   walletId: z.string().trim().min(1).max(200).optional(),
   cursor: z.string().min(1).max(200).optional(),
+  direction,
   limit: z.number().int().min(1).max(100).optional(),
 });
 export const approvalCaseInput = scopeLocationInput.extend({ caseId: z.string().trim().min(1).max(200) });

@@ -12,7 +12,7 @@ const id = z.string().trim().min(1).max(100);
 const limit = z.coerce.number().int().min(1).max(100).default(50);
 const cursor = z.string().min(1).max(200).optional();
 /** Sent by tRPC infinite queries next to the cursor; lists only page forward, so it is accepted and ignored. */
-const direction = z.enum(['forward', 'backward']).optional();
+export const direction = z.enum(['forward', 'backward']).optional();
 
 export const projectIdInput = z.strictObject({ projectId: id });
 export const apiKeyIdInput = z.strictObject({ apiKeyId: id });
