@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalCount, isCancellable, requestSummary, statusTimes } from './approval-cases.ts';
+import { approvalCount, eligibilityLabel, isCancellable, requestSummary, statusTimes } from './approval-cases.ts';
 
 const evm = { walletType: 'EVM', chainId: '84532', network: null };
 
@@ -38,5 +38,14 @@ describe('approvalCount and isCancellable', () => {
     expect(approvalCount({ requiredApprovals: 1, approvals: [] })).toBe('0 of 1 approval');
     expect(isCancellable('pending')).toBe(true);
     for (const status of ['completed', 'consumed', 'rejected', 'expired', 'invalidated', 'cancelled']) expect(isCancellable(status)).toBe(false);
+  });
+});
+
+describe('eligibilityLabel', () => {
+  it('names the roles, then each attribute with its accepted values', () => {
+    expect(eligibilityLabel({ roles: ['finance', 'treasury'], attributes: { region: ['eu', 'uk'] } })).toBe('finance or treasury; region eu/uk');
+    expect(eligibilityLabel({ roles: [], attributes: { desk: ['fx'] } })).toBe('desk fx');
+    expect(eligibilityLabel({ roles: ['finance'] })).toBe('finance');
+    expect(eligibilityLabel({ roles: [], attributes: {} })).toBe('—');
   });
 });

@@ -62,3 +62,9 @@ export function approvalCount(stage: { requiredApprovals: number; approvals: unk
 
 /** Only a pending case can be cancelled (the API answers 409 for any other). */
 export const isCancellable = (status: string) => status === 'pending';
+
+/** Who may approve a stage: `finance or treasury; region eu/uk` (roles, then each attribute with its values). */
+export function eligibilityLabel(eligibility: { roles: string[]; attributes?: Record<string, string[]> }): string {
+  const parts = [eligibility.roles.join(' or '), ...Object.entries(eligibility.attributes ?? {}).map(([name, values]) => `${name} ${values.join('/')}`)];
+  return parts.filter(Boolean).join('; ') || '—';
+}

@@ -21,12 +21,21 @@ export function addApprovalCaseFields(builder: SchemaBuilderOf, principal: (ctx:
     fields: (t) => ({ userId: t.exposeID('userId'), at: t.exposeString('at') }),
   });
 
+  const attribute = builder.objectRef<{ name: string; values: string[] }>('ApprovalStageAttribute').implement({
+    fields: (t) => ({ name: t.exposeString('name'), values: t.exposeStringList('values') }),
+  });
+
   const stage = builder.objectRef<Stage>('ApprovalCaseStage').implement({
     description: 'A stage as the case snapshotted it, with the approvals it got so far (in order)',
     fields: (t) => ({
       id: t.exposeString('id'),
       requirementId: t.exposeString('requirementId'),
       roles: t.exposeStringList('roles'),
+      attributes: t.field({
+        type: [attribute],
+        description: 'Attributes an approver must hold, each with one of its values',
+        resolve: (s) => Object.entries(s.attributes).map(([name, values]) => ({ name, values })),
+      }),
       requiredApprovals: t.exposeInt('requiredApprovals'),
       approvals: t.field({ type: [approval], resolve: (s) => s.approvals }),
       completedAt: t.exposeString('completedAt', { nullable: true, description: 'When its last needed approval came; null while short' }),

@@ -12,7 +12,7 @@ const TRANSACTION_FIELDS = `transactionId walletId projectId walletType intentKi
 
 const CASE_FIELDS = `caseId reviewId: caseId projectId environment status terminalReason walletId apiKeyId authorizationScopeId bindingRevision idempotencyKey requestHash
   initiatorUserId request { action operation walletType chainId network to value tokenAddress } requirements { policyId policyVersion ruleId requirementId }
-  stages { id requirementId roles requiredApprovals approvals { userId at } completedAt } rejectedBy { userId stageId at }
+  stages { id requirementId roles attributes { name values } requiredApprovals approvals { userId at } completedAt } rejectedBy { userId stageId at }
   partnerReview { decision decidedAt decidedBy { type id } } expiresAt createdAt completedAt consumedAt rejectedAt expiredAt invalidatedAt cancelledAt`;
 
 describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
@@ -145,6 +145,7 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
     const { request, ...view } = rest;
     expect(one.body.data.approvalCase).toEqual({
       ...view,
+      stages: view.stages.map((s: { attributes: Record<string, string[]> }) => ({ ...s, attributes: Object.entries(s.attributes).map(([name, values]) => ({ name, values })) })),
       projectId: p.projectId,
       environment: 'development',
       request: { action: request.action, operation: request.operation, ...request.chain, to: request.transfer.to, value: LARGE, tokenAddress: null },

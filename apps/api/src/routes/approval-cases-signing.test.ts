@@ -106,8 +106,8 @@ describe.concurrent.each(testDatabaseKinds)('conditional approval cases at the s
       expect(opened.body).toEqual(reviewRequired());
       const caseId = opened.body.caseId as string;
       expect((await p.getCase(caseId)).body.stages).toEqual([
-        { id: 'finance', requirementId: 'finance-then-exec', roles: ['finance'], requiredApprovals: 2, approvals: [], completedAt: null },
-        { id: 'executive', requirementId: 'finance-then-exec', roles: ['executive'], requiredApprovals: 1, approvals: [], completedAt: null },
+        { id: 'finance', requirementId: 'finance-then-exec', roles: ['finance'], attributes: {}, requiredApprovals: 2, approvals: [], completedAt: null },
+        { id: 'executive', requirementId: 'finance-then-exec', roles: ['executive'], attributes: {}, requiredApprovals: 1, approvals: [], completedAt: null },
       ]);
       expect(Date.parse(opened.body.expiresAt) - Date.parse((await p.getCase(caseId)).body.createdAt)).toBe(2 * 3_600_000);
 
@@ -129,6 +129,22 @@ describe.concurrent.each(testDatabaseKinds)('conditional approval cases at the s
 
       const signed = await p.sign(LARGE, { 'Idempotency-Key': `two-${kind}` }, { initiatorUserId: initiator });
       expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    });
+
+    it('eligibility by role and attribute: a finance user outside the EU region is refused, one in it approves', async () => {
+      const policy = JSON.parse(JSON.stringify(twoStagePolicy('regional')).replace('{"roles":["executive"]}', '{"roles":["finance"],"attributes":{"region":["eu"]}}'));
+      policy.rules[0].approvalRequirement.stages.shift(); // only the (regional) executive stage is left
+      const p = await approvalsProject(app, { policy });
+      const us = await p.member(['finance', { attribute: 'region', value: 'us' }]);
+      const eu = await p.member(['finance', { attribute: 'region', value: 'eu' }]);
+      const euOnly = await p.member([{ attribute: 'region', value: 'eu' }]);
+      const opened = await p.sign(LARGE, { 'Idempotency-Key': `regional-${kind}` });
+      const caseId = opened.body.caseId as string;
+      expect((await p.getCase(caseId)).body.stages).toMatchObject([{ id: 'executive', roles: ['finance'], attributes: { region: ['eu'] } }]);
+      expect(await decide(app, 'approve', caseId, us)).toMatchObject({ ok: false, status: 403, body: { code: 'FORBIDDEN', message: expect.stringContaining('attribute region') } });
+      expect(await decide(app, 'approve', caseId, euOnly)).toMatchObject({ ok: false, status: 403, body: { message: expect.stringContaining('roles') } });
+      expect(await decide(app, 'approve', caseId, eu)).toMatchObject({ ok: true, body: { status: 'completed' } });
+      expect((await p.sign(LARGE, { 'Idempotency-Key': `regional-${kind}` })).status).toBe(200);
     });
 
     it('403 FORBIDDEN without a scope binding; with the extension off a match is POLICY_DENIED approval-not-available; a dry run says review_required', async () => {

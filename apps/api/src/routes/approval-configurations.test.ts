@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvalProject, approvalsProject, configurationPath, LARGE, requirementPath, requirementsPath, type ApprovalProject } from '../testing/approval-fixtures.ts';
+import { approvalProject, approvalsProject, configurationPath, evmApprovalsRequirement, FINANCE_APPROVALS, LARGE, requirementPath, requirementsPath, type ApprovalProject } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { examplePolicy } from '../testing/policy-fixtures.ts';
 
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
-const KEY = 'finance.requiredApprovals';
-const requirement = {
-  policyId: 'evm-approvals',
-  policyVersion: '1',
-  ruleId: 'large',
-  requirementId: 'finance-approval',
-  stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }],
-  configurable: [{ key: KEY, min: 1, max: 3, default: 1 }],
-};
+const KEY = FINANCE_APPROVALS;
+const requirement = evmApprovalsRequirement;
 const missingRequirement = { code: 'NOT_FOUND', message: 'Approval requirement not found' };
 const missingConfiguration = { code: 'NOT_FOUND', message: 'Approval configuration not found' };
 const unavailable = { code: 'PERMISSIONS_V2_EXTENSION_UNAVAILABLE', message: expect.stringContaining('not enabled') };
@@ -91,7 +84,7 @@ describe.concurrent.each(testDatabaseKinds)('approval requirement configuration 
       expect((await project.get(`${path}/effective`)).body).toEqual({
         authorizationScopeId: 'acme:org.1',
         ...requirement,
-        stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 2 }],
+        stages: [{ id: 'finance', eligibility: { roles: ['finance'], attributes: {} }, requiredApprovals: 2 }],
         values: { [KEY]: 2 },
         configuration: { revision: 1, values: { [KEY]: 2 }, updatedAt: written.body.updatedAt, updatedBy: by },
       });

@@ -35,6 +35,22 @@ export function twoStagePolicy(id = 'two-stage', version = '1') {
   };
 }
 
+/** The configurable value of evm-approvals.json. */
+export const FINANCE_APPROVALS = 'finance.requiredApprovals';
+
+/** The requirement of evm-approvals.json as the requirement routes list it. */
+export const evmApprovalsRequirement = {
+  policyId: 'evm-approvals',
+  policyVersion: '1',
+  ruleId: 'large',
+  requirementId: 'finance-approval',
+  stages: [{ id: 'finance', eligibility: { roles: ['finance'], attributes: {} }, requiredApprovals: 1 }],
+  configurable: [{ key: FINANCE_APPROVALS, min: 1, max: 3, default: 1 }],
+};
+
+/** A role, or an attribute with its value. */
+type Held = string | { attribute: string; value: string };
+
 /**
  * A project with the extension enabled, `policy` applied (default: evm-approvals.json as
  * written), an EVM wallet bound to scope `org-1` (unless `bind: false`), and helpers to sign over
@@ -57,15 +73,16 @@ export async function approvalsProject(app: TestApp, options: { policy?: unknown
     wallet,
     /** Another wallet of the project (unbound). */
     newWallet: project.wallet,
-    /** A user with these roles in `org-1` (an assignment write: open cases of the scope are invalidated). */
-    async member(roles: string[], scopeId = 'org-1'): Promise<string> {
+    /** A user with these roles (a string) and attributes in `org-1` (an assignment write: open cases of the scope are invalidated). */
+    async member(roles: Held[], scopeId = 'org-1'): Promise<string> {
       const userId = await project.user();
       if (roles.length > 0) await this.assign(userId, roles, scopeId);
       return userId;
     },
-    async assign(userId: string, roles: string[], scopeId = 'org-1') {
+    async assign(userId: string, roles: Held[], scopeId = 'org-1') {
       const expectedRevision = revisions.get(`${scopeId}|${userId}`) ?? 0;
-      const written = await project.put(assignmentsPath(scopeId, userId), { expectedRevision, assignments: roles.map((role) => ({ role })) });
+      const assignments = roles.map((held) => (typeof held === 'string' ? { role: held } : held));
+      const written = await project.put(assignmentsPath(scopeId, userId), { expectedRevision, assignments });
       expect(written.status, JSON.stringify(written.body)).toBe(200);
       revisions.set(`${scopeId}|${userId}`, written.body.revision as number);
     },

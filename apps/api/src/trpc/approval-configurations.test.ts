@@ -1,25 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvalsProject, configurationPath, decide, LARGE, storeApprovalPolicy, twoStagePolicy } from '../testing/approval-fixtures.ts';
+import { approvalsProject, configurationPath, decide, evmApprovalsRequirement, FINANCE_APPROVALS, LARGE, storeApprovalPolicy, twoStagePolicy } from '../testing/approval-fixtures.ts';
 import { consolePartner } from '../testing/console-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { trpcFailure } from '../testing/staff-client.ts';
 
 
-const KEY = 'finance.requiredApprovals';
+const KEY = FINANCE_APPROVALS;
 const READ_ONLY = { status: 403, body: { code: 'FORBIDDEN', message: 'Support staff have read-only access' } };
 const UNAVAILABLE = { status: 403, body: { code: 'PERMISSIONS_V2_EXTENSION_UNAVAILABLE', message: expect.stringContaining('not enabled') } };
 const NOT_PROJECT = { status: 404, body: { code: 'NOT_FOUND', message: 'Project not found' } };
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
-const requirement = {
-  policyId: 'evm-approvals',
-  policyVersion: '1',
-  ruleId: 'large',
-  requirementId: 'finance-approval',
-  stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }],
-  configurable: [{ key: KEY, min: 1, max: 3, default: 1 }],
-};
+const requirement = evmApprovalsRequirement;
 const ref = { policyId: 'evm-approvals', policyVersion: '1', requirementId: 'finance-approval' };
 
 describe.concurrent.each(testDatabaseKinds)('console approval configurations over tRPC (%s)', (kind) => {
@@ -83,7 +76,7 @@ describe.concurrent.each(testDatabaseKinds)('console approval configurations ove
       expect(effective).toEqual({
         authorizationScopeId: 'acme:org.1',
         ...requirement,
-        stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 3 }],
+        stages: [{ id: 'finance', eligibility: { roles: ['finance'], attributes: {} }, requiredApprovals: 3 }],
         values: { [KEY]: 3 },
         configuration: { revision: 2, values: { [KEY]: 3 }, updatedAt: second.updatedAt, updatedBy: { type: 'staff', id: staff.developer } },
       });

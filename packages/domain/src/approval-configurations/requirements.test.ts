@@ -32,8 +32,8 @@ describe('approval requirements and their configuration', () => {
         ruleId: 'big',
         requirementId: 'board',
         stages: [
-          { id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 2 },
-          { id: 'cfo', eligibility: { roles: ['cfo'] }, requiredApprovals: 1 },
+          { id: 'finance', eligibility: { roles: ['finance'], attributes: {} }, requiredApprovals: 2 },
+          { id: 'cfo', eligibility: { roles: ['cfo'], attributes: {} }, requiredApprovals: 1 },
         ],
         configurable: [{ key: 'finance.requiredApprovals', min: 1, max: 3, default: 2 }],
       },

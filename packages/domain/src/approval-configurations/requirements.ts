@@ -3,12 +3,13 @@
  * what a configuration does to them. A configurable value is addressed as `<stageId>.<key>`
  * (evm-approvals.json: `"finance.requiredApprovals"`), bounded by the stage's declaration.
  */
+import { eligibilityOf } from '../policies/document.ts';
 import type { PolicyVersionRecord } from '../policies/ports.ts';
 import type { ConfigurationValues } from './ports.ts';
 
 export interface RequirementStageView {
   id: string;
-  eligibility: { roles: string[] };
+  eligibility: { roles: string[]; attributes: Record<string, string[]> };
   /** The policy's value (the default); the effective view shows the configured one. */
   requiredApprovals: number;
 }
@@ -42,7 +43,7 @@ export function requirementsOf(versions: PolicyVersionRecord[]): RequirementView
         policyVersion: String(version.version),
         ruleId: rule.id,
         requirementId: requirement.id,
-        stages: requirement.stages.map((stage) => ({ id: stage.id, eligibility: { roles: [...stage.eligibility.roles] }, requiredApprovals: stage.requiredApprovals })),
+        stages: requirement.stages.map((stage) => ({ id: stage.id, eligibility: eligibilityOf(stage.eligibility), requiredApprovals: stage.requiredApprovals })),
         configurable: requirement.stages.flatMap((stage) => {
           const range = stage.configurable?.requiredApprovals;
           return range ? [{ key: `${stage.id}.requiredApprovals`, min: range.min, max: range.max, default: stage.requiredApprovals }] : [];

@@ -21,7 +21,7 @@ export const configurationBody = z
 
 const actorSchema = z.object({ type: z.enum(['api_key', 'staff', 'operator']), id: z.string().nullable() });
 const valuesSchema = z.record(z.string(), z.number().int());
-const stageSchema = z.object({ id: z.string(), eligibility: z.object({ roles: z.array(z.string()) }), requiredApprovals: z.number().int() });
+const stageSchema = z.object({ id: z.string(), eligibility: z.object({ roles: z.array(z.string()), attributes: z.record(z.string(), z.array(z.string())) }), requiredApprovals: z.number().int() });
 const configurableSchema = z.object({ key: z.string().describe('`<stageId>.requiredApprovals`'), min: z.number().int(), max: z.number().int(), default: z.number().int() });
 
 const requirementShape = {

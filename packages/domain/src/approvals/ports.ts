@@ -14,6 +14,8 @@ export interface ApprovalStage {
   id: string;
   requirementId: string;
   roles: string[];
+  /** Attribute name -> accepted values; a user must match every one (absent in cases opened before attributes existed). */
+  attributes?: Record<string, string[]>;
   requiredApprovals: number;
 }
 

@@ -53,6 +53,7 @@ export const approvalCaseSchema = z
         id: z.string(),
         requirementId: z.string(),
         roles: z.array(z.string()),
+        attributes: z.record(z.string(), z.array(z.string())).describe('Attribute name -> accepted values (every one must hold)'),
         requiredApprovals: z.int(),
         approvals: z.array(z.object({ userId: z.uuid(), at: iso })),
         completedAt: nullableIso,

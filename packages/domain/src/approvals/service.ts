@@ -14,7 +14,7 @@ import { createApprovalGate } from './gate.ts';
 import type { ApprovalCaseRecord, ApprovalCaseStore, ConfiguredApprovalValues } from './ports.ts';
 import { createCaseRefresh } from './refresh.ts';
 import { approvalCaseListQuery, decideCaseInput } from './schemas.ts';
-import { approvalCaseView, planDecision } from './stages.ts';
+import { approvalCaseView, heldAssignments, planDecision } from './stages.ts';
 
 export interface ApprovalCaseServiceDeps {
   store: ApprovalCaseStore;
@@ -94,8 +94,8 @@ export function createApprovalCaseService(deps: ApprovalCaseServiceDeps): {
       const at = { projectId: record.projectId, environment: record.environment };
       if (!(await scopes.userInProject(record.projectId, userId))) throw notFound('User');
       const assignments = record.scopeId ? await scopes.findAssignments(at, record.scopeId, userId) : null;
-      const roles = new Set((assignments?.assignments ?? []).flatMap((a) => ('role' in a ? [a.role] : [])));
-      const decided = await store.decide(record.id, (locked) => planDecision(locked, userId, decision, roles, clock.now()));
+      const held = heldAssignments(assignments?.assignments ?? []);
+      const decided = await store.decide(record.id, (locked) => planDecision(locked, userId, decision, held, clock.now()));
       return approvalCaseView(decided);
     },
   };

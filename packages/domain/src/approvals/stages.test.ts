@@ -3,7 +3,7 @@ import { ApiError } from '../errors.ts';
 import type { ApprovalRequirementMatch } from '../signing/pipeline.ts';
 import type { ApprovalCaseRecord } from './ports.ts';
 import { partnerReviewStatus } from './reviews.ts';
-import { lazyTransition, planDecision, planPartnerDecision, sameRequirements, snapshotStages, stageProgress } from './stages.ts';
+import { heldAssignments, ineligibility, lazyTransition, planDecision, planPartnerDecision, sameRequirements, snapshotStages, stageProgress, type HeldAssignments } from './stages.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 const match = (requirementId: string, stages: ApprovalRequirementMatch['stages'], policyVersion = '1'): ApprovalRequirementMatch => ({
@@ -29,8 +29,8 @@ function caseWith(overrides: Partial<ApprovalCaseRecord> = {}): ApprovalCaseReco
     scopeId: 'org',
     bindingRevision: 1,
     stages: [
-      { id: 'finance', requirementId: 'req', roles: ['finance'], requiredApprovals: 2 },
-      { id: 'executive', requirementId: 'req', roles: ['executive'], requiredApprovals: 1 },
+      { id: 'finance', requirementId: 'req', roles: ['finance'], attributes: {}, requiredApprovals: 2 },
+      { id: 'executive', requirementId: 'req', roles: ['executive'], attributes: {}, requiredApprovals: 1 },
     ],
     partnerReview: false,
     partnerDecision: null,
@@ -64,22 +64,22 @@ const refusal = (run: () => unknown): ApiError => {
 describe('approval stages', () => {
   it('snapshots stages in requirement order, applies configured requiredApprovals and qualifies shared stage ids', () => {
     const stages = snapshotStages(
-      [match('a', [{ id: 'finance', roles: ['finance'], requiredApprovals: 1 }]), match('b', [{ id: 'finance', roles: ['cfo'], requiredApprovals: 1 }, { id: 'legal', roles: ['legal'], requiredApprovals: 2 }])],
+      [match('a', [{ id: 'finance', roles: ['finance'], attributes: {}, requiredApprovals: 1 }]), match('b', [{ id: 'finance', roles: ['cfo'], attributes: {}, requiredApprovals: 1 }, { id: 'legal', roles: ['legal'], attributes: {}, requiredApprovals: 2 }])],
       [{ 'finance.requiredApprovals': 3 }, null],
     );
     expect(stages).toEqual([
-      { id: 'a.finance', requirementId: 'a', roles: ['finance'], requiredApprovals: 3 },
-      { id: 'b.finance', requirementId: 'b', roles: ['cfo'], requiredApprovals: 1 },
-      { id: 'legal', requirementId: 'b', roles: ['legal'], requiredApprovals: 2 },
+      { id: 'a.finance', requirementId: 'a', roles: ['finance'], attributes: {}, requiredApprovals: 3 },
+      { id: 'b.finance', requirementId: 'b', roles: ['cfo'], attributes: {}, requiredApprovals: 1 },
+      { id: 'legal', requirementId: 'b', roles: ['legal'], attributes: {}, requiredApprovals: 2 },
     ]);
     // A configured value that is no positive integer is ignored.
-    expect(snapshotStages([match('a', [{ id: 's', roles: ['r'], requiredApprovals: 2 }])], [{ 's.requiredApprovals': 0 }])[0]!.requiredApprovals).toBe(2);
+    expect(snapshotStages([match('a', [{ id: 's', roles: ['r'], attributes: {}, requiredApprovals: 2 }])], [{ 's.requiredApprovals': 0 }])[0]!.requiredApprovals).toBe(2);
   });
 
   it('advances stages in order: two finance approvals, then one executive completes the case', () => {
-    const roles = (...r: string[]) => new Set(r);
+    const roles = (...r: string[]) => heldAssignments(r.map((role) => ({ role })));
     let record = caseWith();
-    const apply = (userId: string, decision: 'approve' | 'reject', held: Set<string>, minute: number) => {
+    const apply = (userId: string, decision: 'approve' | 'reject', held: HeldAssignments, minute: number) => {
       const plan = planDecision(record, userId, decision, held, at(minute));
       record = { ...record, decisions: [...record.decisions, plan.decision], status: plan.status ?? record.status };
       return plan;
@@ -101,10 +101,22 @@ describe('approval stages', () => {
   });
 
   it('a reject by an eligible user rejects; an ineligible one, an expired or ended case refuse', () => {
-    expect(planDecision(caseWith(), 'f1', 'reject', new Set(['finance']), at(1))).toMatchObject({ status: 'rejected', decision: { decision: 'reject', stageId: 'finance' } });
-    expect(refusal(() => planDecision(caseWith(), 'x', 'reject', new Set(['auditor']), at(1)))).toMatchObject({ status: 403 });
-    expect(refusal(() => planDecision(caseWith(), 'f1', 'approve', new Set(['finance']), at(60)))).toMatchObject({ status: 409, extra: { status: 'expired' } });
-    expect(refusal(() => planDecision(caseWith({ status: 'cancelled' }), 'f1', 'approve', new Set(['finance']), at(1)))).toMatchObject({ extra: { status: 'cancelled' } });
+    expect(planDecision(caseWith(), 'f1', 'reject', heldAssignments([{ role: 'finance' }]), at(1))).toMatchObject({ status: 'rejected', decision: { decision: 'reject', stageId: 'finance' } });
+    expect(refusal(() => planDecision(caseWith(), 'x', 'reject', heldAssignments([{ role: 'auditor' }]), at(1)))).toMatchObject({ status: 403 });
+    expect(refusal(() => planDecision(caseWith(), 'f1', 'approve', heldAssignments([{ role: 'finance' }]), at(60)))).toMatchObject({ status: 409, extra: { status: 'expired' } });
+    expect(refusal(() => planDecision(caseWith({ status: 'cancelled' }), 'f1', 'approve', heldAssignments([{ role: 'finance' }]), at(1)))).toMatchObject({ extra: { status: 'cancelled' } });
+  });
+
+  it('attribute eligibility: every attribute named must hold with an accepted value, next to one of the roles when roles are named', () => {
+    const stage = { roles: ['finance'], attributes: { region: ['eu', 'uk'] } };
+    expect(ineligibility(stage, heldAssignments([{ role: 'finance' }, { attribute: 'region', value: 'uk' }]))).toBeNull();
+    expect(ineligibility(stage, heldAssignments([{ role: 'finance' }, { attribute: 'region', value: 'us' }]))).toBe('attribute region is not one of eu, uk');
+    expect(ineligibility(stage, heldAssignments([{ attribute: 'region', value: 'eu' }]))).toBe('holds none of its roles (finance)');
+    // Attributes alone: any role.
+    expect(ineligibility({ roles: [], attributes: { region: ['eu'] } }, heldAssignments([{ attribute: 'region', value: 'eu' }]))).toBeNull();
+    expect(ineligibility({ roles: [], attributes: { region: ['eu'], desk: ['fx'] } }, heldAssignments([{ attribute: 'region', value: 'eu' }]))).toBe('attribute desk is not one of fx');
+    // A case opened before attributes existed has none.
+    expect(ineligibility({ roles: ['finance'] }, heldAssignments([{ role: 'finance' }]))).toBeNull();
   });
 
   it('refreshes lazily: expiry at expiresAt first, then a policy version no longer active; ended cases stay', () => {
@@ -133,17 +145,17 @@ describe('partner reviews', () => {
   });
 
   it('with user stages too: the app\'s approve waits for the stages, and the last stage approval waits for the app', () => {
-    const mixed = caseWith({ partnerReview: true, stages: [{ id: 'finance', requirementId: 'req', roles: ['finance'], requiredApprovals: 1 }] });
+    const mixed = caseWith({ partnerReview: true, stages: [{ id: 'finance', requirementId: 'req', roles: ['finance'], attributes: {}, requiredApprovals: 1 }] });
     expect(planPartnerDecision(mixed, 'approve', key, at(1))).toMatchObject({ status: null });
-    expect(planDecision(mixed, 'u1', 'approve', new Set(['finance']), at(1))).toMatchObject({ status: null });
+    expect(planDecision(mixed, 'u1', 'approve', heldAssignments([{ role: 'finance' }]), at(1))).toMatchObject({ status: null });
     const approved = { ...mixed, partnerDecision: { decision: 'approve' as const, decidedAt: at(1), decidedBy: key } };
-    expect(planDecision(approved, 'u1', 'approve', new Set(['finance']), at(2))).toMatchObject({ status: 'completed' });
+    expect(planDecision(approved, 'u1', 'approve', heldAssignments([{ role: 'finance' }]), at(2))).toMatchObject({ status: 'completed' });
     expect(partnerReviewStatus(approved)).toBe('approved');
     expect(partnerReviewStatus(mixed)).toBe('pending');
     const staged = { ...mixed, decisions: [{ stageId: 'finance', userId: 'u1', decision: 'approve' as const, createdAt: at(1) }] };
     expect(planPartnerDecision(staged, 'approve', key, at(2))).toMatchObject({ status: 'completed' });
     // Users never decide a partner-only case, nor a case whose stages are all complete.
-    expect(() => planDecision(partnerOnly(), 'u1', 'approve', new Set(), at(1))).toThrow(/partner review/);
-    expect(() => planDecision(staged, 'u2', 'approve', new Set(['finance']), at(2))).toThrow(/waits for the partner review/);
+    expect(() => planDecision(partnerOnly(), 'u1', 'approve', heldAssignments([]), at(1))).toThrow(/partner review/);
+    expect(() => planDecision(staged, 'u2', 'approve', heldAssignments([{ role: 'finance' }]), at(2))).toThrow(/waits for the partner review/);
   });
 });

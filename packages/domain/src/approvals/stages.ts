@@ -33,6 +33,7 @@ export function snapshotStages(matches: ApprovalRequirementMatch[], configured: 
         id: (counts.get(s.id) ?? 0) > 1 ? `${m.requirementId}.${s.id}` : s.id,
         requirementId: m.requirementId,
         roles: [...s.roles],
+        attributes: s.attributes,
         requiredApprovals: typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : s.requiredApprovals,
       };
     }),
@@ -57,6 +58,27 @@ export function stageProgress(stages: ApprovalStage[], decisions: ApprovalDecisi
   return { stages: progress, current: current === -1 ? null : current };
 }
 
+/** What a user holds in a scope: roles, and attribute name -> values. */
+export interface HeldAssignments {
+  roles: ReadonlySet<string>;
+  attributes: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export function heldAssignments(assignments: ({ role: string } | { attribute: string; value: string })[]): HeldAssignments {
+  const attributes = new Map<string, Set<string>>();
+  for (const a of assignments) if ('attribute' in a) attributes.set(a.attribute, (attributes.get(a.attribute) ?? new Set()).add(a.value));
+  return { roles: new Set(assignments.flatMap((a) => ('role' in a ? [a.role] : []))), attributes };
+}
+
+/** Why the user may not decide at this stage (null: eligible): one of its roles when it names roles, and every attribute it names with an accepted value. */
+export function ineligibility(stage: Pick<ApprovalStage, 'roles' | 'attributes'>, held: HeldAssignments): string | null {
+  if (stage.roles.length > 0 && !stage.roles.some((r) => held.roles.has(r))) return `holds none of its roles (${stage.roles.join(', ')})`;
+  for (const [name, values] of Object.entries(stage.attributes ?? {})) {
+    if (!values.some((v) => held.attributes.get(name)?.has(v))) return `attribute ${name} is not one of ${values.join(', ')}`;
+  }
+  return null;
+}
+
 /** A refused decision: 4xx with the case's status where it matters. */
 const notPending = (status: ApprovalCaseStatus) => new ApiError(409, 'CONFLICT', `The case is ${status}; only a pending case takes decisions`, { status });
 
@@ -66,7 +88,7 @@ const notPending = (status: ApprovalCaseStatus) => new ApiError(409, 'CONFLICT',
  * the initiator and must not have decided this case before; a reject by an eligible user ends
  * the case, the last approval of the last stage completes it.
  */
-export function planDecision(record: ApprovalCaseRecord, userId: string, decision: 'approve' | 'reject', roles: ReadonlySet<string>, now: Date): DecisionPlan {
+export function planDecision(record: ApprovalCaseRecord, userId: string, decision: 'approve' | 'reject', held: HeldAssignments, now: Date): DecisionPlan {
   if (record.status !== 'pending') throw notPending(record.status);
   if (now.getTime() >= record.expiresAt.getTime()) throw notPending('expired');
   if (record.initiatorUserId !== null && record.initiatorUserId.toLowerCase() === userId.toLowerCase()) {
@@ -80,9 +102,8 @@ export function planDecision(record: ApprovalCaseRecord, userId: string, decisio
     throw conflict(record.stages.length === 0 ? 'This case is a partner review: the app approves it, no user decides' : 'Every stage of this case is complete; it waits for the partner review');
   }
   const stage = stages[current]!.stage;
-  if (!stage.roles.some((r) => roles.has(r))) {
-    throw forbidden(`The user holds none of the roles of the current stage "${stage.id}" (${stage.roles.join(', ')}) in authorization scope ${record.scopeId}`);
-  }
+  const missing = ineligibility(stage, held);
+  if (missing) throw forbidden(`The user is not eligible for the current stage "${stage.id}" in authorization scope ${record.scopeId}: ${missing}`);
   const made: ApprovalDecisionRecord = { stageId: stage.id, userId, decision, createdAt: now };
   if (decision === 'reject') return { decision: made, status: 'rejected' };
   const after = stageProgress(record.stages, [...record.decisions, made]);
@@ -141,6 +162,7 @@ export function approvalCaseView(record: ApprovalCaseRecord) {
       id: p.stage.id,
       requirementId: p.stage.requirementId,
       roles: p.stage.roles,
+      attributes: p.stage.attributes ?? {},
       requiredApprovals: p.stage.requiredApprovals,
       approvals: p.approvals.map((a) => ({ userId: a.userId, at: a.createdAt.toISOString() })),
       completedAt: iso(p.completedAt),

@@ -4,7 +4,7 @@
  * per rule the actions it covers on its wallet type.
  */
 import { policyConditionLeaves, policyWindowMs, type PolicyCondition } from './conditions.ts';
-import { approvalExpiryMs, type PolicyDocument, type PolicyRule } from './document.ts';
+import { approvalExpiryMs, eligibilityOf, type PolicyDocument, type PolicyRule } from './document.ts';
 import { actionHasFact, actionHasMeter, policyActionsOf, policyFacts, type FactType, type PolicyActionName, type PolicyFactName, type PolicyMeter, type PolicyWalletType } from './facts.ts';
 
 export type CompiledCondition =
@@ -18,7 +18,7 @@ export type CompiledCondition =
 /** A require_approval rule's requirement as cases snapshot it. */
 export interface CompiledApproval {
   requirementId: string;
-  stages: { id: string; roles: string[]; requiredApprovals: number }[];
+  stages: { id: string; roles: string[]; attributes: Record<string, string[]>; requiredApprovals: number }[];
   expiresInMs: number;
 }
 
@@ -125,7 +125,7 @@ export function compilePolicy(policyId: string, version: number, document: Polic
       approval: rule.approvalRequirement
         ? {
             requirementId: rule.approvalRequirement.id,
-            stages: rule.approvalRequirement.stages.map((s) => ({ id: s.id, roles: [...s.eligibility.roles], requiredApprovals: s.requiredApprovals })),
+            stages: rule.approvalRequirement.stages.map((s) => ({ id: s.id, ...eligibilityOf(s.eligibility), requiredApprovals: s.requiredApprovals })),
             expiresInMs: approvalExpiryMs(rule.approvalRequirement.expiresIn) ?? 3_600_000,
           }
         : null,

@@ -46,12 +46,27 @@ export const policySelectorSchema = z
 
 const approvalStageSchema = z.strictObject({
   id: nameSchema,
-  eligibility: z.strictObject({ roles: z.array(nameSchema).min(1).max(20) }),
+  eligibility: z
+    .strictObject({
+      roles: z.array(nameSchema).min(1).max(20).optional().describe('Eligible: holds at least one of these roles in the scope'),
+      attributes: z
+        .record(nameSchema, z.array(nameSchema).min(1).max(20))
+        .refine((a) => Object.keys(a).length >= 1 && Object.keys(a).length <= 10, { error: 'expected 1 to 10 attributes' })
+        .optional()
+        .describe('Eligible: for every attribute named, holds it with one of the listed values in the scope'),
+    })
+    .refine((e) => e.roles !== undefined || e.attributes !== undefined, { error: 'eligibility needs roles, attributes or both' })
+    .describe('Who may approve the stage: roles and/or attributes assigned in the authorization scope (both given: both must hold)'),
   requiredApprovals: z.int().min(1).max(20),
   configurable: z
     .strictObject({ requiredApprovals: z.strictObject({ min: z.int().min(1).max(20), max: z.int().min(1).max(20) }).optional() })
     .optional(),
 });
+
+/** A stage's eligibility with both lists present (empty when the policy names none). */
+export function eligibilityOf(eligibility: { roles?: string[] | undefined; attributes?: Record<string, string[]> | undefined }): { roles: string[]; attributes: Record<string, string[]> } {
+  return { roles: [...(eligibility.roles ?? [])], attributes: Object.fromEntries(Object.entries(eligibility.attributes ?? {}).map(([k, v]) => [k, [...v]])) };
+}
 
 /** `expiresIn` of an approval requirement: a positive integer with m, h or d, at most 7 days. */
 export const approvalExpiryPattern = /^([1-9]\d{0,5})(m|h|d)$/;

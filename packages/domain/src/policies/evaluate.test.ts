@@ -250,7 +250,7 @@ describe('require_approval rules (evm-approvals.json)', () => {
     expect(evaluate(approvals, large, 'review')).toEqual({
       allowed: true,
       deniedBy: [],
-      approvals: [{ ...requirement, stages: [{ id: 'finance', roles: ['finance'], requiredApprovals: 1 }], expiresInMs: 3_600_000 }],
+      approvals: [{ ...requirement, stages: [{ id: 'finance', roles: ['finance'], attributes: {}, requiredApprovals: 1 }], expiresInMs: 3_600_000 }],
       trace: [],
     });
     expect(evaluate(approvals, evmTransfer(), 'review')).toMatchObject({ allowed: true, approvals: [] });

@@ -66,7 +66,7 @@ export interface ApprovalMatch {
   policyVersion: string;
   ruleId: string;
   requirementId: string;
-  stages: { id: string; roles: string[]; requiredApprovals: number }[];
+  stages: { id: string; roles: string[]; attributes: Record<string, string[]>; requiredApprovals: number }[];
   expiresInMs: number;
 }
 

@@ -95,7 +95,7 @@ export interface ApprovalRequirementRef {
 
 /** A matched requirement with what a case snapshots when it opens. */
 export interface ApprovalRequirementMatch extends ApprovalRequirementRef {
-  stages: { id: string; roles: string[]; requiredApprovals: number }[];
+  stages: { id: string; roles: string[]; attributes: Record<string, string[]>; requiredApprovals: number }[];
   expiresInMs: number;
 }
 

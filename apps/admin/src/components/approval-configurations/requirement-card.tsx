@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { actorLabel } from '@/components/scopes/shared';
 import { Card, Empty, ErrorBox, formatDate, Loading, Mono, Table, Td } from '@/components/ui';
 import { useSession } from '@/lib/session';
+import { eligibilityLabel } from '@/lib/approval-cases';
 import { useTRPC } from '@/lib/trpc';
 import { ConfigurationEditor } from './configuration-editor';
 import type { Requirement, RequirementAt } from './shared';
@@ -41,7 +42,7 @@ export function RequirementCard({ at, requirement }: { at: Omit<RequirementAt, '
           <ErrorBox title="Requirement not available" error={effective.error} />
         ) : (
           <>
-            <Table head={['Stage', 'Eligible roles', 'Default approvals', 'Bounds', 'In force']}>
+            <Table head={['Stage', 'Eligible', 'Default approvals', 'Bounds', 'In force']}>
               {requirement.stages.map((stage) => {
                 const configurable = requirement.configurable.find((c) => c.key === `${stage.id}.requiredApprovals`);
                 const inForce = effective.data.stages.find((s) => s.id === stage.id)?.requiredApprovals ?? stage.requiredApprovals;
@@ -50,7 +51,7 @@ export function RequirementCard({ at, requirement }: { at: Omit<RequirementAt, '
                     <Td>
                       <Mono>{stage.id}</Mono>
                     </Td>
-                    <Td>{stage.eligibility.roles.join(', ') || '—'}</Td>
+                    <Td>{eligibilityLabel(stage.eligibility)}</Td>
                     <Td>{configurable?.default ?? stage.requiredApprovals}</Td>
                     <Td>{configurable ? `${configurable.min}..${configurable.max}` : 'fixed'}</Td>
                     <Td className={inForce !== stage.requiredApprovals ? 'font-semibold text-indigo-700' : undefined}>{inForce}</Td>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { actionLabel, amountLabel, approvalCount, chainLabel, isCancellable, statusTimes } from '@/lib/approval-cases';
+import { actionLabel, eligibilityLabel, amountLabel, approvalCount, chainLabel, isCancellable, statusTimes } from '@/lib/approval-cases';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 import type { ScopeLocation } from '../scopes/shared';
@@ -12,14 +12,14 @@ import type { ApprovalCase } from './case-list';
 
 function Stages({ stages }: { stages: ApprovalCase['stages'] }) {
   return (
-    <Table head={['Stage', 'Eligible roles', 'Approvals', 'Approved by', 'Completed']}>
+    <Table head={['Stage', 'Eligible', 'Approvals', 'Approved by', 'Completed']}>
       {stages.map((stage) => (
         <tr key={stage.id} data-testid={`case-stage-${stage.id}`}>
           <Td>
             <Mono>{stage.id}</Mono>
             <div className="text-xs text-slate-400">requirement {stage.requirementId}</div>
           </Td>
-          <Td>{stage.roles.join(', ')}</Td>
+          <Td>{eligibilityLabel(stage)}</Td>
           <Td>{approvalCount(stage)}</Td>
           <Td>
             {stage.approvals.length === 0 ? (
