@@ -39,6 +39,7 @@ import {
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
   createConsoleApprovalCases,
+  createConsolePartnerReviews,
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
   createApprovalCaseService,
@@ -116,6 +117,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     configuredValues: (at, scopeId, policyId, policyVersion, requirementId) =>
       stores.approvalConfigurations.configuredValues(at, scopeId, policyId, Number(policyVersion), requirementId),
   });
+  const partnerReviews = createPartnerReviewService({ store: stores.approvalCases, policies: stores.policies, clock });
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
   const transactions = createTransactionService({
     store: stores.transactions,
@@ -248,7 +250,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** Conditional approval cases: partner reads and cancel (REST), user decisions (users CLI), the signing gate. */
     approvalCases,
     /** Partner reviews (require_approval without approvalRequirement): REST with the key, the console with `caller.actor` staff. */
-    partnerReviews: createPartnerReviewService({ store: stores.approvalCases, policies: stores.policies, clock }),
+    partnerReviews,
+    /** The console's partner review queue (tRPC): the review use cases above, decided by owners as the staff member. */
+    consolePartnerReviews: createConsolePartnerReviews({ scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }), reviews: partnerReviews }),
     /** The console's "Reviews & cases" page (tRPC) and support GraphQL: the case use cases above, acting as the staff member. */
     consoleApprovalCases: createConsoleApprovalCases({
       scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),

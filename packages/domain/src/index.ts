@@ -80,6 +80,7 @@ export * from './authorization-scopes/reads.ts';
 export * from './console/authorization-scopes.ts';
 export * from './console/approval-configurations.ts';
 export * from './console/approval-cases.ts';
+export * from './console/partner-reviews.ts';
 export * from './yield/markets.ts';
 export * from './yield/config.ts';
 export * from './yield/execution.ts';

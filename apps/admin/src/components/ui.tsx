@@ -121,6 +121,8 @@ const statusColors: Record<string, string> = {
   active: 'bg-emerald-100 text-emerald-800',
   delivered: 'bg-emerald-100 text-emerald-800',
   enabled: 'bg-emerald-100 text-emerald-800',
+  approved: 'bg-emerald-100 text-emerald-800',
+  rejected: 'bg-rose-100 text-rose-800',
   submitted: 'bg-sky-100 text-sky-800',
   pending: 'bg-amber-100 text-amber-800',
   creating: 'bg-amber-100 text-amber-800',

@@ -16,4 +16,4 @@ export { WEBHOOK_EVENT_TYPES } from '@wallet/domain/webhooks/event-types.ts';
 export { environments, plans } from '@wallet/domain/api-keys/plans.ts';
 export { intentKinds, transactionStatuses } from '@wallet/domain/transactions/schemas.ts';
 export { walletStatuses, walletTypes } from '@wallet/domain/wallets/schemas.ts';
-export { approvalCaseStatuses } from '@wallet/domain/approvals/ports.ts';
+export { approvalCaseStatuses, partnerReviewStatuses } from '@wallet/domain/approvals/ports.ts';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvalsProject, configurationPath, decide, evmApprovalsRequirement, FINANCE_APPROVALS, LARGE, storeApprovalPolicy, twoStagePolicy } from '../testing/approval-fixtures.ts';
-import { consolePartner } from '../testing/console-fixtures.ts';
+import { approvalsProject, configurationPath, decide, evmApprovalsRequirement, FINANCE_APPROVALS, LARGE, partnerReviewPolicy, reviewPath, storeApprovalPolicy, twoStagePolicy } from '../testing/approval-fixtures.ts';
+import { consolePartner, restWallet } from '../testing/console-fixtures.ts';
+import { DEAD, EVM_CHAIN, EVM_FEES } from '../testing/policy-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { trpcFailure } from '../testing/staff-client.ts';
 
@@ -11,6 +12,7 @@ const KEY = FINANCE_APPROVALS;
 const READ_ONLY = { status: 403, body: { code: 'FORBIDDEN', message: 'Support staff have read-only access' } };
 const UNAVAILABLE = { status: 403, body: { code: 'PERMISSIONS_V2_EXTENSION_UNAVAILABLE', message: expect.stringContaining('not enabled') } };
 const NOT_PROJECT = { status: 404, body: { code: 'NOT_FOUND', message: 'Project not found' } };
+const OWNERS_ONLY = { status: 403, body: { code: 'FORBIDDEN', message: 'Only owners may approve or reject partner reviews' } };
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 const requirement = evmApprovalsRequirement;
 const ref = { policyId: 'evm-approvals', policyVersion: '1', requirementId: 'finance-approval' };
@@ -208,6 +210,96 @@ describe.concurrent.each(testDatabaseKinds)('console approval configurations ove
         expect(await trpcFailure(b.owner.approvalCases.get.query({ ...own, caseId: randomUUID() }))).toEqual(foreign);
         expect(await trpcFailure(b.owner.approvalCases.cancel.mutate({ ...own, caseId: ids[1]! }))).toEqual(foreign);
         expect((await p.getCase(ids[1]!)).body.status).toBe('pending');
+      });
+    });
+
+    /**
+     * The page's partner review queue, on a project of partner a of its own (the cases' project has
+     * conditional rules) whose policy asks the app to review large values.
+     */
+    describe('partner reviews', () => {
+      let p: { projectId: string; apiKey: string; wallet: { id: string } };
+      /** Oldest first, each its own Idempotency-Key (`review-<i>`) and nonce. */
+      const ids: string[] = [];
+      const sign = (i: number) =>
+        app.request('POST', `/v1/wallets/${p.wallet.id}/sign-transaction`, {
+          key: p.apiKey,
+          body: { transaction: { to: DEAD, value: LARGE, chainId: EVM_CHAIN, type: 2, nonce: i, ...EVM_FEES } },
+          headers: { 'Idempotency-Key': `review-${i}` },
+        });
+      const getReview = (reviewId: string) => app.request('GET', reviewPath(reviewId), { key: p.apiKey });
+      const signatures = () => app.database.prisma.auditLog.count({ where: { walletId: p.wallet.id, action: { startsWith: 'wallet.sign' } } });
+
+      beforeAll(async () => {
+        const issued = await app.createKey({ partner: a.partner, project: 'reviews' });
+        await app.services.policies.apply(await app.services.policies.operatorScope(issued.projectId, 'development'), partnerReviewPolicy());
+        p = { projectId: issued.projectId, apiKey: issued.apiKey, wallet: await restWallet(app, issued.apiKey) };
+        for (let i = 0; i < 3; i++) {
+          const opened = await sign(i);
+          expect(opened.body.code, JSON.stringify(opened.body)).toBe('POLICY_REVIEW_REQUIRED');
+          ids.push(opened.body.reviewId);
+          await new Promise((resolve) => setTimeout(resolve, 5)); // distinct createdAt: the list's order is the test's
+        }
+      });
+
+      const where = () => ({ projectId: p.projectId, environment: 'development' as const });
+      const reviewAt = (reviewId: string) => ({ ...where(), reviewId });
+      const located = (body: unknown) => ({ ...(body as object), projectId: p.projectId, environment: 'development' });
+
+      it('every role reads the pending queue; an owner approves as the staff member (audited), the identical REST resend signs; a repeat answers the final status', async () => {
+        const queue = await a.support.partnerReviews.list.query(where());
+        expect(queue.data.map((r) => [r.reviewId, r.status])).toEqual([...ids].reverse().map((id) => [id, 'pending']));
+        expect(queue.data[0]).toEqual(located((await getReview(ids[2]!)).body));
+        const page = await a.developer.partnerReviews.list.query({ ...where(), limit: 2 });
+        expect(page.data.map((r) => r.reviewId)).toEqual([ids[2], ids[1]]);
+        expect(await a.developer.partnerReviews.list.query({ ...where(), limit: 2, cursor: page.nextCursor! })).toMatchObject({ data: [{ reviewId: ids[0] }], nextCursor: null });
+
+        const approved = await a.owner.partnerReviews.approve.mutate(reviewAt(ids[0]!));
+        expect(approved).toMatchObject({ reviewId: ids[0], status: 'approved', caseStatus: 'completed', approvedAt: iso, decidedBy: { type: 'staff', id: staff.owner }, environment: 'development' });
+        expect(approved).toEqual(located((await getReview(ids[0]!)).body));
+        // The case view names the decision too (the case detail shows it).
+        expect((await a.support.approvalCases.get.query({ ...where(), caseId: ids[0]! })).partnerReview).toEqual({ decision: 'approve', decidedAt: approved.approvedAt, decidedBy: { type: 'staff', id: staff.owner } });
+        const audit = await app.database.prisma.auditLog.findMany({ where: { projectId: p.projectId, action: { startsWith: 'partner_review.' } } });
+        expect(audit).toEqual([
+          expect.objectContaining({ action: 'partner_review.approve', apiKeyId: null, walletId: p.wallet.id, details: expect.objectContaining({ reviewId: ids[0], actor: { type: 'staff', id: staff.owner } }) }),
+        ]);
+
+        const resent = await sign(0);
+        expect(resent.status, JSON.stringify(resent.body)).toBe(200);
+        expect(resent.body.signedTransaction).toMatch(/^0x02/);
+        expect(await signatures()).toBe(1);
+        // Decided and consumed: a second approve or a reject changes nothing and answers the final status.
+        expect(await a.owner.partnerReviews.reject.mutate(reviewAt(ids[0]!))).toMatchObject({ status: 'consumed', decidedBy: { type: 'staff', id: staff.owner } });
+        expect((await a.support.partnerReviews.list.query(where())).data.map((r) => r.reviewId)).toEqual([ids[2], ids[1]]);
+        expect((await a.support.partnerReviews.list.query({ ...where(), status: 'consumed' })).data.map((r) => r.reviewId)).toEqual([ids[0]]);
+        expect(await trpcFailure(a.owner.partnerReviews.list.query({ ...where(), cursor: 'nope' }))).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+      });
+
+      it("an owner rejects (the resend is review-rejected); developers and support never decide; another partner's project or review is a missing one", async () => {
+        for (const who of [a.developer, a.support]) {
+          expect(await trpcFailure(who.partnerReviews.approve.mutate(reviewAt(ids[1]!)))).toEqual(OWNERS_ONLY);
+          expect(await trpcFailure(who.partnerReviews.reject.mutate(reviewAt(ids[1]!)))).toEqual(OWNERS_ONLY);
+        }
+        expect((await getReview(ids[1]!)).body).toMatchObject({ status: 'pending', decidedBy: null });
+
+        const rejected = await a.owner.partnerReviews.reject.mutate(reviewAt(ids[1]!));
+        expect(rejected).toMatchObject({ status: 'rejected', caseStatus: 'rejected', terminalReason: 'review_rejected', rejectedAt: iso, approvedAt: null, decidedBy: { type: 'staff', id: staff.owner } });
+        expect(await a.owner.partnerReviews.approve.mutate(reviewAt(ids[1]!))).toEqual(rejected);
+        const resend = await sign(1);
+        expect(resend).toMatchObject({ status: 403, body: { code: 'POLICY_DENIED', deniedBy: [{ reason: 'review-rejected', caseId: ids[1] }] } });
+        const audit = await app.database.prisma.auditLog.findMany({ where: { projectId: p.projectId, action: 'partner_review.reject' } });
+        expect(audit).toEqual([expect.objectContaining({ apiKeyId: null, details: expect.objectContaining({ reviewId: ids[1], actor: { type: 'staff', id: staff.owner } }) })]);
+
+        expect(await trpcFailure(b.owner.partnerReviews.list.query(where()))).toEqual(NOT_PROJECT);
+        expect(await trpcFailure(b.owner.partnerReviews.approve.mutate(reviewAt(ids[2]!)))).toEqual(NOT_PROJECT);
+        const own = { projectId: b.key.projectId, environment: 'development' as const };
+        const missing = await trpcFailure(b.owner.partnerReviews.get.query({ ...own, reviewId: randomUUID() }));
+        expect(missing).toEqual({ status: 404, body: { code: 'NOT_FOUND', message: 'Review not found' } });
+        expect(await trpcFailure(b.owner.partnerReviews.approve.mutate({ ...own, reviewId: ids[2]! }))).toEqual(missing);
+        expect(await trpcFailure(b.owner.partnerReviews.reject.mutate({ ...own, reviewId: ids[2]! }))).toEqual(missing);
+        expect((await b.owner.partnerReviews.list.query(own)).data).toEqual([]);
+        expect((await getReview(ids[2]!)).body.status).toBe('pending');
+        expect(await signatures()).toBe(1);
       });
     });
   });

@@ -2,6 +2,7 @@ import { approvalCasesRouter } from './approval-cases.ts';
 import { approvalConfigurationsRouter } from './approval-configurations.ts';
 import { authRouter } from './auth.ts';
 import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
+import { partnerReviewsRouter } from './partner-reviews.ts';
 import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
 import { router } from './trpc.ts';
@@ -19,6 +20,7 @@ export const appRouter = router({
   scopes: scopesRouter,
   approvalConfigurations: approvalConfigurationsRouter,
   approvalCases: approvalCasesRouter,
+  partnerReviews: partnerReviewsRouter,
   yield: yieldRouter,
 });
 

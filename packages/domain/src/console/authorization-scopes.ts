@@ -35,9 +35,9 @@ export const bindWalletScopeInput = walletScopeInput.extend({ expectedRevision: 
 /** The staff member acting, and the console request's id for the audit rows. */
 export type ScopeConsolePrincipal = Pick<StaffPrincipal, 'partnerId' | 'staffId' | 'role'> & { requestId?: string | null };
 
-/** Only owners switch the extension: it changes what every API key of the environment may call. */
-export function requireOwner(principal: Pick<StaffPrincipal, 'role'>): void {
-  if (principal.role !== 'owner') throw forbidden('Only owners may switch the permissions v2 extension');
+/** Only owners switch the extension (it changes what every API key of the environment may call) or decide partner reviews. */
+export function requireOwner(principal: Pick<StaffPrincipal, 'role'>, message = 'Only owners may switch the permissions v2 extension'): void {
+  if (principal.role !== 'owner') throw forbidden(message);
 }
 
 const listQuery = (input: { cursor?: string | undefined; limit?: number | undefined }) => ({

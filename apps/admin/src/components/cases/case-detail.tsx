@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import { actionLabel, eligibilityLabel, amountLabel, approvalCount, chainLabel, isCancellable, statusTimes } from '@/lib/approval-cases';
+import { actionLabel, amountLabel, approvalCount, chainLabel, eligibilityLabel, isCancellable, statusTimes } from '@/lib/approval-cases';
+import { partnerDecisionLabel, reviewerLabel } from '@/lib/partner-reviews';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 import type { ScopeLocation } from '../scopes/shared';
@@ -135,6 +136,18 @@ export function CaseDetail({ location, caseId, onClose }: { location: ScopeLocat
           <h3 className="font-medium text-slate-800">Stages</h3>
           <Stages stages={c.stages} />
         </section>
+        {c.partnerReview ? (
+          <section aria-label="Partner review" className="space-y-2" data-testid="case-partner-review" data-decision={c.partnerReview.decision ?? 'none'}>
+            <h3 className="font-medium text-slate-800">Partner review</h3>
+            <DefinitionList
+              items={[
+                ['Decision', <Badge key="d" value={partnerDecisionLabel(c.partnerReview.decision)} />],
+                ['When', c.partnerReview.decidedAt ? formatDate(c.partnerReview.decidedAt) : null],
+                ['By', c.partnerReview.decidedBy ? <Mono key="b" title={c.partnerReview.decidedBy.id ?? undefined}>{reviewerLabel(c.partnerReview.decidedBy)}</Mono> : null],
+              ]}
+            />
+          </section>
+        ) : null}
         {c.rejectedBy ? (
           <section aria-label="Rejection" className="rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-rose-900">
             Rejected by <Mono>{c.rejectedBy.userId}</Mono> at stage <Mono>{c.rejectedBy.stageId}</Mono> on {formatDate(c.rejectedBy.at)}

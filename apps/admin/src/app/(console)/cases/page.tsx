@@ -3,19 +3,20 @@
 import { useState } from 'react';
 import { CaseDetail } from '@/components/cases/case-detail';
 import { CaseList } from '@/components/cases/case-list';
+import { PartnerReviewQueue } from '@/components/cases/partner-reviews';
 import { EnvironmentPicker, type ConsoleEnvironment } from '@/components/environment-picker';
 import { WithProject } from '@/components/project';
 import type { ScopeLocation } from '@/components/scopes/shared';
-import { Card, Empty, PageHeader } from '@/components/ui';
+import { Card, PageHeader } from '@/components/ui';
 
 function Cases({ location }: { location: ScopeLocation }) {
   const [caseId, setCaseId] = useState<string | null>(null);
   return (
     <div className="space-y-6">
-      {/* Partner reviews: the queue of cases awaiting a partner review (POST /v1/permissions-v2/reviews/{id}/approve|reject) goes here, wired later. */}
+      {/* Partner reviews: the app's own approval of paused requests (REST /v1/permissions-v2/reviews); owners decide. */}
       <section aria-label="Partner reviews" data-testid="partner-reviews">
         <Card title="Partner reviews">
-          <Empty title="Partner reviews are not wired yet">Cases waiting for a review of the partner will be listed here.</Empty>
+          <PartnerReviewQueue location={location} />
         </Card>
       </section>
       <Card title="Approval cases">
@@ -36,7 +37,7 @@ export default function CasesPage() {
     <>
       <PageHeader
         title="Reviews & cases"
-        subtitle="Conditional approval cases of the environment, newest first: who approved each stage and when, and the request each case gates."
+        subtitle="Partner reviews waiting for the app's approval, and the conditional approval cases of the environment, newest first: who approved each stage and when, and the request each case gates."
         actions={<EnvironmentPicker value={environment} onChange={setEnvironment} />}
       />
       <WithProject>{(projectId) => <Cases key={`${projectId}:${environment}`} location={{ projectId, environment }} />}</WithProject>
