@@ -18,7 +18,7 @@ import { parseInput, uuidSchema } from '../shared/zod.ts';
 import { requireWriteAccess, type StaffPrincipal } from '../staff/service.ts';
 import { scopeLocationInput, type ScopeConsolePrincipal } from './authorization-scopes.ts';
 import { direction } from './schemas.ts';
-import type { PartnerScope } from './scope.ts';
+import { staffCaller, type PartnerScope } from './scope.ts';
 
 /** `cursor` is the previous page's `nextCursor` (the REST `beforeCaseId`). */
 export const approvalCaseListInput = scopeLocationInput.extend({
@@ -47,21 +47,7 @@ export function createConsoleApprovalCases(deps: {
 }) {
   const { scope, cases, store } = deps;
 
-  /** The REST caller of the project and environment, acting as the staff member. */
-  const callerOf = (principal: ScopeConsolePrincipal, projectId: string, environment: Environment): Caller => ({
-    partnerId: principal.partnerId,
-    projectId,
-    apiKeyId: '',
-    environment,
-    plan: 'scale',
-    requestId: principal.requestId ?? null,
-    actor: { type: 'staff', id: principal.staffId },
-  });
-
-  async function projectCaller(principal: ScopeConsolePrincipal, input: { projectId: string; environment: Environment }): Promise<Caller> {
-    const project = await scope.project(principal, input.projectId);
-    return callerOf(principal, project.id, input.environment);
-  }
+  const projectCaller = scope.projectCaller;
 
   const withLocation = (view: ApprovalCaseView, caller: Caller): ConsoleApprovalCaseView => ({ ...view, projectId: caller.projectId, environment: caller.environment });
 
@@ -111,7 +97,7 @@ export function createConsoleApprovalCases(deps: {
       await scope.project(principal, record.projectId).catch((error: unknown) => {
         throw error instanceof ApiError && error.status === 404 ? notFound('Approval case') : error;
       });
-      const caller = callerOf(principal, record.projectId, record.environment);
+      const caller = staffCaller(principal, record.projectId, record.environment);
       return withLocation(await cases.get(caller, caseId), caller);
     },
 
@@ -128,7 +114,7 @@ export function createConsoleApprovalCases(deps: {
       const key = await scope.apiKey(principal, record.apiKeyId);
       const found = await store.latestByKey({ projectId: record.projectId, environment: key.environment }, record.idempotencyKey);
       if (!found || found.status !== 'consumed' || found.walletId !== record.walletId || found.apiKeyId !== record.apiKeyId) return null;
-      const caller = callerOf(principal, record.projectId, key.environment);
+      const caller = staffCaller(principal, record.projectId, key.environment);
       return withLocation(await cases.get(caller, found.id), caller);
     },
 
@@ -139,7 +125,7 @@ export function createConsoleApprovalCases(deps: {
       const limit = parsed.limit ?? 5;
       const pages = await Promise.all(
         (parsed.environment ? [parsed.environment] : environments).map(async (environment) => {
-          const caller = callerOf(principal, wallet.projectId, environment);
+          const caller = staffCaller(principal, wallet.projectId, environment);
           const page = await cases.list(caller, { walletId: wallet.id, limit });
           return page.cases.map((c) => withLocation(c, caller));
         }),

@@ -9,8 +9,6 @@
  */
 import { z } from 'zod';
 import type { ApprovalConfigurationService, RequirementPath } from '../approval-configurations/service.ts';
-import type { Environment } from '../ports.ts';
-import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
 import { requireWriteAccess, type StaffPrincipal } from '../staff/service.ts';
 import { scopeLocationInput, type ScopeConsolePrincipal } from './authorization-scopes.ts';
@@ -31,19 +29,7 @@ export const saveApprovalConfigurationInput = approvalRequirementInput.extend({ 
 export function createConsoleApprovalConfigurations(deps: { scope: PartnerScope; configurations: ApprovalConfigurationService }) {
   const { scope, configurations } = deps;
 
-  /** The REST caller of the project and environment, acting as the staff member. */
-  async function projectCaller(principal: ScopeConsolePrincipal, input: { projectId: string; environment: Environment }): Promise<Caller> {
-    const project = await scope.project(principal, input.projectId);
-    return {
-      partnerId: principal.partnerId,
-      projectId: project.id,
-      apiKeyId: '',
-      environment: input.environment,
-      plan: 'scale',
-      requestId: principal.requestId ?? null,
-      actor: { type: 'staff', id: principal.staffId },
-    };
-  }
+  const projectCaller = scope.projectCaller;
 
   const pathOf = (input: z.output<typeof approvalRequirementInput>): RequirementPath => ({
     authorizationScopeId: input.scopeId,

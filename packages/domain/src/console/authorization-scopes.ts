@@ -16,7 +16,7 @@ import type { Environment } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
 import { requireWriteAccess, type StaffPrincipal } from '../staff/service.ts';
-import type { PartnerScope } from './scope.ts';
+import { staffCaller, type PartnerScope } from './scope.ts';
 
 const id = z.string().trim().min(1).max(200);
 const page = { cursor: z.string().min(1).max(200).optional(), limit: z.number().int().min(1).max(100).optional() };
@@ -53,25 +53,11 @@ export function createConsoleAuthorizationScopes(deps: {
 }) {
   const { scope, scopes } = deps;
 
-  /** The REST caller of the project and environment, acting as the staff member. */
-  const callerOf = (principal: ScopeConsolePrincipal, projectId: string, environment: Environment): Caller => ({
-    partnerId: principal.partnerId,
-    projectId,
-    apiKeyId: '',
-    environment,
-    plan: 'scale',
-    requestId: principal.requestId ?? null,
-    actor: { type: 'staff', id: principal.staffId },
-  });
-
-  async function projectCaller(principal: ScopeConsolePrincipal, input: { projectId: string; environment: Environment }): Promise<Caller> {
-    const project = await scope.project(principal, input.projectId);
-    return callerOf(principal, project.id, input.environment);
-  }
+  const projectCaller = scope.projectCaller;
 
   async function walletCaller(principal: ScopeConsolePrincipal, input: { walletId: string; environment: Environment }): Promise<Caller> {
     const wallet = await scope.wallet(principal, input.walletId);
-    return callerOf(principal, wallet.projectId, input.environment);
+    return staffCaller(principal, wallet.projectId, input.environment);
   }
 
   const writer = (principal: ScopeConsolePrincipal) => requireWriteAccess(principal as StaffPrincipal);

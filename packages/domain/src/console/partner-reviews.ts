@@ -29,18 +29,7 @@ export type ConsolePartnerReviewView = PartnerReviewView & { projectId: string; 
 export function createConsolePartnerReviews(deps: { scope: PartnerScope; reviews: PartnerReviewService }) {
   const { scope, reviews } = deps;
 
-  async function projectCaller(principal: ScopeConsolePrincipal, input: { projectId: string; environment: Environment }): Promise<Caller> {
-    const project = await scope.project(principal, input.projectId);
-    return {
-      partnerId: principal.partnerId,
-      projectId: project.id,
-      apiKeyId: '',
-      environment: input.environment,
-      plan: 'scale',
-      requestId: principal.requestId ?? null,
-      actor: { type: 'staff', id: principal.staffId },
-    };
-  }
+  const projectCaller = scope.projectCaller;
 
   const withLocation = (view: PartnerReviewView, caller: Caller): ConsolePartnerReviewView => ({ ...view, projectId: caller.projectId, environment: caller.environment });
 
