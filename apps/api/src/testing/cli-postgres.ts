@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createScratchDatabase, openDatabase } from '@wallet/db';
+import { callerOf } from '@wallet/domain';
+import { loadConfig, repoRoot } from '../config.ts';
+import { createServices } from '../services.ts';
+
+const run = promisify(execFile);
+
+/**
+ * For CLI process tests on PostgreSQL: a scratch database the CLI opens itself, services over the
+ * same database in this process, a development key of a new partner with the permissions v2
+ * extension on, and `users(args)` running `npm run users -- …` as a process. `cleanups` collects
+ * what the suite's afterAll undoes.
+ */
+export async function cliOnPostgres(prefix: string, partner: string, cleanups: (() => Promise<unknown>)[]) {
+  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, prefix);
+  cleanups.push(scratch.drop);
+  const dir = mkdtempSync(path.join(tmpdir(), `wallet-${partner}-`));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), APP_ENV: 'local', DATA_DIR: dir, DATABASE_URL: scratch.url, LOCAL_DEVNETS: 'off' };
+  delete env.INIT_CWD;
+
+  const database = await openDatabase({ databaseUrl: scratch.url });
+  const services = await createServices(loadConfig({ APP_ENV: 'local', DATA_DIR: dir }), { database });
+  cleanups.push(async () => {
+    await services.close();
+    await database.close();
+  });
+  const issued = await services.apiKeys.create({ partner, plan: 'scale', rateLimitPerMinute: 0, environment: 'development' });
+  const caller = callerOf(await services.apiKeys.authenticate(issued.apiKey, '127.0.0.1'), null);
+  const operator = await services.policies.operatorScope(issued.projectId, 'development');
+  await services.permissionsExtension.set(operator, true);
+  const users = (args: string[]) => run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/users.ts', ...args], { cwd: repoRoot, env });
+  return { services, issued, caller, operator, users };
+}
