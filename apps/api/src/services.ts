@@ -116,6 +116,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     // The scope's configured values (requirement configuration routes) replace the policy defaults at opening.
     configuredValues: (at, scopeId, policyId, policyVersion, requirementId) =>
       stores.approvalConfigurations.configuredValues(at, scopeId, policyId, Number(policyVersion), requirementId),
+    preparations: stores.approvalPreparations,
   });
   const partnerReviews = createPartnerReviewService({ store: stores.approvalCases, policies: stores.policies, clock });
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
@@ -129,6 +130,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     loadWalletWithShares: wallets.loadWalletWithShares,
     yieldHolds: stores.yieldOperations.holdsWalletChain,
     frozenPreparations: stores.approvalPreparations,
+    openNonceHold: approvalCases.openNonceHold,
   });
   const yieldCatalog = createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield });
   const yieldRunner = createYieldRunner({
@@ -279,6 +281,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       loadWallet: wallets.loadWallet,
       operations: stores.yieldOperations,
       clock,
+      openNonceHold: approvalCases.openNonceHold,
     }),
     /** Advances yield operations step by step; run by the yield worker (workers/yield-worker.ts). */
     yieldRunner,

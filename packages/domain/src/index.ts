@@ -99,6 +99,7 @@ export * from './approvals/schemas.ts';
 export * from './approvals/stages.ts';
 export * from './approvals/request.ts';
 export * from './approvals/gate.ts';
+export * from './approvals/nonce-holds.ts';
 export * from './transactions/frozen-preparation.ts';
 export * from './approvals/service.ts';
 export * from './approvals/reviews.ts';

@@ -1,25 +1,49 @@
 import type { FrozenEvmPreparation, FrozenPreparationStore } from '@wallet/domain';
 import type { Database } from '../database.ts';
 
-/** Frozen EVM transfer preparations of approval cases (the domain's FrozenPreparationStore). */
-export function createApprovalPreparationStore({ prisma }: Database): FrozenPreparationStore {
+/** Frozen EVM transfer preparations of approval cases and the nonces they hold (the domain's FrozenPreparationStore). */
+export function createApprovalPreparationStore({ prisma, query }: Database): FrozenPreparationStore {
   return {
     async findOpen(at, caseKey, requestHash) {
-      const rows = await prisma.$queryRawUnsafe<{ prepared: FrozenEvmPreparation }[]>(
-        `SELECT p.prepared FROM approval_case_preparations p JOIN approval_cases c ON c.id = p.case_id
+      const rows = await query<{ caseId: string; prepared: FrozenEvmPreparation; nonce: number | null }>(
+        `SELECT p.case_id AS "caseId", p.prepared, CASE WHEN p.nonce_released_at IS NULL THEN p.nonce END AS nonce
+         FROM approval_case_preparations p JOIN approval_cases c ON c.id = p.case_id
          WHERE c.project_id = $1::uuid AND c.environment = $2 AND c.case_key = $3 AND c.request_hash = $4
            AND c.status IN ('pending', 'completed')
          ORDER BY c.created_at DESC LIMIT 1`,
-        at.projectId,
-        at.environment,
-        caseKey,
-        requestHash,
+        [at.projectId, at.environment, caseKey, requestHash],
       );
-      return rows[0]?.prepared ?? null;
+      return rows[0] ?? null;
     },
 
-    async freeze(caseId, prepared, at) {
-      await prisma.approvalCasePreparation.createMany({ data: [{ caseId, prepared: { ...prepared }, createdAt: at }], skipDuplicates: true });
+    async freeze(caseId, prepared, at, hold) {
+      const { count } = await prisma.approvalCasePreparation.createMany({
+        data: [{ caseId, prepared: { ...prepared }, createdAt: at, chainId: hold?.chainId ?? null, nonce: hold?.nonce ?? null }],
+        skipDuplicates: true,
+      });
+      return count === 1;
+    },
+
+    async nonceHolds(walletId, chainId) {
+      return query<{ caseId: string; nonce: number }>(
+        `SELECT p.case_id AS "caseId", p.nonce FROM approval_case_preparations p JOIN approval_cases c ON c.id = p.case_id
+         WHERE c.wallet_id = $1::uuid AND p.chain_id = $2 AND p.nonce IS NOT NULL AND p.nonce_released_at IS NULL AND c.status <> 'consumed'
+         ORDER BY p.nonce`,
+        [walletId, chainId],
+      );
+    },
+
+    async releaseNonce(caseId, at) {
+      await query(
+        `WITH released AS (
+           UPDATE approval_case_preparations p SET nonce_released_at = $2
+           FROM approval_cases c
+           WHERE p.case_id = $1::uuid AND c.id = p.case_id AND p.nonce IS NOT NULL AND p.nonce_released_at IS NULL
+           RETURNING c.wallet_id, p.chain_id::text AS chain_id, p.nonce
+         )
+         INSERT INTO released_nonces (wallet_id, chain_id, nonce) SELECT wallet_id, chain_id, nonce FROM released ON CONFLICT DO NOTHING`,
+        [caseId, at],
+      );
     },
   };
 }

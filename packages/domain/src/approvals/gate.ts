@@ -21,6 +21,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { ApprovalClaim, ApprovalGate, ApprovalRequirementMatch, SigningContext } from '../signing/pipeline.ts';
 import type { ApprovalCaseRecord, ApprovalCaseStore, ConfiguredApprovalValues } from './ports.ts';
 import type { CaseRefresh } from './refresh.ts';
+import { approvalCaseKey } from '../transactions/frozen-preparation.ts';
 import { isPartnerReview, sameRequirements, snapshotStages } from './stages.ts';
 
 export interface ApprovalGateDeps {
@@ -104,7 +105,7 @@ export function createApprovalGate({ store, scopes, refresh, clock, configuredVa
       }
       // Requests that did not come through a route (none today) bind to their parsed intent.
       const requestHash = caller.requestHash ?? requestFingerprint('INTENT', `${intent.wallet.id}/${intent.action}`, intent.input);
-      const key = caller.idempotencyKey ?? `payload:${requestHash}`;
+      const key = approvalCaseKey(caller.idempotencyKey, requestHash);
       for (let attempt = 0; attempt < 3; attempt++) {
         const latest = await store.latestByKey(at, key);
         let current = latest && (await refresh.refresh(latest));

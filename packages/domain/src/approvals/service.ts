@@ -12,6 +12,7 @@ import { parseInput, uuidSchema } from '../shared/zod.ts';
 import type { ApprovalGate } from '../signing/pipeline.ts';
 import { createApprovalGate } from './gate.ts';
 import type { ApprovalCaseRecord, ApprovalCaseStore, ConfiguredApprovalValues } from './ports.ts';
+import { createNonceHoldCheck, type NonceHoldDeps, type OpenNonceHold } from './nonce-holds.ts';
 import { createCaseRefresh } from './refresh.ts';
 import { approvalCaseListQuery, decideCaseInput } from './schemas.ts';
 import { approvalCaseView, heldAssignments, planDecision } from './stages.ts';
@@ -23,6 +24,8 @@ export interface ApprovalCaseServiceDeps {
   clock: Clock;
   /** Requirement configuration per scope (wired to the configuration routes at merge; `async () => null` until then). */
   configuredValues: ConfiguredApprovalValues;
+  /** Frozen transfer preparations, for the nonces open cases hold. */
+  preparations: NonceHoldDeps['preparations'];
 }
 
 const location = (caller: PolicyLocation): PolicyLocation => ({ projectId: caller.projectId, environment: caller.environment });
@@ -30,6 +33,7 @@ const inLocation = (record: ApprovalCaseRecord, at: PolicyLocation) => record.pr
 
 export function createApprovalCaseService(deps: ApprovalCaseServiceDeps): {
   gate: ApprovalGate;
+  openNonceHold: OpenNonceHold;
   list(caller: Caller, query: unknown): Promise<{ cases: ReturnType<typeof approvalCaseView>[]; nextBeforeCaseId: string | null }>;
   get(caller: Caller, caseId: string): Promise<ReturnType<typeof approvalCaseView>>;
   cancel(caller: Caller, caseId: string): Promise<ReturnType<typeof approvalCaseView>>;
@@ -48,6 +52,7 @@ export function createApprovalCaseService(deps: ApprovalCaseServiceDeps): {
 
   return {
     gate,
+    openNonceHold: createNonceHoldCheck({ preparations: deps.preparations, store, refresh, clock }),
 
     async list(caller, query) {
       const input = parseInput(approvalCaseListQuery, query);

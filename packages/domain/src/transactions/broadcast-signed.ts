@@ -4,7 +4,7 @@ import { invalidRequest } from '../errors.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { NO_RECORD_FIELDS, solanaSignature, type Broadcaster } from './broadcast.ts';
-import { assertNoYieldHold, signTransaction, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { assertNoNonceHold, signTransaction, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { solanaPrecheck } from './solana-precheck.ts';
 
 const ACTION = 'wallet.sign.sign-transaction';
@@ -24,7 +24,7 @@ export function createBroadcastSigned(deps: TransactionServiceDeps, targets: Cha
     if (wallet.type === 'EVM') {
       const tx = input.transaction as { chainId: number; to: string; value: string; nonce: number };
       const target = targets.evm(tx.chainId);
-      await assertNoYieldHold(deps, wallet.id, tx.chainId);
+      await assertNoNonceHold(deps, wallet.id, tx.chainId);
       const rawTx = (raw as { transaction?: Record<string, unknown> }).transaction ?? {};
       const transfer = { to: tx.to, value: tx.value, tokenAddress: null };
       const signed = await signTransaction(pipeline, { caller, wallet, shares, action: ACTION, target, transfer }, input);

@@ -6,6 +6,7 @@ import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { fieldError } from '../shared/zod.ts';
 import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
+import { approvalCaseInProgress, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import type { FrozenPreparationStore } from './frozen-preparation.ts';
 import type { TransferInput } from './schemas.ts';
 import type { WalletService } from '../wallets/service.ts';
@@ -24,16 +25,26 @@ export interface TransactionServiceDeps {
   yieldHolds?: (walletId: string, chainId: number) => Promise<boolean>;
   /** EVM transfers awaiting approval: what they were prepared with (issue #14). */
   frozenPreparations?: FrozenPreparationStore;
+  /** An open approval case holding a nonce on (wallet, EVM chain), other than the given case. */
+  openNonceHold?: OpenNonceHold;
 }
 
 /**
  * Spec (yield states): a prepared or signed yield transaction blocks other REST broadcasts on the
- * same wallet and chain until it is resolved or safely cancelled — its nonce is taken.
+ * same wallet and chain until it is resolved or safely cancelled — its nonce is taken. An open
+ * approval case holding a transfer's nonce does the same (issue #14), except for its own resend.
  */
-export async function assertNoYieldHold(deps: Pick<TransactionServiceDeps, 'yieldHolds'>, walletId: string, chainId: number): Promise<void> {
+export async function assertNoNonceHold(
+  deps: Pick<TransactionServiceDeps, 'yieldHolds' | 'openNonceHold'>,
+  walletId: string,
+  chainId: number,
+  ownCaseId?: string,
+): Promise<void> {
   if (deps.yieldHolds && (await deps.yieldHolds(walletId, chainId))) {
     throw new ApiError(409, 'YIELD_OPERATION_IN_PROGRESS', 'A yield operation of this wallet holds a prepared or signed transaction on this chain; broadcast again once it has resolved or been cancelled');
   }
+  const hold = deps.openNonceHold && (await deps.openNonceHold(walletId, chainId, ownCaseId));
+  if (hold) throw approvalCaseInProgress(hold);
 }
 
 export type ChainTarget = { type: 'EVM'; gateway: EvmGateway; chainId: string } | { type: 'SOLANA'; gateway: SolanaGateway; network: string };

@@ -5,7 +5,7 @@ import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
 import type { SigningContext } from '../signing/pipeline.ts';
-import { assertNoYieldHold, beforeRecord, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { assertNoNonceHold, beforeRecord, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { frozenPreparationOf, reviewIdOf, type FrozenEvmPreparation } from './frozen-preparation.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
@@ -72,15 +72,15 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
   return {
     async transfer(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], input: TransferInput): Promise<BroadcastResult> {
       const target = targets.evm(input.chainId);
-      await assertNoYieldHold(deps, wallet.id, Number(target.chainId));
-      const { type, call } = evmCall(wallet, input);
       const frozen = await frozenPreparationOf(deps.frozenPreparations, caller);
-      const gasLimit = frozen ? BigInt(frozen.gasLimit) : (input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n);
-      const fees = frozen ? frozenFees(frozen) : await evmFees(target.gateway, input, type);
+      await assertNoNonceHold(deps, wallet.id, Number(target.chainId), frozen?.caseId);
+      const { type, call } = evmCall(wallet, input);
+      const gasLimit = frozen ? BigInt(frozen.prepared.gasLimit) : (input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n);
+      const fees = frozen ? frozenFees(frozen.prepared) : await evmFees(target.gateway, input, type);
+      // The nonce a case holds is the case's until it ends: never released here.
+      const heldNonce = input.nonce === undefined ? (frozen?.nonce ?? null) : null;
       const allocated = input.nonce === undefined;
-      const nonce = allocated
-        ? await store.allocateNonce(wallet.id, target.chainId, await beforeRecord(target.gateway.getPendingNonce(wallet.address as Hex)))
-        : input.nonce!;
+      const nonce = heldNonce ?? input.nonce ?? (await store.allocateNonce(wallet.id, target.chainId, await beforeRecord(target.gateway.getPendingNonce(wallet.address as Hex))));
       let signedTransaction: string;
       try {
         signedTransaction = await signTransaction(
@@ -100,9 +100,15 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
           },
         );
       } catch (error) {
-        if (allocated) await store.releaseNonce(wallet.id, target.chainId, nonce);
         const reviewId = reviewIdOf(error);
-        if (reviewId && deps.frozenPreparations) await deps.frozenPreparations.freeze(reviewId, { type, gasLimit: gasLimit.toString(), ...fees }, deps.clock.now());
+        // A case that opens now keeps the allocated nonce (the first preparation written stays).
+        const frozenNow =
+          reviewId !== null &&
+          deps.frozenPreparations !== undefined &&
+          heldNonce === null &&
+          (await deps.frozenPreparations.freeze(reviewId, { type, gasLimit: gasLimit.toString(), ...fees }, deps.clock.now(), allocated ? { chainId: Number(target.chainId), nonce } : null));
+        const held = heldNonce !== null || (allocated && frozenNow);
+        if (allocated && !held) await store.releaseNonce(wallet.id, target.chainId, nonce);
         throw error;
       }
       return broadcast({

@@ -1,10 +1,10 @@
 /**
- * Issue #14: what the service chose for an EVM transfer (gas limit, fees and transaction type) is
- * frozen when the transfer opens its approval case, and the approved resend signs with
- * the same values, so approvers approve the cost they saw. The nonce is not held while the case is
- * open (that would stall every other transfer of the wallet behind it): the nonce is released when
- * the case opens, and the allocator hands the resend that same nonce unless another transaction
- * of the wallet took it meanwhile (then the next free one).
+ * Issue #14: what the service chose for an EVM transfer (nonce, gas limit, fees and transaction
+ * type) is frozen when the transfer opens its approval case, and the approved resend signs with
+ * the same values, so approvers approve exactly what will be signed. The nonce stays allocated to
+ * the case while it is open (pending or completed): other broadcasts of the wallet on that chain
+ * answer 409 APPROVAL_CASE_IN_PROGRESS meanwhile (`approvals/nonce-holds.ts`); a case that ends
+ * unsigned (rejected, expired, invalidated, cancelled) gives the nonce back to the allocator.
  */
 import { ApiError } from '../errors.ts';
 import type { PolicyLocation } from '../policies/ports.ts';
@@ -18,18 +18,34 @@ export interface FrozenEvmPreparation {
   maxPriorityFeePerGas?: string;
 }
 
+/** A case's frozen preparation, with the nonce it holds (null for cases frozen without one). */
+export interface FrozenPreparation {
+  caseId: string;
+  prepared: FrozenEvmPreparation;
+  nonce: number | null;
+}
+
+export interface NonceHold {
+  caseId: string;
+  nonce: number;
+}
+
 export interface FrozenPreparationStore {
   /** The preparation of the open (pending or completed) case of this key bound to this request hash. */
-  findOpen(at: PolicyLocation, caseKey: string, requestHash: string): Promise<FrozenEvmPreparation | null>;
-  /** Records the case's preparation; the first one written stays. */
-  freeze(caseId: string, prepared: FrozenEvmPreparation, at: Date): Promise<void>;
+  findOpen(at: PolicyLocation, caseKey: string, requestHash: string): Promise<FrozenPreparation | null>;
+  /** Records the case's preparation and the nonce it holds; the first one written stays (false when one was there). */
+  freeze(caseId: string, prepared: FrozenEvmPreparation, at: Date, hold: { chainId: number; nonce: number } | null): Promise<boolean>;
+  /** Nonces held on (wallet, chain) by cases not consumed and not yet released, whatever their stored status. */
+  nonceHolds(walletId: string, chainId: number): Promise<NonceHold[]>;
+  /** Gives an ended case's nonce back to the allocator (`released_nonces`), once. */
+  releaseNonce(caseId: string, at: Date): Promise<void>;
 }
 
 /** The key approval cases are found by: the Idempotency-Key, else `payload:<request hash>`. */
 export const approvalCaseKey = (idempotencyKey: string | undefined, requestHash: string) => idempotencyKey ?? `payload:${requestHash}`;
 
 /** The frozen preparation for this request, when it has an open approval case with one. */
-export async function frozenPreparationOf(store: FrozenPreparationStore | undefined, caller: Caller): Promise<FrozenEvmPreparation | null> {
+export async function frozenPreparationOf(store: FrozenPreparationStore | undefined, caller: Caller): Promise<FrozenPreparation | null> {
   if (!store || !caller.requestHash) return null;
   return store.findOpen({ projectId: caller.projectId, environment: caller.environment }, approvalCaseKey(caller.idempotencyKey, caller.requestHash), caller.requestHash);
 }

@@ -3,6 +3,7 @@
  * paused operation), the operation lookup and cancellation. The work itself is the yield worker's
  * (runner.ts); these only create, resume, read and cancel stored operations.
  */
+import { approvalCaseInProgress, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -20,6 +21,8 @@ export interface YieldOperationServiceDeps {
   clock: Clock;
   /** The caller's EVM wallet (404 missing or foreign, 400 not EVM). */
   loadYieldWallet: (caller: Caller, walletId: string) => Promise<WalletRecord>;
+  /** An open approval case holding a transfer's nonce on (wallet, chain): new yield work would queue behind it. */
+  openNonceHold?: OpenNonceHold;
 }
 
 /** A POST's answer: 202 with `Location` while the operation works, 200 once it is terminal or paused. */
@@ -58,7 +61,12 @@ const identityOf = (operation: YieldOperationRecord): YieldRequestIdentity => ({
   amount: operation.amount,
 });
 
-export function createYieldOperationService({ store, catalog, execution, clock, loadYieldWallet }: YieldOperationServiceDeps) {
+export function createYieldOperationService({ store, catalog, execution, clock, loadYieldWallet, openNonceHold }: YieldOperationServiceDeps) {
+  async function assertNoCaseHold(walletId: string, chainId: number) {
+    const hold = openNonceHold && (await openNonceHold(walletId, chainId));
+    if (hold) throw approvalCaseInProgress(hold);
+  }
+
   function answer(operation: YieldOperationRecord): YieldPostResult {
     const working = operation.status === 'pending' || operation.status === 'submitted';
     return { status: working ? 202 : 200, body: yieldOperationView(operation), headers: working ? { Location: yieldOperationLocation(operation) } : {} };
@@ -69,6 +77,7 @@ export function createYieldOperationService({ store, catalog, execution, clock, 
     if (operation.status !== 'requires_action') return answer(operation);
     assertYieldEligible(wallet);
     execution.assertAllowed(operation.action);
+    await assertNoCaseHold(wallet.id, operation.chainId);
     const resumed = await store.resume(operation.id, clock.now());
     if (resumed.outcome === 'busy') {
       throw new ApiError(409, 'YIELD_OPERATION_IN_PROGRESS', 'Another yield operation is active on this wallet and chain; retry this request once it has finished');
@@ -88,6 +97,7 @@ export function createYieldOperationService({ store, catalog, execution, clock, 
     }
     assertYieldEligible(wallet);
     execution.assertAllowed(action);
+    await assertNoCaseHold(wallet.id, request.market.chainId);
     const { operation, created } = await store.create(
       {
         id: crypto.randomUUID(),

@@ -1,3 +1,4 @@
+import type { OpenNonceHold } from '../approvals/nonce-holds.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createYieldOperationService } from './operation-service.ts';
@@ -29,10 +30,11 @@ export interface YieldServiceDeps {
   loadWallet: WalletService['loadWallet'];
   operations: YieldOperationStore;
   clock: Clock;
+  openNonceHold?: OpenNonceHold;
 }
 
 /** The yield use cases of the REST routes: markets, deposits, withdrawals, operations. */
-export function createYieldService({ catalog, execution, loadWallet, operations, clock }: YieldServiceDeps) {
+export function createYieldService({ catalog, execution, loadWallet, operations, clock, openNonceHold }: YieldServiceDeps) {
   /** The caller's EVM wallet: 404 as every wallet route for a missing or foreign one, 400 for a non-EVM one. */
   async function loadYieldWallet(caller: Caller, walletId: string) {
     return requireEvmYieldWallet(await loadWallet(caller, walletId));
@@ -42,7 +44,7 @@ export function createYieldService({ catalog, execution, loadWallet, operations,
     catalog,
     execution,
     loadYieldWallet,
-    ...createYieldOperationService({ store: operations, catalog, execution, clock, loadYieldWallet }),
+    ...createYieldOperationService({ store: operations, catalog, execution, clock, loadYieldWallet, openNonceHold }),
 
     /** GET /v1/wallets/{walletId}/yield/markets: listed whatever the execution switch says. */
     async listMarkets(caller: Caller, walletId: string): Promise<{ markets: YieldMarket[] }> {
