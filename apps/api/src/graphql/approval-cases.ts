@@ -140,7 +140,7 @@ export function addApprovalCaseFields(builder: SchemaBuilderOf, principal: (ctx:
       type: approvalCase,
       nullable: true,
       description:
-        'The approval case consumed for this record: the case of its Idempotency-Key, consumed, same wallet and API key; null when none (or the request carried no Idempotency-Key)',
+        'The approval case consumed for this record: the case the request that created the record claimed (same wallet and API key); null when none',
       resolve: (record, _args, ctx) => ctx.services.consoleApprovalCases.ofRecord(principal(ctx), record.transactionId),
     }),
   );

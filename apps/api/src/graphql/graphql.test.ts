@@ -159,19 +159,25 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
       expect.objectContaining({ extensions: expect.objectContaining({ code: 'INVALID_REQUEST', status: 400 }) }),
     ]);
 
-    // The case behind a record: the completed case is consumed by the resend that signs; a record of that key (as the transfer path
-    // writes it) shows it; a record of the pending case's key or without a key shows none.
-    expect((await p.sign(LARGE, { 'Idempotency-Key': 'gql-1' })).status).toBe(200);
+    // The case behind a record: the case claimed by the request that wrote the record (its request id), keyed or not; a record of
+    // another request (the pending case's key) shows none.
+    const resendId = randomUUID();
+    expect((await p.sign(LARGE, { 'Idempotency-Key': 'gql-1', 'x-request-id': resendId })).status).toBe(200);
+    const keylessCase = (await p.sign(LARGE, {}, {}, 2)).body.caseId as string;
+    expect((await decide(app, 'approve', keylessCase, finance)).ok).toBe(true);
+    const keylessResendId = randomUUID();
+    expect((await p.sign(LARGE, { 'x-request-id': keylessResendId }, {}, 2)).status).toBe(200);
     const owner = { projectId: p.projectId, partnerId: a.partnerId, apiKeyId: p.apiKeyId };
     const [signed, pending, keyless] = await Promise.all([
-      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-1' }),
-      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-2' }),
-      storedRecord(app, p.wallet, owner),
+      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-1', requestId: resendId }),
+      storedRecord(app, p.wallet, owner, { idempotencyKey: 'gql-2', requestId: randomUUID() }),
+      storedRecord(app, p.wallet, owner, { requestId: keylessResendId }),
     ]);
     const behind = await graphql(app, a.cookies.support, `{ a: transaction(id: "${signed.id}") { approvalCase { caseId status consumedAt } }
       b: transaction(id: "${pending.id}") { approvalCase { caseId } } c: transaction(id: "${keyless.id}") { approvalCase { caseId } } }`);
-    expect(behind.body).toEqual({ data: { a: { approvalCase: { caseId: first, status: 'consumed', consumedAt: expect.any(String) } }, b: { approvalCase: null }, c: { approvalCase: null } } });
-
+    expect(behind.body).toEqual({
+      data: { a: { approvalCase: { caseId: first, status: 'consumed', consumedAt: expect.any(String) } }, b: { approvalCase: null }, c: { approvalCase: { caseId: keylessCase } } },
+    });
     const missing = await graphql(app, b.cookies.support, `{ approvalCase(id: "${randomUUID()}") { caseId } }`);
     expect(missing.body).toEqual({ data: null, errors: [expect.objectContaining({ extensions: { code: 'NOT_FOUND', status: 404, message: 'Approval case not found' } })] });
     expect((await graphql(app, b.cookies.support, `{ approvalCase(id: "${first}") { caseId } }`)).body).toEqual(missing.body);

@@ -80,6 +80,11 @@ describe.concurrent.each(testDatabaseKinds)('a transfer gated by an approval cas
       expect((await transfer()).body).toEqual(sent.body);
       expect(await app.database.prisma.transactionRecord.count({ where: { walletId: p.wallet.id } })).toBe(2);
       expect((await p.getCase(paused.body.caseId)).body.status).toBe('consumed');
+      // The case keeps the id of the request that consumed it, which its record keeps too (GraphQL Transaction.approvalCase).
+      const record = await app.database.prisma.transactionRecord.findUniqueOrThrow({ where: { id: sent.body.transactionId } });
+      const consumed = await app.database.prisma.approvalCase.findUniqueOrThrow({ where: { id: paused.body.caseId } });
+      expect(record.requestId).toEqual(expect.any(String));
+      expect(consumed.consumedRequestId).toBe(record.requestId);
     });
 
     it('a case that ends unsigned (cancelled, rejected) gives its nonce back: the next transfer takes it', async () => {

@@ -170,13 +170,25 @@ export function createApprovalCaseStore({ prisma }: Database): ApprovalCaseStore
         WHERE project_id = ${at.projectId}::uuid AND environment = ${at.environment} AND status IN ('pending', 'completed') AND expires_at <= ${now}`;
     },
 
-    async claim(caseId, at) {
-      const { count } = await prisma.approvalCase.updateMany({ where: { id: caseId, status: 'completed', expiresAt: { gt: at } }, data: { status: 'consumed', consumedAt: at } });
+    async claim(caseId, at, requestId) {
+      const { count } = await prisma.approvalCase.updateMany({
+        where: { id: caseId, status: 'completed', expiresAt: { gt: at } },
+        data: { status: 'consumed', consumedAt: at, consumedRequestId: requestId },
+      });
       return count === 1;
     },
 
     async unclaim(caseId) {
-      await prisma.approvalCase.updateMany({ where: { id: caseId, status: 'consumed' }, data: { status: 'completed', consumedAt: null } });
+      await prisma.approvalCase.updateMany({ where: { id: caseId, status: 'consumed' }, data: { status: 'completed', consumedAt: null, consumedRequestId: null } });
+    },
+
+    async findConsumedByRequest(walletId, requestId) {
+      const row = await prisma.approvalCase.findFirst({
+        where: { walletId, consumedRequestId: requestId, status: 'consumed' },
+        orderBy: { consumedAt: 'desc' },
+        include: withDecisions,
+      });
+      return row && toRecord(row);
     },
 
     async decide(caseId, plan) {

@@ -126,7 +126,7 @@ export function createApprovalGate({ store, scopes, refresh, clock, configuredVa
           case 'consumed':
             throw keyConflict('The approval case of this Idempotency-Key was already used to sign; send a new request with a new key', current);
           case 'completed': {
-            if (!(await store.claim(current.id, clock.now()))) continue; // expired or claimed meanwhile: look again
+            if (!(await store.claim(current.id, clock.now(), caller.requestId))) continue; // expired or claimed meanwhile: look again
             const claimed = current;
             return { caseId: claimed.id, requirements: claimed.requirements, release: () => store.unclaim(claimed.id) };
           }

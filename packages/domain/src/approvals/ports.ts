@@ -139,9 +139,11 @@ export interface ApprovalCaseStore {
   /** Every open case of the location whose `expiresAt` <= `now` becomes `expired` at its expiresAt (before listing by status). */
   expireDue(at: PolicyLocation, now: Date): Promise<void>;
   /** completed -> consumed (consumed_at = at) only while completed and `at` < expires_at; true when this call claimed it. */
-  claim(caseId: string, at: Date): Promise<boolean>;
-  /** consumed -> completed (consumed_at cleared): the claimed signature never happened. */
+  claim(caseId: string, at: Date, requestId: string | null): Promise<boolean>;
+  /** consumed -> completed (consumed_at and the request id cleared): the claimed signature never happened. */
   unclaim(caseId: string): Promise<void>;
+  /** The case a request consumed for a signature of this wallet (its transaction record keeps the request id). */
+  findConsumedByRequest(walletId: string, requestId: string): Promise<ApprovalCaseRecord | null>;
   /**
    * In one transaction holding the case's row lock (SELECT ... FOR UPDATE): `plan` sees the
    * locked case with its decisions and returns what to write, or throws (nothing written).

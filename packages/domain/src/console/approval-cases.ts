@@ -42,7 +42,7 @@ export type ConsoleApprovalCaseView = ApprovalCaseView & { projectId: string; en
 export function createConsoleApprovalCases(deps: {
   scope: PartnerScope;
   cases: ApprovalCaseService;
-  store: Pick<ApprovalCaseStore, 'find' | 'latestByKey'>;
+  store: Pick<ApprovalCaseStore, 'find' | 'findConsumedByRequest'>;
   audit: AuditStore;
 }) {
   const { scope, cases, store } = deps;
@@ -102,19 +102,16 @@ export function createConsoleApprovalCases(deps: {
     },
 
     /**
-     * The case consumed for a transaction record, or null. No column links them: a case is keyed by
-     * the request's Idempotency-Key, which the record keeps, and a key signs under at most one case
-     * (a resend after it ended is refused). So: the key's case in the record key's environment,
-     * consumed, of the same wallet and API key. A record sent without an Idempotency-Key (its case
-     * keyed by the request hash, which the record does not keep) has none here.
+     * The case consumed for a transaction record, or null: the case claimed by the request that
+     * created the record (the case keeps the consuming request's id, the record its request id), of
+     * the same wallet, API key and Idempotency-Key when the record has one.
      */
     async ofRecord(principal: ScopeConsolePrincipal, transactionId: string): Promise<ConsoleApprovalCaseView | null> {
       const record = await scope.transaction(principal, transactionId);
-      if (!record.idempotencyKey || !record.apiKeyId) return null;
-      const key = await scope.apiKey(principal, record.apiKeyId);
-      const found = await store.latestByKey({ projectId: record.projectId, environment: key.environment }, record.idempotencyKey);
-      if (!found || found.status !== 'consumed' || found.walletId !== record.walletId || found.apiKeyId !== record.apiKeyId) return null;
-      const caller = staffCaller(principal, record.projectId, key.environment);
+      if (!record.requestId) return null;
+      const found = await store.findConsumedByRequest(record.walletId, record.requestId);
+      if (!found || found.apiKeyId !== record.apiKeyId || (record.idempotencyKey && found.idempotencyKey !== record.idempotencyKey)) return null;
+      const caller = staffCaller(principal, record.projectId, found.environment);
       return withLocation(await cases.get(caller, found.id), caller);
     },
 
