@@ -166,6 +166,11 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
       await query(`UPDATE yield_operations SET lease_until = $3 WHERE id = ANY($2::uuid[]) AND lease_owner = $1`, [owner, operationIds, leaseUntil]);
     },
 
+    async holdsLease(owner, operationId, now) {
+      const rows = await query<{ id: string }>(`SELECT id FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 AND lease_until > $3`, [operationId, owner, now]);
+      return rows.length === 1;
+    },
+
     async save(owner, operationId, patch) {
       const { error, plan, ...rest } = patch;
       const { count } = await prisma.yieldOperation.updateMany({

@@ -126,6 +126,8 @@ export interface YieldOperationStore {
   leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<YieldOperationRecord[]>;
   /** Extends the leases `owner` still holds on these operations (a run in progress keeps its operations). */
   renewLeases(owner: string, operationIds: string[], leaseUntil: Date): Promise<void>;
+  /** Whether `owner` still holds the operation's lease at `now` (checked right before signing). */
+  holdsLease(owner: string, operationId: string, now: Date): Promise<boolean>;
   /** Saves the patch and releases the lease, if `owner` still holds it; false when it did not. */
   save(owner: string, operationId: string, patch: YieldOperationPatch): Promise<boolean>;
   /**

@@ -63,6 +63,8 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
   const batchSize = deps.batchSize ?? 10;
   const leaseMs = deps.leaseMs ?? 15_000;
   const after = (ms: number) => new Date(clock.now().getTime() + ms);
+  /** Operations a run of this process is working on. */
+  const inFlight = new Set<string>();
 
   const save = (operation: YieldOperationRecord, patch: YieldOperationPatch) => store.save(owner, operation.id, patch);
   const pause = (operation: YieldOperationRecord, error: YieldOperationError, plan?: YieldPlan) =>
@@ -220,15 +222,19 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
       const now = clock.now();
       const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize);
       if (leased.length === 0) return { leased: 0 };
-      // A slow run keeps its operations: only a dead process's leases run out. (The runs of one
-      // process share `owner`, so an expired lease would let a second run work the same operation.)
-      const ids = leased.map((o) => o.id);
+      // A slow run keeps its operations: only a dead process's leases run out. The runs of one
+      // process share `owner`: an operation whose lease ran out while another run of this process
+      // still works on it (a stalled machine) is left to that run, never worked twice at once.
+      const mine = leased.filter((o) => !inFlight.has(o.id));
+      const ids = mine.map((o) => o.id);
+      for (const id of ids) inFlight.add(id);
       const renewal = setInterval(() => void store.renewLeases(owner, ids, after(leaseMs)).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
       renewal.unref();
       try {
-        await Promise.all(leased.map(advanceOrRetry));
+        await Promise.all(mine.map(advanceOrRetry));
       } finally {
         clearInterval(renewal);
+        for (const id of ids) inFlight.delete(id);
       }
       return { leased: leased.length };
     },

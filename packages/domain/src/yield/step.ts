@@ -86,6 +86,8 @@ export function createYieldSteps({ store, transactions, pipeline, clock, isDevne
     const caller = operationCaller(operation);
     const { wallet, shares } = await loadWalletWithShares(caller, operation.walletId);
     const target = { type: 'EVM' as const, gateway, chainId: String(operation.chainId) };
+    // A lease lost since it was last checked (a stalled process; another one continues) signs nothing.
+    if (!(await store.holdsLease(owner, operation.id, clock.now()))) return null;
     const signed = await signTransaction(
       pipeline,
       { caller, wallet, shares, action: prepared.signingAction, target, transfer: null },

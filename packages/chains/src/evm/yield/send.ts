@@ -41,7 +41,10 @@ export function sender(rpcUrl: string, chainId: number, account: Account, startN
     async call(address: Address, abi: Abi | readonly unknown[], functionName: string, args: readonly unknown[] = [], value?: bigint): Promise<TransactionReceipt> {
       const request = { address, abi: abi as Abi, functionName, args, account, ...(value ? { value } : {}) };
       // The bare estimate sometimes runs MetaMorpho and Aave calls out of gas (63/64 rule): 25 % on top.
-      const gas = ((await pub.estimateContractGas(request)) * 125n) / 100n;
+      // And 100k more: Morpho accrues interest (an IRM call and its writes) only when the block time
+      // moved on since the market's last update, so an estimate in the same second as that update
+      // leaves the accrual out of a transaction mined a second later (a loaded machine saw `repay` revert).
+      const gas = ((await pub.estimateContractGas(request)) * 125n) / 100n + 100_000n;
       const hash = await wallet.writeContract({ ...request, gas, nonce: nonce++ });
       return mined(hash, `${functionName} on ${address}`);
     },
