@@ -185,6 +185,11 @@ test('a transfer over REST waits for two finance approvals: the case in the cons
   // The record it gated: confirmed on the devnet (1 s blocks, the monitor checks every 5 s).
   await page.goto(`/transactions/${shared.transactionId}`);
   await expect(page.getByTestId('tx-status')).toHaveText('confirmed', { timeout: 60_000 });
+  // ...links the case it consumed, which opens on the cases page.
+  await expect(page.getByTestId('tx-approval-case')).toContainText(shared.caseId);
+  await page.getByTestId('tx-approval-case').click();
+  await expect(page.getByRole('heading', { name: 'Reviews & cases', exact: true })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Case detail' }).getByTestId('case-detail')).toHaveAttribute('data-status', 'consumed');
 
   // One more case that stays pending, for support to look at.
   const waiting = await send('POST', `/v1/wallets/${shared.walletId}/transfer`, { to: DEAD, value: LARGE, chainId: 84532 }, { 'Idempotency-Key': 'e2e-approval-2' });

@@ -1,4 +1,4 @@
-import { approvalCaseInput, approvalCaseListInput, type StaffPrincipal } from '@wallet/domain';
+import { approvalCaseInput, approvalCaseListInput, recordApprovalCaseInput, type StaffPrincipal } from '@wallet/domain';
 import type { TrpcContext } from './context.ts';
 import { router, staffProcedure, writeProcedure } from './trpc.ts';
 
@@ -13,6 +13,8 @@ export const approvalCasesRouter = router({
   /** Newest first, optionally by status and wallet; `cursor` is the previous page's `nextCursor`. */
   list: staffProcedure.input(approvalCaseListInput).query(({ ctx, input }) => ctx.services.consoleApprovalCases.list(principal(ctx), input)),
   get: staffProcedure.input(approvalCaseInput).query(({ ctx, input }) => ctx.services.consoleApprovalCases.get(principal(ctx), input)),
+  /** The case a transaction record's request consumed, or null (GraphQL `Transaction.approvalCase`). */
+  ofRecord: staffProcedure.input(recordApprovalCaseInput).query(({ ctx, input }) => ctx.services.consoleApprovalCases.ofRecord(principal(ctx), input.transactionId)),
   /** Pending cases only (409 CONFLICT with the current status otherwise); audited `approval_case.cancel`. */
   cancel: writeProcedure.input(approvalCaseInput).mutation(({ ctx, input }) => ctx.services.consoleApprovalCases.cancel(principal(ctx), input)),
 });

@@ -29,6 +29,7 @@ export const approvalCaseListInput = scopeLocationInput.extend({
   limit: z.number().int().min(1).max(100).optional(),
 });
 export const approvalCaseInput = scopeLocationInput.extend({ caseId: z.string().trim().min(1).max(200) });
+export const recordApprovalCaseInput = z.strictObject({ transactionId: z.string().trim().min(1).max(200) });
 export const walletApprovalCasesInput = z.strictObject({
   walletId: z.string().trim().min(1).max(200),
   /** Both environments when absent. */

@@ -21,6 +21,7 @@ export default function TransactionPage() {
       { refetchInterval: (q) => (q.state.data && terminal.has(q.state.data.status) && q.state.data.webhookDeliveries.every((d) => d.status !== 'pending') ? false : 2_000) },
     ),
   );
+  const approvalCase = useQuery(trpc.approvalCases.ofRecord.queryOptions({ transactionId }));
   const resend = useMutation(
     trpc.webhooks.resend.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.transactions.get.queryKey({ transactionId }) }),
@@ -53,6 +54,21 @@ export default function TransactionPage() {
               ['Created', formatDate(tx.createdAt)],
               ['Submitted', formatDate(tx.submittedAt)],
               ['Resolved', formatDate(tx.resolvedAt)],
+              ...(approvalCase.data
+                ? ([
+                    [
+                      'Approval case',
+                      <Link
+                        key="ac"
+                        data-testid="tx-approval-case"
+                        className="text-indigo-600 hover:underline"
+                        href={`/cases?project=${approvalCase.data.projectId}&env=${approvalCase.data.environment}&case=${approvalCase.data.caseId}`}
+                      >
+                        <Mono>{approvalCase.data.caseId}</Mono> ({approvalCase.data.status})
+                      </Link>,
+                    ],
+                  ] as [string, React.ReactNode][])
+                : []),
               ...(tx.cancellationOf ? ([['Cancellation of', <Link key="c" className="text-indigo-600 hover:underline" href={`/transactions/${tx.cancellationOf}`}><Mono>{tx.cancellationOf}</Mono></Link>]] as [string, React.ReactNode][]) : []),
             ]}
           />
