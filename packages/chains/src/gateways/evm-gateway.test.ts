@@ -156,14 +156,17 @@ describe('EvmGateway on anvil', () => {
 
     const account = privateKeyToAccount(generatePrivateKey());
     await fundEvmWallet({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdcAddress: usdc, to: account.address, nativeWei: parseEther('0.1') });
-    const first = await signTx(account, { to: randomAddress(), value: 1n, nonce: 0 });
+    // Nonce 1 first: it waits in the pool behind the missing nonce 0 however fast blocks come (a
+    // nonce-0 transaction could be mined before the next send on a loaded machine).
+    const first = await signTx(account, { to: randomAddress(), value: 1n, nonce: 1 });
     const hash = await gw.sendRawTransaction(first);
     // The identical transaction again, while it is pending: ALREADY_PROCESSED (it has been broadcast).
     const dup = await rejection(gw.sendRawTransaction(first));
     expect(dup.code).toBe('ALREADY_PROCESSED');
     // Same nonce, same fees, different content while the first is pending.
-    const replacement = await rejection(gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 2n, nonce: 0 })));
+    const replacement = await rejection(gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 2n, nonce: 1 })));
     expect(replacement.code).toBe('REPLACEMENT_UNDERPRICED');
+    await gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 1n, nonce: 0 }));
     await waitForReceipt(hash);
     expect((await rejection(gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 3n, nonce: 0 })))).code).toBe('NONCE_TOO_LOW');
 
@@ -174,8 +177,8 @@ describe('EvmGateway on anvil', () => {
     const wrongChain = await rejection(gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 1n, chainId: 1 })));
     expect(wrongChain.code).toBe('INVALID_TRANSACTION');
     expect((await rejection(gw.sendRawTransaction('0x1234'))).code).toBe('INVALID_TRANSACTION');
-    // None of these spent the nonce.
-    expect(await gw.getPendingNonce(account.address)).toBe(1);
+    // None of these spent a nonce (0 and 1 are mined).
+    expect(await gw.getPendingNonce(account.address)).toBe(2);
   });
 
   it('each monitor call is one HTTP request (a JSON-RPC batch)', async () => {
