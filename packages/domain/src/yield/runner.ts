@@ -226,15 +226,24 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
       // process share `owner`: an operation whose lease ran out while another run of this process
       // still works on it (a stalled machine) is left to that run, never worked twice at once.
       const mine = leased.filter((o) => !inFlight.has(o.id));
-      const ids = mine.map((o) => o.id);
-      for (const id of ids) inFlight.add(id);
-      const renewal = setInterval(() => void store.renewLeases(owner, ids, after(leaseMs)).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
+      const working = new Set(mine.map((o) => o.id));
+      for (const id of working) inFlight.add(id);
+      const renewal = setInterval(() => void store.renewLeases(owner, [...working], after(leaseMs)).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
       renewal.unref();
       try {
-        await Promise.all(mine.map(advanceOrRetry));
+        await Promise.all(
+          mine.map(async (operation) => {
+            try {
+              await advanceOrRetry(operation);
+            } finally {
+              // Done with it (its lease released by the save): another run may take it up again.
+              working.delete(operation.id);
+              inFlight.delete(operation.id);
+            }
+          }),
+        );
       } finally {
         clearInterval(renewal);
-        for (const id of ids) inFlight.delete(id);
       }
       return { leased: leased.length };
     },
