@@ -46,3 +46,9 @@ export function approvalCaseInProgress(hold: NonceHold): ApiError {
     { caseId: hold.caseId, nonce: hold.nonce },
   );
 }
+
+/** 409 APPROVAL_CASE_IN_PROGRESS when an open case other than `ownCaseId` holds a nonce of the wallet on the chain. */
+export async function assertNoOpenNonceHold(openNonceHold: OpenNonceHold | undefined, walletId: string, chainId: number, ownCaseId?: string): Promise<void> {
+  const hold = openNonceHold && (await openNonceHold(walletId, chainId, ownCaseId));
+  if (hold) throw approvalCaseInProgress(hold);
+}

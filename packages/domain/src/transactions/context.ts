@@ -6,7 +6,7 @@ import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { fieldError } from '../shared/zod.ts';
 import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
-import { approvalCaseInProgress, type OpenNonceHold } from '../approvals/nonce-holds.ts';
+import { assertNoOpenNonceHold, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import type { FrozenPreparationStore } from './frozen-preparation.ts';
 import type { TransferInput } from './schemas.ts';
 import type { WalletService } from '../wallets/service.ts';
@@ -43,8 +43,7 @@ export async function assertNoNonceHold(
   if (deps.yieldHolds && (await deps.yieldHolds(walletId, chainId))) {
     throw new ApiError(409, 'YIELD_OPERATION_IN_PROGRESS', 'A yield operation of this wallet holds a prepared or signed transaction on this chain; broadcast again once it has resolved or been cancelled');
   }
-  const hold = deps.openNonceHold && (await deps.openNonceHold(walletId, chainId, ownCaseId));
-  if (hold) throw approvalCaseInProgress(hold);
+  await assertNoOpenNonceHold(deps.openNonceHold, walletId, chainId, ownCaseId);
 }
 
 export type ChainTarget = { type: 'EVM'; gateway: EvmGateway; chainId: string } | { type: 'SOLANA'; gateway: SolanaGateway; network: string };

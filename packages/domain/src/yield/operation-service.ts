@@ -3,7 +3,7 @@
  * paused operation), the operation lookup and cancellation. The work itself is the yield worker's
  * (runner.ts); these only create, resume, read and cancel stored operations.
  */
-import { approvalCaseInProgress, type OpenNonceHold } from '../approvals/nonce-holds.ts';
+import { assertNoOpenNonceHold, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import { ApiError, conflict, notFound } from '../errors.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -62,10 +62,6 @@ const identityOf = (operation: YieldOperationRecord): YieldRequestIdentity => ({
 });
 
 export function createYieldOperationService({ store, catalog, execution, clock, loadYieldWallet, openNonceHold }: YieldOperationServiceDeps) {
-  async function assertNoCaseHold(walletId: string, chainId: number) {
-    const hold = openNonceHold && (await openNonceHold(walletId, chainId));
-    if (hold) throw approvalCaseInProgress(hold);
-  }
 
   function answer(operation: YieldOperationRecord): YieldPostResult {
     const working = operation.status === 'pending' || operation.status === 'submitted';
@@ -77,7 +73,7 @@ export function createYieldOperationService({ store, catalog, execution, clock, 
     if (operation.status !== 'requires_action') return answer(operation);
     assertYieldEligible(wallet);
     execution.assertAllowed(operation.action);
-    await assertNoCaseHold(wallet.id, operation.chainId);
+    await assertNoOpenNonceHold(openNonceHold, wallet.id, operation.chainId);
     const resumed = await store.resume(operation.id, clock.now());
     if (resumed.outcome === 'busy') {
       throw new ApiError(409, 'YIELD_OPERATION_IN_PROGRESS', 'Another yield operation is active on this wallet and chain; retry this request once it has finished');
@@ -97,7 +93,7 @@ export function createYieldOperationService({ store, catalog, execution, clock, 
     }
     assertYieldEligible(wallet);
     execution.assertAllowed(action);
-    await assertNoCaseHold(wallet.id, request.market.chainId);
+    await assertNoOpenNonceHold(openNonceHold, wallet.id, request.market.chainId);
     const { operation, created } = await store.create(
       {
         id: crypto.randomUUID(),
