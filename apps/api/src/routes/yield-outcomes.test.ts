@@ -176,6 +176,48 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       expect(done.transactions.map((t) => t.phase)).toEqual(['action']);
     });
 
+    it('prepares the action while the approval confirms and simulates it again before signing: a cap reached meanwhile pauses it and gives its nonce back', async () => {
+      const wallet = await fundedWallet();
+      const prepared = async () => (await app.database.query<{ plan: { prepared?: { phase: string; nonce: number } } }>('SELECT plan FROM yield_operations WHERE id = $1', [created.id]))[0]!.plan.prepared;
+      // 3-second blocks: the approval's two confirmations take long enough to see what happens in between.
+      await pub.request({ method: 'evm_setIntervalMining' as never, params: [3] as never });
+      const created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '10' }, `ahead-${wallet.id}`);
+      try {
+        const deadline = Date.now() + 30_000;
+        while ((await prepared())?.phase !== 'action') {
+          if (Date.now() > deadline) throw new Error('the action was never prepared ahead');
+          await app.services.yieldRunner.runOnce();
+          await new Promise((r) => setTimeout(r, 150));
+        }
+        // Prepared with the nonce after the approval's, nothing signed, the approval still waiting for its confirmations.
+        expect(await prepared()).toMatchObject({ phase: 'action', nonce: 1 });
+        const waiting = await read(wallet.id, created.id);
+        expect(waiting.transactions.map((t) => [t.phase, t.status, t.nonce])).toEqual([['approval', 'submitted', 0]]);
+        const supplied = await pub.readContract({ address: d().pool.aToken, abi: ERC20_ABI, functionName: 'totalSupply' });
+        await setSupplyCap(devnets.evmRpcUrl, d(), supplied / USDC + 1n);
+      } finally {
+        await pub.request({ method: 'evm_setIntervalMining' as never, params: [1] as never });
+      }
+      try {
+        const paused = await drive(wallet.id, created.id);
+        expect(paused.status, JSON.stringify(paused)).toBe('requires_action');
+        expect(paused.error?.code).toBe('AAVE_SUPPLY_CAP_EXCEEDED');
+        expect(paused.transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'confirmed']]);
+        expect(await prepared()).toBeUndefined();
+        expect(await pub.getTransactionCount({ address: wallet.address })).toBe(1);
+      } finally {
+        await setSupplyCap(devnets.evmRpcUrl, d(), 0);
+      }
+      // The nonce given back is the one the resumed request signs its action with.
+      await app.request('POST', `/v1/wallets/${wallet.id}/yield/deposits`, { key, body: { marketId: POOL, amount: '10' }, headers: { 'idempotency-key': `ahead-${wallet.id}` } });
+      const done = await drive(wallet.id, created.id);
+      expect(done.status, JSON.stringify(done)).toBe('confirmed');
+      expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([
+        ['approval', 0],
+        ['action', 1],
+      ]);
+    });
+
     it('pauses a withdrawal that cannot execute for lack of liquidity, never withdrawing part of it', async () => {
       const wallet = await fundedWallet();
       for (const [market, idempotencyKey] of [[POOL, `liq-pool-dep-${wallet.id}`], [VAULT, `liq-vault-dep-${wallet.id}`]] as const) {

@@ -3,7 +3,9 @@
  * chain) and move each one step along the spec's state table:
  *
  * - `submitted`: follow the current step's record (the transaction monitor resolves it with two
- *   confirmations): an approval confirmed → `pending` and the action is prepared at once; the action
+ *   confirmations). While an approval waits for its confirmations, the action is prepared ahead
+ *   (simulated once the approval is in a block; gas, fees and nonce stored, nothing signed). An
+ *   approval confirmed → `pending` and the action is simulated again and signed at once; the action
  *   confirmed → `confirmed`; reverted → `failed`; its nonce consumed by another transaction →
  *   `failed` with NONCE_CONSUMED; a step still `signed` (send outcome unknown) is re-sent with its
  *   stored bytes.
@@ -67,17 +69,19 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
   const inFlight = new Set<string>();
 
   const save = (operation: YieldOperationRecord, patch: YieldOperationPatch) => store.save(owner, operation.id, patch);
+  const walletAddress = async (operation: YieldOperationRecord) => (await deps.loadWallet(operationCaller(operation), operation.walletId)).address as Hex;
   const pause = (operation: YieldOperationRecord, error: YieldOperationError, plan?: YieldPlan) =>
     save(operation, { status: 'requires_action', error, nextRunAt: null, consecutiveErrors: 0, ...(plan ? { plan } : {}) });
   const fail = (operation: YieldOperationRecord, error: YieldOperationError, plan?: YieldPlan) =>
     save(operation, { status: 'failed', error, nextRunAt: null, resolvedAt: clock.now(), ...(plan ? { plan } : {}) });
 
-  /** Fails the operation; a prepared transaction that was never signed gives its nonce back. */
-  async function failUnsigned(operation: YieldOperationRecord, error: YieldOperationError) {
+  /** Fails or pauses the operation; a prepared transaction that was never signed is dropped and gives its nonce back. */
+  async function endUnsigned(end: typeof fail, operation: YieldOperationRecord, error: YieldOperationError) {
     const { prepared, ...rest } = operation.plan;
-    const saved = await fail(operation, error, rest);
+    const saved = await end(operation, error, rest);
     if (saved && prepared) await deps.releaseNonce(operation.walletId, String(operation.chainId), prepared.nonce);
   }
+  const failUnsigned = (operation: YieldOperationRecord, error: YieldOperationError) => endUnsigned(fail, operation, error);
 
   /** After a send: `submitted` is saved by addStep; a refusal ends the operation. */
   async function afterSend(operation: YieldOperationRecord, outcome: SendOutcome | null) {
@@ -98,6 +102,7 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
         return save(operation, { nextRunAt: after(0) });
       }
       case 'submitted':
+        if (step.phase === 'approval' && !operation.plan.prepared) await prepareActionAhead(operation, market, gateway);
         return save(operation, { nextRunAt: after(FOLLOW_MS) });
       case 'confirmed':
         if (step.phase === 'action') return save(operation, { status: 'confirmed', error: null, nextRunAt: null, resolvedAt: clock.now() });
@@ -114,8 +119,14 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
 
   /** Prepares (or reuses the prepared) next transaction, then signs and sends it. */
   async function prepareNext(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
-    if (operation.plan.prepared) return signPrepared(operation, gateway, operation.plan);
-    const wallet = (await deps.loadWallet(operationCaller(operation), operation.walletId)).address as Hex;
+    const prepared = operation.plan.prepared;
+    if (prepared?.phase === 'approval') return signPrepared(operation, gateway, operation.plan);
+    const wallet = await walletAddress(operation);
+    if (prepared) {
+      // Prepared ahead, before a restart or before a review: simulated again right before it is signed.
+      const refusal = await actionRefusal(operation, market, gateway, wallet, prepared, operation.plan);
+      return refusal ? endUnsigned(pause, operation, refusal) : signPrepared(operation, gateway, operation.plan);
+    }
     const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
     const plan: YieldPlan = { ...operation.plan };
 
@@ -147,17 +158,48 @@ export function createYieldRunner(deps: YieldRunnerDeps) {
     return prepareAndSign(operation, gateway, wallet, call, plan);
   }
 
-  /** Simulates the action at the latest block: why it must not be signed now (supply cap, price bound, liquidity), or null. */
+  /**
+   * Simulates the action at the latest block: why it must not be signed now (a deposit's allowance
+   * no longer covering it, the price bound, the supply cap, liquidity), or null.
+   */
   async function actionRefusal(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway, wallet: Hex, call: { to: string; data: string }, plan: YieldPlan): Promise<YieldOperationError | null> {
-    const checkBound = market.source === 'vaultprov-v2' && operation.action === 'deposit';
+    const deposit = operation.action === 'deposit';
+    const checkBound = market.source === 'vaultprov-v2' && deposit;
     const amount = normalizeYieldAmount(operation.amount, operation.action).baseUnits;
-    const simulation = await gateway.callAtLatestBlock([{ from: wallet, to: call.to as Hex, data: call.data as Hex }, ...(checkBound ? [vaultRead(market, { previewDeposit: amount! })] : [])]);
-    if (checkBound) {
-      const preview = uintResult(simulation.results[1]);
-      if (preview !== null && preview < BigInt(plan.minShares!)) return boundFailure(preview, BigInt(plan.minShares!));
+    const [simulation, allowance, preview] = (
+      await gateway.callAtLatestBlock([
+        { from: wallet, to: call.to as Hex, data: call.data as Hex },
+        ...(deposit ? [allowanceRead(market, wallet)] : []),
+        ...(checkBound ? [vaultRead(market, { previewDeposit: amount! })] : []),
+      ])
+    ).results;
+    if (deposit && (uintResult(allowance) ?? 0n) < amount!) {
+      return { code: 'SIGNING_REQUIRES_ACTION', message: "The wallet's allowance no longer covers the deposit (spent by another transaction); nothing was signed" };
     }
-    const result = simulation.results[0]!;
-    return result.ok ? null : simulationFailure(market, operation, result);
+    if (checkBound) {
+      const shares = uintResult(preview);
+      if (shares !== null && shares < BigInt(plan.minShares!)) return boundFailure(shares, BigInt(plan.minShares!));
+    }
+    return simulation!.ok ? null : simulationFailure(market, operation, simulation!);
+  }
+
+  /**
+   * While an approval waits for its two confirmations: prepares the action (gas, fees, nonce) once
+   * it simulates cleanly, so that only signing is left when the approval is confirmed. Anything in
+   * the way (the approval not in a block yet, the supply cap, the RPC) leaves the action to the
+   * usual preparation after the confirmations; nothing is signed here.
+   */
+  async function prepareActionAhead(operation: YieldOperationRecord, market: YieldMarket, gateway: EvmGateway) {
+    try {
+      const wallet = await walletAddress(operation);
+      const call = actionCall(market, operation, normalizeYieldAmount(operation.amount, operation.action).baseUnits, operation.plan, wallet);
+      if (await actionRefusal(operation, market, gateway, wallet, call, operation.plan)) return;
+      await steps.prepare(owner, operation, gateway, wallet, call, operation.plan);
+    } catch (error) {
+      if (!(error instanceof ChainUnavailableError || error instanceof BroadcastRejectedError)) {
+        deps.logger?.warn({ operationId: operation.id, err: { message: (error as Error).message } }, 'yield action could not be prepared ahead');
+      }
+    }
   }
 
   async function prepareAndSign(operation: YieldOperationRecord, gateway: EvmGateway, wallet: Hex, call: YieldCall, plan: YieldPlan) {
