@@ -218,6 +218,34 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       ]);
     });
 
+    it('a run held up by one slow operation gives each of its other operations back as soon as that one is advanced', async () => {
+      const quick = await fundedWallet();
+      const slow = await fundedWallet();
+      const quickOp = await post(quick.id, 'deposits', { marketId: POOL, amount: '5' }, `quick-${quick.id}`);
+      const slowOp = await post(slow.id, 'deposits', { marketId: POOL, amount: '5' }, `slow-${slow.id}`);
+      const leaseOwner = async (id: string) => (await app.database.query<{ lease_owner: string | null }>('SELECT lease_owner FROM yield_operations WHERE id = $1', [id]))[0]!.lease_owner;
+      // Every RPC request naming the slow wallet waits 1.5 s (within the 2 s time-out): its step takes seconds.
+      proxy.setMode({ delayMs: 1_500, containing: slow.address.slice(2) });
+      try {
+        let held = true;
+        const first = app.services.yieldRunner.runOnce().finally(() => (held = false));
+        await new Promise((r) => setTimeout(r, 300)); // the first run has leased both
+        // The worker's other runs meanwhile: the quick operation is due again a second after its approval was sent.
+        while (held) {
+          await app.services.yieldRunner.runOnce();
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect((await first).leased).toBe(2);
+      } finally {
+        proxy.setMode('pass');
+      }
+      // Another run took it up and gave it back; a run that skipped it (still "in flight") would hold its lease for 15 s.
+      expect(await leaseOwner(quickOp.id)).toBeNull();
+      expect((await read(quick.id, quickOp.id)).transactions[0]?.phase).toBe('approval');
+      expect((await read(slow.id, slowOp.id)).transactions.map((t) => t.phase)).toEqual(['approval']);
+      for (const [wallet, operation] of [[quick, quickOp], [slow, slowOp]] as const) expect((await drive(wallet.id, operation.id)).status).toBe('confirmed');
+    });
+
     it('pauses a withdrawal that cannot execute for lack of liquidity, never withdrawing part of it', async () => {
       const wallet = await fundedWallet();
       for (const [market, idempotencyKey] of [[POOL, `liq-pool-dep-${wallet.id}`], [VAULT, `liq-vault-dep-${wallet.id}`]] as const) {

@@ -3,7 +3,8 @@
  * "the chain could not answer" paths against real devnets:
  * - 'pass'               forward every request unchanged;
  * - 'drop'               destroy the socket without answering;
- * - { delayMs, methods? } wait, then forward (with `methods`: only requests naming one of them; others pass);
+ * - { delayMs, methods?, containing? } wait, then forward (with `methods`: only requests naming one of them; with
+ *                        `containing`: only requests whose body contains that text, case-insensitive; others pass);
  * - 'http500'            answer HTTP 500;
  * - { failMethods }      answer JSON-RPC error -32603 for those methods only and forward the rest (batch arrays
  *                        element-wise: the other elements are forwarded as one batch and the answers merged in order).
@@ -12,7 +13,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type RpcFaultMode = 'pass' | 'drop' | 'http500' | { delayMs: number; methods?: readonly string[] } | { failMethods: readonly string[] };
+export type RpcFaultMode = 'pass' | 'drop' | 'http500' | { delayMs: number; methods?: readonly string[]; containing?: string } | { failMethods: readonly string[] };
 
 export interface RpcFaultProxy {
   url: string;
@@ -71,7 +72,12 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       return;
     }
     if (current === 'http500') return reply(500, 'Internal Server Error (injected by the fault proxy)', 'text/plain');
-    if (typeof current === 'object' && 'delayMs' in current && (!current.methods || named.some((m) => current.methods!.includes(m)))) {
+    const delayed =
+      typeof current === 'object' &&
+      'delayMs' in current &&
+      (!current.methods || named.some((m) => current.methods!.includes(m))) &&
+      (current.containing === undefined || body.toLowerCase().includes(current.containing.toLowerCase()));
+    if (delayed) {
       await new Promise((r) => setTimeout(r, current.delayMs));
       if (res.destroyed || req.socket.destroyed) return; // the client gave up
     }
