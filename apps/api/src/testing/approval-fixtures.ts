@@ -117,9 +117,8 @@ export const configurationPath = (scopeId: string, version = '1') => `${requirem
 export const requirementsPath = (scopeId: string) => `/v1/permissions-v2/authorization-scopes/${encodeURIComponent(scopeId)}/requirements`;
 
 /**
- * Stores a require_approval policy document in the project and environment through the policy
- * store, as the service would (it refuses them at authoring until the approval cases land): a
- * first version, or the next one of the same id.
+ * Stores a require_approval policy document in the project and environment straight through the
+ * policy store (no HTTP round trip, no actor): a first version, or the next one of the same id.
  */
 export async function storeApprovalPolicy(app: TestApp, at: { projectId: string; environment: 'development' | 'production' }, document: unknown = examplePolicy('evm-approvals.json')) {
   const parsed = parsePolicyDocument(document);
@@ -133,9 +132,8 @@ export async function storeApprovalPolicy(app: TestApp, at: { projectId: string;
 }
 
 /**
- * A scope project (scopeProject) that can store require_approval policies. The policy service
- * still refuses them at authoring until the approval cases land, so `storeApproval` stores the
- * document (as the fixed point is accepted, ../shared/spec/policy-examples) with `storeApprovalPolicy`.
+ * A scope project (scopeProject) with `storeApproval`, which stores a require_approval document
+ * (by default the fixed point ../shared/spec/policy-examples/evm-approvals.json) with `storeApprovalPolicy`.
  */
 export async function approvalProject(app: TestApp) {
   const project = await scopeProject(app);

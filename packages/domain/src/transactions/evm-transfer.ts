@@ -100,15 +100,14 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
           },
         );
       } catch (error) {
-        const reviewId = reviewIdOf(error);
-        // A case that opens now keeps the allocated nonce (the first preparation written stays).
+        const reviewId = heldNonce === null ? reviewIdOf(error) : null;
+        // A case this refusal opens keeps the gas, the fees and the allocated nonce (the first preparation written stays).
         const frozenNow =
           reviewId !== null &&
           deps.frozenPreparations !== undefined &&
-          heldNonce === null &&
           (await deps.frozenPreparations.freeze(reviewId, { type, gasLimit: gasLimit.toString(), ...fees }, deps.clock.now(), allocated ? { chainId: Number(target.chainId), nonce } : null));
-        const held = heldNonce !== null || (allocated && frozenNow);
-        if (allocated && !held) await store.releaseNonce(wallet.id, target.chainId, nonce);
+        // A nonce allocated here that no case holds goes back to the allocator.
+        if (allocated && heldNonce === null && !frozenNow) await store.releaseNonce(wallet.id, target.chainId, nonce);
         throw error;
       }
       return broadcast({
