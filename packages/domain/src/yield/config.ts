@@ -1,5 +1,5 @@
-import { getAddress, isAddress, zeroAddress } from 'viem';
 import { z } from 'zod';
+import { checksumEvmAddress, isEvmAddressWithValidChecksum } from '../shared/evm-address.ts';
 import { POOL_YIELD_MARKET_IDS, VAULT_YIELD_MARKET_IDS, ALL_YIELD_MARKET_IDS } from './markets.ts';
 
 /**
@@ -10,12 +10,12 @@ const contractAddress = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x and 40 hex digits)')
   .transform((value, ctx) => {
-    if (!isAddress(value, { strict: true })) {
+    if (!isEvmAddressWithValidChecksum(value)) {
       ctx.addIssue({ code: 'custom', message: 'has an invalid checksum (mixed case)' });
       return z.NEVER;
     }
-    const checksummed = getAddress(value);
-    if (checksummed === zeroAddress) {
+    const checksummed = checksumEvmAddress(value);
+    if (/^0x0{40}$/.test(checksummed)) {
       ctx.addIssue({ code: 'custom', message: 'must not be the zero address' });
       return z.NEVER;
     }
