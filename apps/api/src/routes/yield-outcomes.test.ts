@@ -15,6 +15,7 @@ import { createPublicClient, http, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { movableClock } from '../testing/monitor-fixtures.ts';
 import { approvalsProject, decide } from '../testing/approval-fixtures.ts';
 import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 import { startMonitorWorker } from '../workers/monitor-worker.ts';
@@ -47,6 +48,8 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
     let key: string;
     let monitor: { stop(): Promise<void> };
     const d = () => devnets.yield!;
+    // The service's clock; only moved forward (by the last test: a process that stalled past its lease).
+    const clock = movableClock();
 
     beforeAll(async () => {
       devnets = await startLocalDevnets({ blockTimeSeconds: 1, slotMs: 100, yieldMarkets: true });
@@ -54,7 +57,7 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       proxy = await startRpcFaultProxy(devnets.evmRpcUrl);
       pub = createPublicClient({ transport: http(devnets.evmRpcUrl) });
       const registry = createChainRegistry([{ type: 'EVM', chainId: 84532, rpcUrl: proxy.url, isDevnet: true, usdcAddress: devnets.yield!.pool.usdc }], { timeoutMs: 2_000 });
-      app = await startTestApp(kind, { chains: { ...registry, faucet: devnets.faucet, yield: devnets.yield } });
+      app = await startTestApp(kind, { clock, chains: { ...registry, faucet: devnets.faucet, yield: devnets.yield } });
       key = (await app.createKey()).apiKey;
       monitor = startMonitorWorker({ monitor: app.services.monitor, logger: silent, idleMs: 100 });
     });
@@ -381,6 +384,30 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       expect(failed.transactions.map((t) => [t.phase, t.status])).toEqual([['approval', 'failed']]);
       expect(await pub.getTransactionReceipt({ hash: failed.transactions[0]!.hash as Hex }).catch(() => null)).toBeNull();
       expect((await pub.getTransaction({ hash: consumedBy })).nonce).toBe(failed.transactions[0]!.nonce);
+    });
+
+    it('signs nothing when the lease ran out before the signature (a stalled process): the next run signs the prepared transaction', async () => {
+      const wallet = await fundedWallet();
+      const created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '5' }, `stalled-${wallet.id}`);
+      // The gas estimate for this wallet's approval takes a second; meanwhile the lease (15 s) runs out.
+      proxy.setMode({ delayMs: 1_000, methods: ['eth_estimateGas'], containing: wallet.address.slice(2) });
+      try {
+        const run = app.services.yieldRunner.runOnce();
+        await new Promise((r) => setTimeout(r, 300));
+        clock.advance(60_000);
+        expect((await run).leased).toBe(1);
+      } finally {
+        proxy.setMode('pass');
+      }
+      const stalled = await read(wallet.id, created.id);
+      expect(stalled.transactions).toEqual([]);
+      expect(await pub.getTransactionCount({ address: wallet.address, blockTag: 'pending' })).toBe(0);
+      const done = await drive(wallet.id, created.id);
+      expect(done.status, JSON.stringify(done)).toBe('confirmed');
+      expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([
+        ['approval', 0],
+        ['action', 1],
+      ]);
     });
   });
 });
