@@ -7,7 +7,7 @@ import { DAY, useWebhookTestApp } from './testing/webhook-app.ts';
 
 /** Webhooks: signed envelopes, timestamps, secret rotation and resends. */
 describe.each(testDatabaseKinds)('webhooks on %s: signing and resends', (kind) => {
-  const t = useWebhookTestApp(kind);
+  const t = useWebhookTestApp(kind, { timeoutMs: 2_000 });
   const { clock, secretsShown, setup, createWallets, signMany, projectEvents, deliverUntil } = t;
 
   it('delivers signed envelopes the receiver verifies from the spec alone; the test ping reports status and latency', async () => {

@@ -32,9 +32,11 @@ export const ALL_TYPES: string[] = [...WEBHOOK_EVENT_TYPES];
  * The webhook tests' service (test timings: short time-out and backoff; the receiver's CA trusted
  * through configuration) with its hooks registered in the calling describe block: after each test
  * the clock is reset, endpoints disabled and the receiver closed; at the end no secret may appear
- * in the logs.
+ * in the logs. `timeoutMs` is the delivery time-out (WEBHOOK_TIMEOUT_MS): the 300 ms default keeps
+ * the fault tests short; suites that count requests take a longer one, so a slow TLS handshake on
+ * a loaded machine is not a failed attempt.
  */
-export function useWebhookTestApp(kind: DatabaseKind) {
+export function useWebhookTestApp(kind: DatabaseKind, { timeoutMs = 300 }: { timeoutMs?: number } = {}) {
   const clock = movableClock();
   const cleanups: Array<() => Promise<unknown>> = [];
   const secretsShown: string[] = [];
@@ -96,7 +98,7 @@ export function useWebhookTestApp(kind: DatabaseKind) {
   beforeAll(async () => {
     t.app = await startTestApp(kind, {
       clock,
-      env: { WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_BASE_MS: '30', WEBHOOK_RETRY_MAX_MS: '300', WEBHOOK_LEASE_MS: '5000' },
+      env: { WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_TIMEOUT_MS: String(timeoutMs), WEBHOOK_RETRY_BASE_MS: '30', WEBHOOK_RETRY_MAX_MS: '300', WEBHOOK_LEASE_MS: '5000' },
     });
   });
   afterEach(async () => {
