@@ -29,6 +29,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, openDatabase, type Database } from '@wallet/db';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -58,7 +59,6 @@ if (!['split', 'pool', 'vault'].includes(MARKETS)) throw new Error('BENCH_YIELD_
 const marketOf = (i: number) => (MARKETS === 'pool' || (MARKETS === 'split' && i % 2 === 0) ? POOL : VAULT);
 const marketName = (id: string) => (id === POOL ? 'pool' : 'vault');
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const sec = (ms: number) => (ms / 1000).toFixed(2);
@@ -221,43 +221,29 @@ async function main(): Promise<boolean> {
     return id;
   }
 
-  async function operate(walletId: string, phase: Outcome['phase'], marketId: string, amount: string, key: string): Promise<Outcome> {
-    const postAt = Date.now();
-    const created = await api('POST', `/v1/wallets/${walletId}/yield/${phase === 'deposit' ? 'deposits' : 'withdrawals'}`, { marketId, amount }, { 'idempotency-key': key });
-    if (created.status !== 202) throw new Error(`POST ${phase}: ${created.status} ${JSON.stringify(created.body)}`);
-    const operationId = created.body.id as string;
-    for (;;) {
-      await sleep(POLL_MS);
-      const got = await api('GET', `/v1/wallets/${walletId}/yield/operations/${operationId}`);
-      if (got.status !== 200) throw new Error(`GET operation: ${got.status} ${JSON.stringify(got.body)}`);
-      const status = got.body.status as string;
-      const done = !['pending', 'submitted'].includes(status);
-      if (done || Date.now() - postAt > TIMEOUT_MS) {
-        return { walletId, phase, marketId, operationId, postAt, observedAt: Date.now(), status: done ? status : `timed out (${status})`, error: got.body.error };
-      }
-    }
-  }
-
-  /** A deposit, then (once it is confirmed) a withdrawal of everything. */
-  async function depositThenWithdraw(walletId: string, marketId: string, tag: string): Promise<Outcome[]> {
-    const deposit = await operate(walletId, 'deposit', marketId, AMOUNT, `${tag}-dep`);
-    if (deposit.status !== 'confirmed') return [deposit];
-    return [deposit, await operate(walletId, 'withdrawal', marketId, 'all', `${tag}-wd`)];
-  }
+  /** Runs deposit-then-withdraw rounds in the clients' process (bench/yield-clients.mjs). */
+  const clients = spawn(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), 'yield-clients.mjs')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  stops.push(async () => void clients.kill());
+  type ClientResult = { ok: true; outcomes: Outcome[] } | { ok: false; error: string };
+  const depositThenWithdraw = (jobs: { walletId: string; marketId: string; tag: string }[]) =>
+    new Promise<ClientResult[]>((resolve) => {
+      clients.once('message', (message: { results: ClientResult[] }) => resolve(message.results));
+      clients.send({ baseUrl, apiKey, pollMs: POLL_MS, timeoutMs: TIMEOUT_MS, amount: AMOUNT, jobs });
+    });
 
   // Before the clock: wallets funded, one warm-up round (JIT, prepared statements, PGlite's first seconds).
   const fundStart = Date.now();
   const wallets = await Promise.all(Array.from({ length: WALLETS }, (_, i) => createFundedWallet(`bench-yield-${i}`)));
   const warmWallet = await createFundedWallet('bench-yield-warmup');
   const fundSeconds = (Date.now() - fundStart) / 1000;
-  const warm = await depositThenWithdraw(warmWallet, marketOf(0), 'warmup');
-  if (warm.some((o) => o.status !== 'confirmed')) throw new Error(`warm-up did not confirm: ${JSON.stringify(warm)}`);
+  const [warm] = await depositThenWithdraw([{ walletId: warmWallet, marketId: marketOf(0), tag: 'warmup' }]);
+  if (!warm!.ok || warm!.outcomes.some((o) => o.status !== 'confirmed')) throw new Error(`warm-up did not confirm: ${JSON.stringify(warm)}`);
 
   // The clock: every wallet at once.
   const cpuStart = process.cpuUsage();
   const wallStart = Date.now();
   cpu.measuring = true;
-  const settled = await Promise.allSettled(wallets.map((walletId, i) => depositThenWithdraw(walletId, marketOf(i), `bench-${i}`)));
+  const settled = await depositThenWithdraw(wallets.map((walletId, i) => ({ walletId, marketId: marketOf(i), tag: `bench-${i}` })));
   cpu.measuring = false;
   const wallMs = Date.now() - wallStart;
   const processCpu = process.cpuUsage(cpuStart);
@@ -265,8 +251,8 @@ async function main(): Promise<boolean> {
   await sampler.stop();
   stops.shift();
 
-  const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
-  const crashed = settled.flatMap((s) => (s.status === 'rejected' ? [String((s.reason as Error)?.message ?? s.reason)] : []));
+  const outcomes = settled.flatMap((s) => (s.ok ? s.outcomes : []));
+  const crashed = settled.flatMap((s) => (s.ok ? [] : [s.error]));
   const bad = outcomes.filter((o) => o.status !== 'confirmed');
   const expected = WALLETS * 2;
 
@@ -435,7 +421,7 @@ async function main(): Promise<boolean> {
     '',
     `yield worker CPU: ${c.yieldRunnerMsPerOperation} ms per operation (${c.yieldRunnerMsTotal} ms in ${c.yieldRuns} runs taking ${sec(c.yieldRunWallMsTotal)} s, ${c.yieldRunsThatLeased} of them leased ${c.operationStepsLeased} operations;` +
       ` whole-process CPU during each run, concurrent work included); own share ${c.yieldRunnerOwnMsPerOperationEstimate === null ? 'not estimated (overlapping runs)' : `estimated at ${c.yieldRunnerOwnMsPerOperationEstimate} ms per operation`}`,
-    `process CPU: ${c.processMsPerOperation} ms per operation (${c.processMsTotal} ms over ${result.wallSeconds} s = ${c.processCoresBusy} cores; API, monitor, yield worker, ${db.kind === 'pglite' ? "PGlite's thread" : 'the PostgreSQL client'} and this bench's clients)`,
+    `process CPU: ${c.processMsPerOperation} ms per operation (${c.processMsTotal} ms over ${result.wallSeconds} s = ${c.processCoresBusy} cores; API, monitor, yield worker, ${db.kind === 'pglite' ? "PGlite's thread" : 'the PostgreSQL client'}; the clients run in their own process)`,
     `confirmed ${operations} of ${expected} operations${bad.length || crashed.length ? ` — FAILED: ${bad.length} ended otherwise, ${crashed.length} wallets crashed` : ''}`,
   );
   console.log(JSON.stringify(result));
