@@ -1,4 +1,4 @@
-import { ERC20_ABI, ERC4626_VAULT_ABI } from '@wallet/domain';
+import { AAVE_POOL_ABI, ERC20_ABI, ERC4626_VAULT_ABI } from '@wallet/domain';
 import { testDatabaseKinds } from '@wallet/db';
 import { createChainRegistry } from '@wallet/chains';
 import {
@@ -11,7 +11,7 @@ import {
   startRpcFaultProxy,
   type RpcFaultProxy,
 } from '@wallet/chains/testing';
-import { createPublicClient, http, type Address, type Hex } from 'viem';
+import { createPublicClient, encodeFunctionData, http, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
@@ -100,25 +100,48 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
     const erc20 = (token: Address, owner: Address) => pub.readContract({ address: token, abi: ERC20_ABI, functionName: 'balanceOf', args: [owner] });
     const allowance = (owner: Address, spender: Address) => pub.readContract({ address: d().pool.usdc, abi: ERC20_ABI, functionName: 'allowance', args: [owner, spender] });
 
-    it('skips the approval when the allowance already covers the amount', async () => {
-      const wallet = await fundedWallet();
-      // An earlier approval of 50 USDC, signed by the service (sign-only) and sent directly.
+    /** An approval of the pool for `amount`, signed by the service (sign-only) and sent directly; returns its nonce. */
+    async function approvePoolDirectly(wallet: { id: string; address: Address }, amount: bigint): Promise<number> {
       const nonce = await pub.getTransactionCount({ address: wallet.address });
       const fees = await pub.estimateFeesPerGas();
-      const approveData = `0x095ea7b3${d().pool.poolAddress.slice(2).toLowerCase().padStart(64, '0')}${(50n * USDC).toString(16).padStart(64, '0')}` as Hex;
+      const approveData = `0x095ea7b3${d().pool.poolAddress.slice(2).toLowerCase().padStart(64, '0')}${amount.toString(16).padStart(64, '0')}` as Hex;
       const signed = await app.request('POST', `/v1/wallets/${wallet.id}/sign-transaction`, {
         key,
         body: { transaction: { to: d().pool.usdc, value: '0', data: approveData, chainId: 84532, type: 2, nonce, gasLimit: '100000', maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() } },
       });
       expect(signed.status, JSON.stringify(signed.body)).toBe(200);
       await pub.waitForTransactionReceipt({ hash: await pub.sendRawTransaction({ serializedTransaction: (signed.body as { signedTransaction: Hex }).signedTransaction }) });
-      expect(await allowance(wallet.address, d().pool.poolAddress)).toBe(50n * USDC);
+      expect(await allowance(wallet.address, d().pool.poolAddress)).toBe(amount);
+      return nonce;
+    }
+
+    it('skips the approval when the allowance already covers the amount', async () => {
+      const wallet = await fundedWallet();
+      const nonce = await approvePoolDirectly(wallet, 50n * USDC);
 
       const created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '12.5' }, `skip-${wallet.id}`);
       const done = await drive(wallet.id, created.id);
       expect(done.status, JSON.stringify(done)).toBe('confirmed');
       expect(done.transactions.map((t) => [t.phase, t.nonce])).toEqual([['action', nonce + 1]]);
       expect(await allowance(wallet.address, d().pool.poolAddress)).toBe(50n * USDC - 12_500_000n);
+    });
+
+    it('asks a failing simulation once more before it pauses anything (a node may answer one call from the next block)', async () => {
+      const wallet = await fundedWallet();
+      await approvePoolDirectly(wallet, 5n * USDC);
+      // The next supply simulation for this wallet answers Panic(0x11), as anvil did while producing a block.
+      const supplySelector = encodeFunctionData({ abi: AAVE_POOL_ABI, functionName: 'supply', args: [d().pool.usdc, 1n, wallet.address, 0] }).slice(2, 10);
+      const mode = { revertCalls: 1, containing: supplySelector };
+      proxy.setMode(mode);
+      try {
+        const created = await post(wallet.id, 'deposits', { marketId: POOL, amount: '5' }, `retry-${wallet.id}`);
+        const done = await drive(wallet.id, created.id);
+        expect(mode.revertCalls).toBe(0);
+        expect(done.status, JSON.stringify(done)).toBe('confirmed');
+        expect(done.transactions.map((t) => t.phase)).toEqual(['action']);
+      } finally {
+        proxy.setMode('pass');
+      }
     });
 
     it('pauses at the supply cap with the approval confirmed, and resumes with the same approval once the cap allows it', async () => {

@@ -7,13 +7,21 @@
  *                        `containing`: only requests whose body contains that text, case-insensitive; others pass);
  * - 'http500'            answer HTTP 500;
  * - { failMethods }      answer JSON-RPC error -32603 for those methods only and forward the rest (batch arrays
- *                        element-wise: the other elements are forwarded as one batch and the answers merged in order).
+ *                        element-wise: the other elements are forwarded as one batch and the answers merged in order);
+ * - { revertCalls, containing } the next `revertCalls` eth_calls whose params contain that text (case-insensitive)
+ *                        answer a revert with Panic(0x11) (element-wise as above); the mode object counts them down.
  * `requests` counts HTTP requests received (whatever the mode).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type RpcFaultMode = 'pass' | 'drop' | 'http500' | { delayMs: number; methods?: readonly string[]; containing?: string } | { failMethods: readonly string[] };
+export type RpcFaultMode =
+  | 'pass'
+  | 'drop'
+  | 'http500'
+  | { delayMs: number; methods?: readonly string[]; containing?: string }
+  | { failMethods: readonly string[] }
+  | { revertCalls: number; containing: string };
 
 export interface RpcFaultProxy {
   url: string;
@@ -28,7 +36,11 @@ export interface RpcFaultProxy {
 interface RpcRequest {
   id?: unknown;
   method?: unknown;
+  params?: unknown;
 }
+
+/** The revert data of Solidity's Panic(0x11) (arithmetic underflow or overflow). */
+const PANIC_0X11 = `0x4e487b71${'11'.padStart(64, '0')}`;
 
 const internalError = (req: RpcRequest) => ({
   jsonrpc: '2.0',
@@ -45,6 +57,22 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
   async function forward(body: string): Promise<{ status: number; contentType: string; text: string }> {
     const res = await fetch(targetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     return { status: res.status, contentType: res.headers.get('content-type') ?? 'application/json', text: await res.text() };
+  }
+
+  /** For the modes that answer some elements here: the answer for one, or null to forward it. */
+  function injection(current: Exclude<RpcFaultMode, string>): ((r: RpcRequest) => object | null) | null {
+    if ('failMethods' in current) {
+      const fail = new Set(current.failMethods);
+      return (r) => (typeof r?.method === 'string' && fail.has(r.method) ? internalError(r) : null);
+    }
+    if ('revertCalls' in current) {
+      return (r) => {
+        if (current.revertCalls <= 0 || r?.method !== 'eth_call' || !JSON.stringify(r.params).toLowerCase().includes(current.containing.toLowerCase())) return null;
+        current.revertCalls--;
+        return { jsonrpc: '2.0', id: r.id ?? null, error: { code: 3, message: 'execution reverted: panic: arithmetic underflow or overflow (0x11) (injected by the fault proxy)', data: PANIC_0X11 } };
+      };
+    }
+    return null;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -81,22 +109,22 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       await new Promise((r) => setTimeout(r, current.delayMs));
       if (res.destroyed || req.socket.destroyed) return; // the client gave up
     }
-    if (typeof current === 'object' && 'failMethods' in current && parsed !== undefined) {
-      const fail = new Set(current.failMethods);
-      const failing = (r: unknown) => typeof (r as RpcRequest | null)?.method === 'string' && fail.has((r as RpcRequest).method as string);
-      if (!Array.isArray(parsed)) {
-        if (failing(parsed)) return reply(200, JSON.stringify(internalError(parsed as RpcRequest)));
-      } else if (parsed.some(failing)) {
-        const passOn = parsed.filter((r) => !failing(r));
-        let answers: unknown[] = [];
+    // Element-wise answers made here (failMethods, revertCalls); the other elements are forwarded.
+    const injected = typeof current === 'object' && parsed !== undefined ? injection(current) : null;
+    if (injected) {
+      const answers = (Array.isArray(parsed) ? parsed : [parsed]).map((r) => injected(r as RpcRequest));
+      if (answers.some((a) => a !== null)) {
+        if (!Array.isArray(parsed)) return reply(200, JSON.stringify(answers[0]));
+        const passOn = parsed.filter((_, i) => answers[i] === null);
+        let forwarded: unknown[] = [];
         if (passOn.length > 0) {
           const fwd = await forward(JSON.stringify(passOn));
           if (fwd.status !== 200) return reply(fwd.status, fwd.text, fwd.contentType);
           const out = JSON.parse(fwd.text) as unknown;
-          answers = Array.isArray(out) ? out : [out];
+          forwarded = Array.isArray(out) ? out : [out];
         }
         let next = 0;
-        const merged = parsed.map((r) => (failing(r) ? internalError(r as RpcRequest) : answers[next++]));
+        const merged = answers.map((a) => a ?? forwarded[next++]);
         return reply(200, JSON.stringify(merged.filter((x) => x !== undefined)));
       }
     }
