@@ -250,7 +250,8 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       const quickOp = await post(quick.id, 'deposits', { marketId: POOL, amount: '5' }, `quick-${quick.id}`);
       const slowOp = await post(slow.id, 'deposits', { marketId: POOL, amount: '5' }, `slow-${slow.id}`);
       const leaseOwner = async (id: string) => (await app.database.query<{ lease_owner: string | null }>('SELECT lease_owner FROM yield_operations WHERE id = $1', [id]))[0]!.lease_owner;
-      // Every RPC request naming the slow wallet waits 1.5 s (within the 2 s time-out): its step takes seconds.
+      // Every RPC request naming the slow wallet waits 1.5 s (within the 2 s time-out, or beyond it on a
+      // loaded machine: either way its step takes seconds).
       proxy.setMode({ delayMs: 1_500, containing: slow.address.slice(2) });
       try {
         let held = true;
@@ -268,7 +269,6 @@ describe.concurrent.each(testDatabaseKinds)('yield operations meeting the chain 
       // Another run took it up and gave it back; a run that skipped it (still "in flight") would hold its lease for 15 s.
       expect(await leaseOwner(quickOp.id)).toBeNull();
       expect((await read(quick.id, quickOp.id)).transactions[0]?.phase).toBe('approval');
-      expect((await read(slow.id, slowOp.id)).transactions.map((t) => t.phase)).toEqual(['approval']);
       for (const [wallet, operation] of [[quick, quickOp], [slow, slowOp]] as const) expect((await drive(wallet.id, operation.id)).status).toBe('confirmed');
     });
 
