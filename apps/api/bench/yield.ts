@@ -99,6 +99,12 @@ function startBlockSampler(rpcUrl: string) {
       if (at === undefined) throw new Error(`block ${block} was not seen by the sampler`);
       return at;
     },
+    /** The first block seen after `time`. */
+    firstAfter(time: number): number {
+      let first = Infinity;
+      for (const [block, at] of seenAt) if (at > time && block < first) first = block;
+      return first;
+    },
     /** The head at `time`: the highest block seen at or before it. */
     headAt(time: number): number {
       let head = -1;
@@ -278,6 +284,8 @@ async function main(): Promise<boolean> {
     monitorLags: number[];
     /** Per step: the monitor's first check found no receipt yet (its evidence came with the resolving check). */
     missedFirst: boolean[];
+    /** Per step: blocks that came after its sending without it (0 when it landed in the next one). */
+    blocksSkipped: number[];
   }
   const measured: Measured[] = outcomes
     .filter((o) => o.status === 'confirmed')
@@ -293,6 +301,7 @@ async function main(): Promise<boolean> {
       const parts = { pickup: 0, between: 0, finish: 0, toBlock: 0, confirmations: 0, monitor: 0, observe: outcome.observedAt - opResolved };
       const monitorLags: number[] = [];
       const missedFirst: boolean[] = [];
+      const blocksSkipped: number[] = [];
       let previous = outcome.postAt;
       for (const step of steps) {
         const block = Number(step.block);
@@ -305,14 +314,20 @@ async function main(): Promise<boolean> {
         parts.monitor += resolved - covered;
         monitorLags.push(resolved - covered);
         missedFirst.push(time(step.evidence) >= resolved);
+        blocksSkipped.push(block - sampler.firstAfter(submitted));
         previous = resolved;
       }
       parts.finish = opResolved - previous;
       const latencyMs = outcome.observedAt - outcome.postAt;
       const lastCovered = Number(steps.at(-1)!.block) + lag;
-      return { outcome, steps: steps.length, latencyMs, floorMs, overBlocks: (latencyMs - floorMs) / BLOCK_MS, lostBlocks: lastCovered - floorBlock, parts, monitorLags, missedFirst };
+      return { outcome, steps: steps.length, latencyMs, floorMs, overBlocks: (latencyMs - floorMs) / BLOCK_MS, lostBlocks: lastCovered - floorBlock, parts, monitorLags, missedFirst, blocksSkipped };
     });
 
+  /** The operation furthest over its floor, and where its time went (ms). */
+  const worstOf = (group: Measured[]) => {
+    const w = group.reduce((a, b) => (b.overBlocks > a.overBlocks ? b : a));
+    return { overBlocks: +w.overBlocks.toFixed(2), lostBlocks: w.lostBlocks, ms: Object.fromEntries(Object.entries(w.parts).map(([k, v]) => [k, Math.round(v)])) };
+  };
   const summarize = (label: string, group: Measured[]) => {
     if (group.length === 0) return null;
     const latency = group.map((m) => m.latencyMs).sort((a, b) => a - b);
@@ -337,6 +352,9 @@ async function main(): Promise<boolean> {
       monitorLagMs: { max: Math.max(...lags), over1s: lags.filter((l) => l > 1000).length, steps: lags.length },
       firstCheckBeforeBlock: { steps: lagsWhen(true).length, meanLagMs: Math.round(mean(lagsWhen(true))), othersMeanLagMs: Math.round(mean(lagsWhen(false))) },
       withinTarget: percentile(over, 99) <= TARGET_BLOCKS,
+      worst: worstOf(group),
+      /** Steps that did not land in the first block after they were sent (the node left them for a later one). */
+      landedLate: { steps: group.flatMap((m) => m.blocksSkipped).filter((b) => b > 0).length, of: group.flatMap((m) => m.blocksSkipped).length, maxBlocks: Math.max(...group.flatMap((m) => m.blocksSkipped)) },
     };
   };
   const phases = (['deposit', 'withdrawal'] as const).map((p) => summarize(p, measured.filter((m) => m.outcome.phase === p)));
@@ -415,6 +433,11 @@ async function main(): Promise<boolean> {
         `   ${`${p.blocksLostBeforeFinalStep.mean} (max ${p.blocksLostBeforeFinalStep.max})`.padEnd(14)}${`${p.monitorLagMs.over1s}/${p.monitorLagMs.steps} (max ${sec(p.monitorLagMs.max)} s)`.padEnd(20)}` +
           `${p.firstCheckBeforeBlock.steps}/${p.monitorLagMs.steps} steps (${sec(p.firstCheckBeforeBlock.meanLagMs)} / ${sec(p.firstCheckBeforeBlock.othersMeanLagMs)} s)`,
     );
+  }
+  for (const p of result.phases) {
+    const w = p.worst;
+    out.push(`${`worst ${p.label}`.padEnd(18)} ${w.overBlocks.toFixed(2)} blocks over its floor, ${w.lostBlocks} lost before its last step; ${Object.entries(w.ms).map(([k, v]) => `${k} ${sec(v)}`).join(', ')} s`);
+    out.push(`${''.padEnd(18)} ${p.landedLate.steps} of ${p.landedLate.of} steps landed after the first block that followed their sending (at most ${p.landedLate.maxBlocks} block(s) later)`);
   }
   const c = result.cpu;
   out.push(
