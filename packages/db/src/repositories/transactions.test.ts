@@ -75,9 +75,17 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
     await expect(store.create(again, [{ id: eventId, projectId: record.projectId, type: 'x', data: {} }])).rejects.toThrow();
     expect(await store.findInWallet(again.projectId, again.walletId, again.id)).toBeNull();
     // Only while the status is still the expected one (a monitor may have moved it meanwhile).
-    expect(await store.update(record.id, { status: 'failed' }, [], 'pending')).toBeNull();
-    const updated = await store.update(record.id, { status: 'confirmed', blockNumber: 12n, blockHash: '0xabc', resolvedAt: new Date(), nextCheckAt: null }, [], 'submitted');
+    const event = (type: string) => ({ id: `evt_${randomUUID()}`, projectId: record.projectId, type, data: { txHash: record.hash }, transactionId: record.id });
+    const refusedEvent = event('send.failed');
+    expect(await store.update(record.id, { status: 'failed' }, [refusedEvent], 'pending')).toBeNull();
+    const confirmedEvent = event('send.confirmed');
+    const updated = await store.update(record.id, { status: 'confirmed', blockNumber: 12n, blockHash: '0xabc', resolvedAt: new Date(), nextCheckAt: null }, [confirmedEvent], 'submitted');
     expect(updated).toMatchObject({ status: 'confirmed', blockNumber: 12n, nextCheckAt: null });
+    const { leaseOwner: _o, leaseUntil: _u, ...looked } = (await store.findInWallet(record.projectId, record.walletId, record.id)) as NonNullable<typeof updated> & { leaseOwner: unknown; leaseUntil: unknown };
+    expect(updated).toEqual(looked);
+    // The events come with the update that applied, never with the one that did not.
+    const written = await database.query<{ id: string; transaction_id: string }>('SELECT id, transaction_id FROM events WHERE id = ANY($1::text[])', [[refusedEvent.id, confirmedEvent.id]]);
+    expect(written).toEqual([{ id: confirmedEvent.id, transaction_id: record.id }]);
   });
 
   it('leases each due record to one owner at a time, and only the owner can save its check', async () => {

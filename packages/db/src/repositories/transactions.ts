@@ -27,7 +27,7 @@ export function toTransactionRecord(row: Row): TransactionRecord {
 }
 
 /** Every column of a record, named as TransactionRecord names it (for statements run on the driver directly). */
-const RECORD_COLUMNS = [
+export const RECORD_COLUMNS = [
   'id', 'project_id', 'partner_id', 'wallet_id', 'wallet_type', 'intent_kind', 'status', 'chain_id', 'network', 'from_address',
   'to', 'value', 'token_address', 'nonce', 'hash', 'recent_blockhash', 'last_valid_block_height', 'nonce_account', 'block_number',
   'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'request_id', 'api_key_id',
@@ -37,7 +37,8 @@ const RECORD_COLUMNS = [
   .map((c) => `"${c}" AS "${c.replace(/_([a-z])/g, (_m, l: string) => l.toUpperCase())}"`)
   .join(', ');
 
-type LeasedRow = Omit<TransactionRecord, 'lastValidBlockHeight' | 'blockNumber' | 'evidenceBlock'> & {
+/** A record as a statement with RECORD_COLUMNS returns it. */
+export type RecordRow = Omit<TransactionRecord, 'lastValidBlockHeight' | 'blockNumber' | 'evidenceBlock'> & {
   lastValidBlockHeight: string | number | bigint | null;
   blockNumber: string | number | bigint | null;
   evidenceBlock: string | number | bigint | null;
@@ -45,7 +46,7 @@ type LeasedRow = Omit<TransactionRecord, 'lastValidBlockHeight' | 'blockNumber' 
 
 const toBig = (v: string | number | bigint | null) => (v === null ? null : BigInt(v));
 
-function fromLeasedRow(row: LeasedRow): TransactionRecord {
+export function fromRecordRow(row: RecordRow): TransactionRecord {
   return {
     ...row,
     lastValidBlockHeight: toBig(row.lastValidBlockHeight),
@@ -63,26 +64,79 @@ function patchData(patch: TransactionPatch): Prisma.TransactionRecordUpdateInput
   };
 }
 
+/** The fields of a new record and of a patch: column and SQL type (for statements run on the driver directly). */
+const FIELD_COLUMNS: Record<string, [column: string, type: string]> = {
+  id: ['id', 'uuid'], projectId: ['project_id', 'uuid'], partnerId: ['partner_id', 'uuid'], walletId: ['wallet_id', 'uuid'],
+  walletType: ['wallet_type', 'text'], intentKind: ['intent_kind', 'text'], status: ['status', 'text'], chainId: ['chain_id', 'text'],
+  network: ['network', 'text'], fromAddress: ['from_address', 'text'], to: ['to', 'text'], value: ['value', 'text'],
+  tokenAddress: ['token_address', 'text'], nonce: ['nonce', 'int'], hash: ['hash', 'text'], recentBlockhash: ['recent_blockhash', 'text'],
+  lastValidBlockHeight: ['last_valid_block_height', 'bigint'], nonceAccount: ['nonce_account', 'text'], blockNumber: ['block_number', 'bigint'],
+  blockHash: ['block_hash', 'text'], failureStage: ['failure_stage', 'text'], failureCode: ['failure_code', 'text'],
+  failureMessage: ['failure_message', 'text'], monitoring: ['monitoring', 'jsonb'], cancellationOf: ['cancellation_of', 'uuid'],
+  requestId: ['request_id', 'text'], apiKeyId: ['api_key_id', 'uuid'], idempotencyKey: ['idempotency_key', 'text'],
+  signedTransaction: ['signed_transaction', 'text'], submittedAt: ['submitted_at', 'timestamptz'], resolvedAt: ['resolved_at', 'timestamptz'],
+  evidenceAt: ['evidence_at', 'timestamptz'], evidenceBlock: ['evidence_block', 'bigint'], nextCheckAt: ['next_check_at', 'timestamptz'],
+  checkCount: ['check_count', 'int'], consecutiveErrors: ['consecutive_errors', 'int'], createdAt: ['created_at', 'timestamptz'],
+};
+
+/** The fields a new record is inserted with. */
+export const NEW_RECORD_FIELDS = Object.keys(FIELD_COLUMNS).filter(
+  (f) => !['blockNumber', 'blockHash', 'resolvedAt', 'evidenceAt', 'evidenceBlock', 'checkCount', 'consecutiveErrors'].includes(f),
+);
+
+/** A field's value as the driver takes it (bigints as text, JSON as text). */
+const driverValue = (value: unknown) => (typeof value === 'bigint' ? value.toString() : value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value);
+
+/** What a patch may change (callers may pass a whole record: only these fields of it are written). */
+const PATCH_FIELDS: (keyof TransactionPatch)[] = [
+  'status', 'hash', 'blockNumber', 'blockHash', 'failureStage', 'failureCode', 'failureMessage', 'monitoring',
+  'submittedAt', 'resolvedAt', 'evidenceAt', 'evidenceBlock', 'nextCheckAt', 'checkCount', 'consecutiveErrors',
+];
+
 /**
- * The EVM nonce allocation of TransactionStore.allocateNonce, as one statement ($1 wallet, $2 chain,
- * $3 the chain's pending nonce): a released nonce not below the chain's first, else the counter.
- * The yield store runs it inside the transaction that stores the prepared step.
+ * The `fields` of `source` that are set, as `"column"` names and `$n::type` expressions, their
+ * values appended to `values` (parameters numbered after what `values` already holds). Undefined
+ * fields are left out, as Prisma leaves them out.
  */
-export const NONCE_ALLOCATION_SQL = `WITH stale AS (
-    DELETE FROM released_nonces WHERE wallet_id = $1 AND chain_id = $2 AND nonce < $3
+export function fieldParams(source: object, fields: readonly string[], values: unknown[]): { columns: string[]; expressions: string[] } {
+  const columns: string[] = [];
+  const expressions: string[] = [];
+  for (const field of fields) {
+    const value = (source as Record<string, unknown>)[field];
+    if (value === undefined) continue;
+    const spec = FIELD_COLUMNS[field]!;
+    values.push(driverValue(value));
+    columns.push(`"${spec[0]}"`);
+    expressions.push(`$${values.length}::${spec[1]}`);
+  }
+  return { columns, expressions };
+}
+
+/**
+ * The EVM nonce allocation of TransactionStore.allocateNonce as CTEs ending in `allocated (nonce)`:
+ * a released nonce not below the chain's first, else the counter. By default $1 is the wallet, $2
+ * the chain and $3 the chain's pending nonce; `guard` is an SQL condition the allocation runs
+ * under. The yield store allocates only while it holds the operation, in the statement that
+ * stores the prepared step, with the wallet and chain read from the held row.
+ */
+export function nonceAllocationCtes({ wallet = '$1', chain = '$2', pending = '$3', guard = 'true' } = {}): string {
+  return `stale AS (
+    DELETE FROM released_nonces WHERE wallet_id = ${wallet} AND chain_id = ${chain} AND nonce < ${pending} AND ${guard}
   ), reused AS (
     DELETE FROM released_nonces WHERE (wallet_id, chain_id, nonce) IN (
       SELECT wallet_id, chain_id, nonce FROM released_nonces
-      WHERE wallet_id = $1 AND chain_id = $2 AND nonce >= $3
+      WHERE wallet_id = ${wallet} AND chain_id = ${chain} AND nonce >= ${pending} AND ${guard}
       ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING nonce
   ), counted AS (
     INSERT INTO nonce_counters (wallet_id, chain_id, next_nonce)
-    SELECT $1, $2, $3::int + 1 WHERE NOT EXISTS (SELECT 1 FROM reused)
-    ON CONFLICT (wallet_id, chain_id) DO UPDATE SET next_nonce = GREATEST(nonce_counters.next_nonce, $3::int) + 1
+    SELECT ${wallet}, ${chain}, ${pending}::int + 1 WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM reused)
+    ON CONFLICT (wallet_id, chain_id) DO UPDATE SET next_nonce = GREATEST(nonce_counters.next_nonce, ${pending}::int) + 1
     RETURNING next_nonce - 1 AS nonce
-  )
-  SELECT nonce FROM reused UNION ALL SELECT nonce FROM counted`;
+  ), allocated AS (
+    SELECT nonce FROM reused UNION ALL SELECT nonce FROM counted
+  )`;
+}
 
 /**
  * Transaction records, EVM nonce allocation and the monitor's leases. Allocation, leasing and
@@ -92,10 +146,7 @@ export const NONCE_ALLOCATION_SQL = `WITH stale AS (
 export function createTransactionStore({ prisma, query }: Database): TransactionStore {
   return {
     async allocateNonce(walletId, chainId, chainPendingNonce) {
-      const rows = await query<{ nonce: number }>(
-        NONCE_ALLOCATION_SQL,
-        [walletId, chainId, chainPendingNonce],
-      );
+      const rows = await query<{ nonce: number }>(`WITH ${nonceAllocationCtes()} SELECT nonce FROM allocated`, [walletId, chainId, chainPendingNonce]);
       const nonce = rows[0]?.nonce;
       if (nonce === undefined) throw new Error('nonce allocation returned no row');
       return Number(nonce);
@@ -123,15 +174,29 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
     },
 
     async update(id, patch, events, onlyIfStatus) {
-      return prisma.$transaction(async (tx) => {
-        const [row] = await tx.transactionRecord.updateManyAndReturn({
-          where: { id, status: onlyIfStatus },
-          data: patchData(patch) as Prisma.TransactionRecordUpdateManyMutationInput,
-        });
-        if (!row) return null;
-        if (events.length > 0) await tx.event.createMany({ data: events.map(eventData) });
-        return toTransactionRecord(row);
-      });
+      // One statement: the patch only while the status is still `onlyIfStatus`, and its events only with it.
+      const values: unknown[] = [id, onlyIfStatus];
+      // A null monitoring leaves the column as it is (Prisma's Json? takes no plain null).
+      const { columns, expressions } = fieldParams({ ...patch, monitoring: patch.monitoring ?? undefined }, PATCH_FIELDS, values);
+      const sets = columns.map((c, i) => `${c} = ${expressions[i]}`);
+      const eventsAt = values.length;
+      values.push(events.map((e) => e.id), events.map((e) => e.projectId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), events.map((e) => e.transactionId ?? null));
+      const [row] = await query<RecordRow>(
+        `WITH saved AS (
+           UPDATE transaction_records SET ${[...sets, 'updated_at = now()'].join(', ')}
+           WHERE id = $1::uuid AND status = $2
+           RETURNING ${RECORD_COLUMNS}
+         ), written AS (
+           INSERT INTO events (id, project_id, type, data, transaction_id)
+           SELECT e.id, e.project_id, e.type, e.data, e.transaction_id
+           FROM unnest($${eventsAt + 1}::text[], $${eventsAt + 2}::uuid[], $${eventsAt + 3}::text[], $${eventsAt + 4}::jsonb[], $${eventsAt + 5}::uuid[])
+             AS e(id, project_id, type, data, transaction_id)
+           WHERE EXISTS (SELECT 1 FROM saved)
+         )
+         SELECT * FROM saved`,
+        values,
+      );
+      return row ? fromRecordRow(row) : null;
     },
 
     async findByIdempotencyKey(projectId, idempotencyKey) {
@@ -168,7 +233,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
       // One statement leases and returns the rows (the monitor's hot path: no second read).
       const rows =
         covered.length === 0
-          ? await query<LeasedRow>(
+          ? await query<RecordRow>(
               `UPDATE transaction_records SET lease_owner = $1, lease_until = $3
                WHERE id IN (
                  SELECT id FROM transaction_records
@@ -179,7 +244,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
             )
           : // Evidence now covered by finality first, then due by time. The range on evidence_block
             // (indexed, set only on unresolved records) keeps the first part cheap.
-            await query<LeasedRow>(
+            await query<RecordRow>(
               `WITH covered AS (
                  SELECT * FROM unnest($5::text[], $6::text[], $7::bigint[]) AS c(wallet_type, chain, up_to)
                ), ready AS (
@@ -201,7 +266,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
                RETURNING ${RECORD_COLUMNS}`,
               [owner, now, leaseUntil, limit, covered.map((c) => c.walletType), covered.map((c) => c.chain), covered.map((c) => c.upTo.toString())],
             );
-      return rows.map(fromLeasedRow).sort((a, b) => a.nextCheckAt!.getTime() - b.nextCheckAt!.getTime());
+      return rows.map(fromRecordRow).sort((a, b) => a.nextCheckAt!.getTime() - b.nextCheckAt!.getTime());
     },
 
     async waitingForFinality() {

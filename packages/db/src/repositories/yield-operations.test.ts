@@ -114,4 +114,35 @@ describe.each(testDatabaseKinds)('yield operation store (%s)', (kind) => {
     expect(await leaseUntil(ids[0]!)).toBe(until.getTime());
     expect(await leaseUntil(ids[1]!)).toBeLessThan(until.getTime());
   });
+  it('allocates and stores a nonce, and stores a signed step with its record, only while the owner holds the operation', async () => {
+    const store = createYieldOperationStore(db);
+    const transactions = createTransactionStore(db);
+    const walletId = randomUUID();
+    const id = await paused(walletId, randomUUID());
+    await db.query(`UPDATE yield_operations SET status = 'pending', lease_owner = 'owner-a', lease_until = $2 WHERE id = $1::uuid`, [id, new Date(Date.now() + 60_000)]);
+    const call = { phase: 'approval' as const, signingAction: 'wallet.sign.yield.approve', to: '0x0000000000000000000000000000000000000001', data: '0x', gasLimit: '1', maxFeePerGas: '1', maxPriorityFeePerGas: '1' };
+    const { projectId } = await db.prisma.yieldOperation.findUniqueOrThrow({ where: { id } });
+    const read = async () => (await store.findInWallet(projectId, walletId, id))!;
+    const counter = async () => (await db.query<{ next: number }>('SELECT next_nonce AS next FROM nonce_counters WHERE wallet_id = $1::uuid', [walletId]))[0]?.next ?? null;
+
+    // Another owner: nothing allocated, nothing stored.
+    expect(await store.prepare('owner-b', id, { minShares: '7' }, call, 3)).toBeNull();
+    expect(await counter()).toBeNull();
+    const prepared = await store.prepare('owner-a', id, { minShares: '7' }, call, 3);
+    expect(prepared).toEqual({ ...call, nonce: 3 });
+    expect(await counter()).toBe(4);
+    expect((await read()).plan).toEqual({ minShares: '7', prepared: { ...call, nonce: 3 } });
+
+    const record = transactionRecordFixture({ walletId, intentKind: 'yield', status: 'pending', nonce: 3, monitoring: null, submittedAt: null, signedTransaction: '0x02ab' });
+    const later = new Date(Date.now() + 5_000);
+    expect(await store.addStep('owner-b', id, 'approval', record, later)).toBeNull();
+    expect(await transactions.findInWallet(record.projectId, walletId, record.id)).toBeNull();
+    const stored = await store.addStep('owner-a', id, 'approval', record, later);
+    const { leaseOwner: _o, leaseUntil: _u, ...looked } = (await transactions.findInWallet(record.projectId, walletId, record.id)) as NonNullable<typeof stored> & { leaseOwner: unknown; leaseUntil: unknown };
+    expect(stored).toEqual(looked);
+    expect(stored).toMatchObject({ status: 'pending', nonce: 3, signedTransaction: '0x02ab', intentKind: 'yield' });
+    const operation = await read();
+    expect(operation).toMatchObject({ status: 'submitted', plan: { minShares: '7' } });
+    expect(operation.steps).toEqual([expect.objectContaining({ phase: 'approval', transactionId: record.id, recordStatus: 'pending', nonce: 3 })]);
+  });
 });

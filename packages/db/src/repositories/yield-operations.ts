@@ -2,6 +2,7 @@ import type {
   NewTransactionRecord,
   TransactionStatus,
   YieldOperationRecord,
+  PreparedYieldTransaction,
   YieldOperationStore,
   YieldPlan,
   YieldStepRecord,
@@ -9,7 +10,7 @@ import type {
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
-import { NONCE_ALLOCATION_SQL, toTransactionRecord } from './transactions.ts';
+import { fieldParams, fromRecordRow, NEW_RECORD_FIELDS, nonceAllocationCtes, RECORD_COLUMNS, type RecordRow } from './transactions.ts';
 
 const ACTIVE = `('pending', 'submitted')`;
 
@@ -70,13 +71,17 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
 
   return {
     async create(operation, now) {
-      const { count } = await prisma.yieldOperation.createMany({
-        data: [{ ...operation, status: 'pending', plan: {}, nextRunAt: now, createdAt: now }],
-        skipDuplicates: true,
-      });
+      const o = operation;
+      const inserted = await query<{ id: string }>(
+        `INSERT INTO yield_operations (id, project_id, partner_id, wallet_id, api_key_id, environment, request_id, idempotency_key,
+                                       chain_id, market_id, source, action, amount, status, plan, next_run_at, created_at, updated_at)
+         VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::uuid, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', '{}', $14, $14, $14)
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [o.id, o.projectId, o.partnerId, o.walletId, o.apiKeyId, o.environment, o.requestId, o.idempotencyKey, o.chainId, o.marketId, o.source, o.action, o.amount, now],
+      );
       const stored = await this.findByKey(operation.partnerId, operation.idempotencyKey);
       if (!stored) throw new Error('yield operation vanished after insert');
-      return { operation: stored, created: count === 1 && stored.id === operation.id };
+      return { operation: stored, created: inserted.length === 1 && stored.id === operation.id };
     },
 
     async findByKey(partnerId, idempotencyKey) {
@@ -172,51 +177,77 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
     },
 
     async save(owner, operationId, patch) {
-      const { error, plan, ...rest } = patch;
-      const { count } = await prisma.yieldOperation.updateMany({
-        where: { id: operationId, leaseOwner: owner },
-        data: {
-          ...rest,
-          ...(error !== undefined ? { errorCode: error?.code ?? null, errorMessage: error?.message ?? null, reviewId: error?.reviewId ?? null } : {}),
-          ...(plan !== undefined ? { plan: plan as Prisma.InputJsonObject } : {}),
-          leaseOwner: null,
-          leaseUntil: null,
-        },
-      });
-      return count === 1;
+      const values: unknown[] = [operationId, owner];
+      const sets: string[] = [];
+      const set = (column: string, type: string, value: unknown) => {
+        values.push(value);
+        sets.push(`${column} = $${values.length}::${type}`);
+      };
+      const { status, error, plan, nextRunAt, consecutiveErrors, resolvedAt } = patch;
+      if (status !== undefined) set('status', 'text', status);
+      if (error !== undefined) {
+        set('error_code', 'text', error?.code ?? null);
+        set('error_message', 'text', error?.message ?? null);
+        set('review_id', 'text', error?.reviewId ?? null);
+      }
+      if (plan !== undefined) set('plan', 'jsonb', JSON.stringify(plan));
+      set('next_run_at', 'timestamptz', nextRunAt);
+      if (consecutiveErrors !== undefined) set('consecutive_errors', 'int', consecutiveErrors);
+      if (resolvedAt !== undefined) set('resolved_at', 'timestamptz', resolvedAt);
+      const saved = await query<{ id: string }>(
+        `UPDATE yield_operations SET ${sets.join(', ')}, lease_owner = NULL, lease_until = NULL, updated_at = now()
+         WHERE id = $1::uuid AND lease_owner = $2 RETURNING id`,
+        values,
+      );
+      return saved.length === 1;
     },
 
     async prepare(owner, operationId, plan, prepared, chainPendingNonce) {
-      return prisma.$transaction(async (tx) => {
-        const [held] = await tx.$queryRawUnsafe<{ wallet_id: string; chain_id: number; plan: YieldPlan }[]>(
-          `SELECT wallet_id, chain_id, plan FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE`,
-          operationId,
-          owner,
-        );
-        if (!held) return null;
-        if (held.plan.prepared?.phase === prepared.phase) return held.plan.prepared;
-        const [allocated] = await tx.$queryRawUnsafe<{ nonce: number }[]>(NONCE_ALLOCATION_SQL, held.wallet_id, String(held.chain_id), chainPendingNonce);
-        if (allocated === undefined) throw new Error('nonce allocation returned no row');
-        const withNonce = { ...prepared, nonce: Number(allocated.nonce) };
-        await tx.yieldOperation.update({ where: { id: operationId }, data: { plan: { ...plan, prepared: withNonce } as unknown as Prisma.InputJsonObject } });
-        return withNonce;
-      });
+      // One statement: the nonce is allocated only while this owner holds the operation and has no
+      // transaction of this phase prepared, and is stored with it (a crash leaves no allocated nonce unstored).
+      const { prepared: _previous, ...rest } = plan;
+      const [stored] = await query<{ prepared: PreparedYieldTransaction }>(
+        `WITH held AS (
+           SELECT id, wallet_id, chain_id::text AS chain_id FROM yield_operations
+           WHERE id = $1::uuid AND lease_owner = $2 AND (plan->'prepared'->>'phase') IS DISTINCT FROM $3
+           FOR UPDATE
+         ), ${nonceAllocationCtes({ wallet: '(SELECT wallet_id FROM held)', chain: '(SELECT chain_id FROM held)', pending: '$4', guard: 'EXISTS (SELECT 1 FROM held)' })}
+         UPDATE yield_operations o
+         SET plan = $5::jsonb || jsonb_build_object('prepared', $6::jsonb || jsonb_build_object('nonce', a.nonce)), updated_at = now()
+         FROM held h, allocated a WHERE o.id = h.id
+         RETURNING o.plan->'prepared' AS prepared`,
+        [operationId, owner, prepared.phase, chainPendingNonce, JSON.stringify(rest), JSON.stringify(prepared)],
+      );
+      if (stored) return stored.prepared;
+      // Nothing allocated: the lease is gone, or this phase was prepared already (answer that one).
+      const [held] = await query<{ prepared: PreparedYieldTransaction | null }>(
+        `SELECT plan->'prepared' AS prepared FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2`,
+        [operationId, owner],
+      );
+      return held?.prepared?.phase === prepared.phase ? held.prepared : null;
     },
 
     async addStep(owner, operationId, phase, record: NewTransactionRecord, nextRunAt) {
-      return prisma.$transaction(async (tx) => {
-        const [held] = await tx.$queryRawUnsafe<{ plan: YieldPlan }[]>(
-          `SELECT plan FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE`,
-          operationId,
-          owner,
-        );
-        if (!held) return null;
-        const { monitoring, ...fields } = record;
-        const created = await tx.transactionRecord.create({ data: { ...fields, ...(monitoring ? { monitoring: monitoring as Prisma.InputJsonObject } : {}) } });
-        await tx.yieldOperationStep.create({ data: { operationId, phase, transactionId: created.id } });
-        await tx.yieldOperation.update({ where: { id: operationId }, data: { status: 'submitted', plan: withoutPrepared(held.plan), nextRunAt } });
-        return toTransactionRecord(created);
-      });
+      // One statement: the record, the step and the operation's move to `submitted`, only while this owner holds it.
+      const values: unknown[] = [operationId, owner, phase, nextRunAt];
+      const { columns, expressions } = fieldParams(record, NEW_RECORD_FIELDS, values);
+      const [row] = await query<RecordRow>(
+        `WITH held AS (
+           SELECT id FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE
+         ), record AS (
+           INSERT INTO transaction_records (${columns.join(', ')}, updated_at)
+           SELECT ${expressions.join(', ')}, now() WHERE EXISTS (SELECT 1 FROM held)
+           RETURNING ${RECORD_COLUMNS}
+         ), step AS (
+           INSERT INTO yield_operation_steps (operation_id, phase, transaction_id) SELECT $1::uuid, $3, "id" FROM record
+         ), moved AS (
+           UPDATE yield_operations SET status = 'submitted', plan = plan - 'prepared', next_run_at = $4::timestamptz, updated_at = now()
+           WHERE id IN (SELECT id FROM held) AND EXISTS (SELECT 1 FROM record)
+         )
+         SELECT * FROM record`,
+        values,
+      );
+      return row ? fromRecordRow(row) : null;
     },
 
     async holdsWalletChain(walletId, chainId) {
