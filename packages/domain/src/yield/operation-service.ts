@@ -120,12 +120,17 @@ export function createYieldOperationService({ store, catalog, execution, clock, 
     return answer(operation);
   }
 
+  /**
+   * The caller's operation in that wallet. Partners poll this, so the operation is read first, in
+   * one statement scoped to the project and wallet (only an EVM wallet has operations); only when
+   * there is none does the wallet answer for itself (404 missing or foreign, 400 not EVM).
+   */
   async function find(caller: Caller, walletId: string, operationId: string): Promise<YieldOperationRecord> {
-    const wallet = await loadYieldWallet(caller, walletId);
-    if (!uuidSchema.safeParse(operationId).success) throw notFound('Yield operation');
-    const operation = await store.findInWallet(caller.projectId, wallet.id, operationId);
-    if (!operation) throw notFound('Yield operation');
-    return operation;
+    const ids = uuidSchema.safeParse(walletId).success && uuidSchema.safeParse(operationId).success;
+    const operation = ids ? await store.findInWallet(caller.projectId, walletId, operationId) : null;
+    if (operation) return operation;
+    await loadYieldWallet(caller, walletId);
+    throw notFound('Yield operation');
   }
 
   return {
