@@ -58,9 +58,10 @@ const withoutPrepared = (plan: YieldPlan): Prisma.InputJsonObject => {
 };
 
 /**
- * Yield operations and their steps. Leasing, resuming and the active-per-wallet rule are single
- * statements; storing a prepared step (with its nonce), a signed step (with its record) and a
- * cancellation (with its nonce released) are one transaction each.
+ * Yield operations and their steps. Leasing, saving, storing a prepared step (with its nonce) and a
+ * signed step (with its record) are single statements on the driver: the worker's hot path, where a
+ * Prisma interactive transaction would hold PGlite's one session across several main-thread turns.
+ * Resuming and a cancellation (with its nonce released and its audit row) are one transaction each.
  */
 export function createYieldOperationStore({ prisma, query }: Database): YieldOperationStore {
   async function findWhere(where: string, values: unknown[]): Promise<YieldOperationRecord[]> {
