@@ -3,6 +3,7 @@ import type {
   FailureStage,
   IntentKind,
   MonitoringInfo,
+  NewEvent,
   TransactionPatch,
   TransactionRecord,
   TransactionStatus,
@@ -113,6 +114,22 @@ export function fieldParams(source: object, fields: readonly string[], values: u
 }
 
 /**
+ * `written AS (...)`: inserts `events` (their values appended to `values`) only when the CTE named
+ * `saved` returned a row, so the events come with the record's write or not at all.
+ */
+function eventsWrittenWithSaved(events: NewEvent[], values: unknown[]): string {
+  const at = values.length;
+  values.push(events.map((e) => e.id), events.map((e) => e.projectId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), events.map((e) => e.transactionId ?? null));
+  return `written AS (
+    INSERT INTO events (id, project_id, type, data, transaction_id)
+    SELECT e.id, e.project_id, e.type, e.data, e.transaction_id
+    FROM unnest($${at + 1}::text[], $${at + 2}::uuid[], $${at + 3}::text[], $${at + 4}::jsonb[], $${at + 5}::uuid[])
+      AS e(id, project_id, type, data, transaction_id)
+    WHERE EXISTS (SELECT 1 FROM saved)
+  )`;
+}
+
+/**
  * The EVM nonce allocation of TransactionStore.allocateNonce as CTEs ending in `allocated (nonce)`:
  * a released nonce not below the chain's first, else the counter. By default $1 is the wallet, $2
  * the chain and $3 the chain's pending nonce; `guard` is an SQL condition the allocation runs
@@ -160,17 +177,18 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
     },
 
     async create(record, events) {
-      const { monitoring, ...rest } = record;
-      const data: Prisma.TransactionRecordCreateInput = {
-        ...rest,
-        ...(monitoring ? { monitoring: monitoring as Prisma.InputJsonObject } : {}),
-      };
-      if (events.length === 0) return toTransactionRecord(await prisma.transactionRecord.create({ data }));
-      const [row] = await prisma.$transaction([
-        prisma.transactionRecord.create({ data }),
-        prisma.event.createMany({ data: events.map(eventData) }),
-      ]);
-      return toTransactionRecord(row);
+      // One statement: the record and its events.
+      const values: unknown[] = [];
+      const { columns, expressions } = fieldParams(record, NEW_RECORD_FIELDS, values);
+      const [row] = await query<RecordRow>(
+        `WITH saved AS (
+           INSERT INTO transaction_records (${columns.join(', ')}, updated_at) VALUES (${expressions.join(', ')}, now())
+           RETURNING ${RECORD_COLUMNS}
+         ), ${eventsWrittenWithSaved(events, values)}
+         SELECT * FROM saved`,
+        values,
+      );
+      return fromRecordRow(row!);
     },
 
     async update(id, patch, events, onlyIfStatus) {
@@ -179,20 +197,12 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
       // A null monitoring leaves the column as it is (Prisma's Json? takes no plain null).
       const { columns, expressions } = fieldParams({ ...patch, monitoring: patch.monitoring ?? undefined }, PATCH_FIELDS, values);
       const sets = columns.map((c, i) => `${c} = ${expressions[i]}`);
-      const eventsAt = values.length;
-      values.push(events.map((e) => e.id), events.map((e) => e.projectId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), events.map((e) => e.transactionId ?? null));
       const [row] = await query<RecordRow>(
         `WITH saved AS (
            UPDATE transaction_records SET ${[...sets, 'updated_at = now()'].join(', ')}
            WHERE id = $1::uuid AND status = $2
            RETURNING ${RECORD_COLUMNS}
-         ), written AS (
-           INSERT INTO events (id, project_id, type, data, transaction_id)
-           SELECT e.id, e.project_id, e.type, e.data, e.transaction_id
-           FROM unnest($${eventsAt + 1}::text[], $${eventsAt + 2}::uuid[], $${eventsAt + 3}::text[], $${eventsAt + 4}::jsonb[], $${eventsAt + 5}::uuid[])
-             AS e(id, project_id, type, data, transaction_id)
-           WHERE EXISTS (SELECT 1 FROM saved)
-         )
+         ), ${eventsWrittenWithSaved(events, values)}
          SELECT * FROM saved`,
         values,
       );
