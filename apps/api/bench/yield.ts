@@ -338,6 +338,7 @@ async function main(): Promise<boolean> {
     const lags = group.flatMap((m) => m.monitorLags);
     const missed = group.flatMap((m) => m.missedFirst);
     const lagsWhen = (flag: boolean) => lags.filter((_, i) => missed[i] === flag);
+    const skipped = group.flatMap((m) => m.blocksSkipped);
     return {
       label,
       operations: group.length,
@@ -354,7 +355,7 @@ async function main(): Promise<boolean> {
       withinTarget: percentile(over, 99) <= TARGET_BLOCKS,
       worst: worstOf(group),
       /** Steps that did not land in the first block after they were sent (the node left them for a later one). */
-      landedLate: { steps: group.flatMap((m) => m.blocksSkipped).filter((b) => b > 0).length, of: group.flatMap((m) => m.blocksSkipped).length, maxBlocks: Math.max(...group.flatMap((m) => m.blocksSkipped)) },
+      landedLate: { steps: skipped.filter((b) => b > 0).length, of: skipped.length, maxBlocks: Math.max(...skipped) },
     };
   };
   const phases = (['deposit', 'withdrawal'] as const).map((p) => summarize(p, measured.filter((m) => m.outcome.phase === p)));

@@ -72,13 +72,15 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
 
   return {
     async create(operation, now) {
-      const o = operation;
       const inserted = await query<{ id: string }>(
         `INSERT INTO yield_operations (id, project_id, partner_id, wallet_id, api_key_id, environment, request_id, idempotency_key,
                                        chain_id, market_id, source, action, amount, status, plan, next_run_at, created_at, updated_at)
          VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::uuid, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', '{}', $14, $14, $14)
          ON CONFLICT DO NOTHING RETURNING id`,
-        [o.id, o.projectId, o.partnerId, o.walletId, o.apiKeyId, o.environment, o.requestId, o.idempotencyKey, o.chainId, o.marketId, o.source, o.action, o.amount, now],
+        [
+          operation.id, operation.projectId, operation.partnerId, operation.walletId, operation.apiKeyId, operation.environment, operation.requestId,
+          operation.idempotencyKey, operation.chainId, operation.marketId, operation.source, operation.action, operation.amount, now,
+        ],
       );
       const stored = await this.findByKey(operation.partnerId, operation.idempotencyKey);
       if (!stored) throw new Error('yield operation vanished after insert');
