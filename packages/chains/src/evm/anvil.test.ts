@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { createPublicClient, http } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { startAnvil } from './anvil.ts';
@@ -54,13 +56,27 @@ describe('startAnvil', () => {
     expect(alive(anvil.pid)).toBe(false);
   });
 
-  it('refuses an explicit port that is already taken', async () => {
+  it('refuses a port where another anvil of the same chain id answers, and leaves that anvil serving', async () => {
     const a = await startAnvil({});
     try {
       const port = Number(new URL(a.rpcUrl).port);
-      await expect(startAnvil({ port, chainId: 999 })).rejects.toThrow(/port \d+ on 127\.0\.0\.1 is not available \(EADDRINUSE\)/);
+      // The other node answers eth_chainId 84532 at once, as ours would: only the socket's owner tells them apart.
+      await expect(startAnvil({ port })).rejects.toThrow(/port \d+ on 127\.0\.0\.1 is not available \(another process answers there\)/);
+      expect(alive(a.pid)).toBe(true);
+      expect(await createPublicClient({ transport: http(a.rpcUrl) }).getChainId()).toBe(84532);
     } finally {
       await a.stop();
+    }
+  });
+
+  it('refuses a port held by a server that is no JSON-RPC node', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await expect(startAnvil({ port })).rejects.toThrow(/exited before becoming ready.*(Address already in use|os error 98)/is);
+    } finally {
+      server.close();
     }
   });
 

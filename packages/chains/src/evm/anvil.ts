@@ -7,7 +7,7 @@
  * even without traffic.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -83,14 +83,30 @@ function track(child: ChildProcess): void {
 }
 
 /** Rejects with EADDRINUSE-style error if something already listens on 127.0.0.1:port. */
-async function assertPortFree(port: number): Promise<void> {
-  await new Promise<void>((ok, fail) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', (e: NodeJS.ErrnoException) =>
-      fail(new AnvilStartError(`port ${port} on 127.0.0.1 is not available (${e.code ?? e.message})`, true)),
-    );
-    srv.listen(port, '127.0.0.1', () => srv.close(() => ok()));
+/**
+ * Whether process `pid` holds the listening socket of 127.0.0.1:`port` (read from /proc). Every
+ * local anvil answers the same chain id, so an answer alone does not say the node is ours: another
+ * process (a parallel test file's anvil) may bind the port between freePort() and our anvil's bind.
+ */
+function holdsListeningSocket(pid: number, port: number): boolean {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const listening = new Set<string>();
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const [, localAddress, , state, , , , , , inode] = line.trim().split(/\s+/);
+    if (localAddress === local && state === '0A') listening.add(`socket:[${inode}]`);
+  }
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  return fds.some((fd) => {
+    try {
+      return listening.has(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+      return false;
+    }
   });
 }
 
@@ -194,9 +210,9 @@ async function startOnce(
     }
     const id = await rpcChainId(rpcUrl);
     if (id !== undefined) {
-      if (id !== chainId) {
+      if (child.pid === undefined || !holdsListeningSocket(child.pid, port)) {
         await stop();
-        throw new AnvilStartError(`port ${port} answers chain id ${id}, expected ${chainId} (another node?)`, true);
+        throw new AnvilStartError(`port ${port} on 127.0.0.1 is not available (another process answers there)`, true);
       }
       break;
     }
@@ -285,11 +301,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
       },
     };
   };
-  if (opts.port) {
-    // Otherwise an existing node on that port could answer eth_chainId in place of ours.
-    await assertPortFree(opts.port);
-    return withDiscarded(await attempt(opts.port));
-  }
+  if (opts.port) return withDiscarded(await attempt(opts.port));
   // Free port chosen here, so another process can grab it before anvil binds: retry a few times.
   for (let n = 1; ; n++) {
     try {

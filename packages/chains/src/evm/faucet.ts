@@ -48,8 +48,10 @@ export async function fundEvmWallet(p: FundEvmWalletParams): Promise<FundEvmWall
 
   const hashes = [result.nativeTxHash, result.usdcTxHash].filter((h): h is Hash => h !== undefined);
   const receipts = await Promise.all(hashes.map((hash) => c.public.waitForTransactionReceipt({ hash, timeout: 30_000 })));
-  for (const r of receipts) {
+  receipts.forEach((r, i) => {
+    // viem answers with the receipt of a transaction that replaced ours (same sender and nonce): the wallet got nothing.
+    if (r.transactionHash !== hashes[i]) throw new Error(`funding transaction ${hashes[i]} was replaced by ${r.transactionHash}`);
     if (r.status !== 'success') throw new Error(`funding transaction ${r.transactionHash} reverted`);
-  }
+  });
   return result;
 }
