@@ -1,4 +1,4 @@
-import { createPublicClient, http, parseEther, type Address } from 'viem';
+import { createPublicClient, createTestClient, http, parseEther, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
@@ -92,5 +92,56 @@ describe('TestUSDC + faucet on anvil', () => {
         args: [stranger.address, 1n],
       }),
     ).rejects.toThrow(/OwnableUnauthorizedAccount|revert/i);
+  });
+});
+
+describe('faucet against a moving base fee (blocks mined by hand)', () => {
+  let anvil: AnvilInstance;
+  let testClient: ReturnType<typeof createTestClient>;
+  let client: ReturnType<typeof createPublicClient>;
+  beforeAll(async () => {
+    anvil = await startAnvil({ blockTimeSeconds: 3600 });
+    testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
+    client = createPublicClient({ transport: http(anvil.rpcUrl) });
+  });
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+  const fund = (to: Address) => fundEvmWallet({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdcAddress: LOCAL_TEST_USDC_ADDRESS, to, nativeWei: parseEther('1') });
+  /** The funding the dev account has in anvil's pool (one at a time here). */
+  async function pooledFunding(): Promise<`0x${string}`> {
+    for (;;) {
+      const pending = Object.values((await testClient.getTxpoolContent()).pending).flatMap((byNonce) => Object.values(byNonce));
+      if (pending[0]) return pending[0].hash;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it('lands a funding sent just before a test raises the next base fee to 5 times the current one', async () => {
+    const to = randomAddress();
+    const funding = fund(to);
+    await pooledFunding();
+    const { baseFeePerGas } = await client.getBlock();
+    await testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: baseFeePerGas! * 5n });
+    await testClient.mine({ blocks: 1 });
+    await funding;
+    expect(await client.getBalance({ address: to })).toBe(parseEther('1'));
+  });
+
+  it('fails instead of taking the receipt of the funding that took its nonce after anvil dropped it (the wallet got nothing)', async () => {
+    const to = randomAddress();
+    const outcome = fund(to).then(() => 'resolved', (error: Error) => error.message);
+    const dropped = await pooledFunding();
+    // viem has seen it pending (it looks once when the wait begins), then it leaves the pool.
+    await new Promise((r) => setTimeout(r, 500));
+    await testClient.dropTransaction({ hash: dropped });
+    const other = randomAddress();
+    const next = fund(other);
+    await pooledFunding();
+    await testClient.mine({ blocks: 1 });
+    await next;
+    expect(await outcome).toBe(`funding transaction ${dropped} was replaced by ${(await client.getBlock({ includeTransactions: true })).transactions[0]!.hash}`);
+    expect(await client.getBalance({ address: to })).toBe(0n);
+    expect(await client.getBalance({ address: other })).toBe(parseEther('1'));
   });
 });
