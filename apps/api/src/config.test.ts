@@ -25,7 +25,7 @@ describe('loadConfig', () => {
 
   it('reads every switch the process uses from the one schema', () => {
     const config = loadConfig({ LOCAL_DEVNETS: 'off', WORKERS: 'off', CONSOLE: 'off', CONSOLE_PORT: '3100', TRUST_PROXY: 'true', AUTH_CACHE_MS: '0', IDEMPOTENCY_LEASE_MS: '1500', PRUNE_INTERVAL_MS: '500' });
-    expect(config).toMatchObject({ localDevnets: false, workers: false, console: { enabled: false, port: 3100 }, trustProxy: true, authCacheMs: 0, idempotencyLeaseMs: 1500, pruneIntervalMs: 500 });
+    expect(config).toMatchObject({ localDevnets: false, workers: false, console: { enabled: false, port: 3100 }, trustProxy: true, authCacheMs: 0, idempotencyLeaseMs: 1500, nonceReservationMs: 1000, pruneIntervalMs: 500 });
     // Devnets and the console are local conveniences only.
     expect(loadConfig(production)).toMatchObject({ localDevnets: false, console: { enabled: false }, kekSource: 'env', webhooks: { allowPrivateAddresses: false } });
   });
@@ -50,6 +50,8 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY: must be true or false'],
     [{ WEBHOOK_POLL_MS: '0' }, 'WEBHOOK_POLL_MS: must be a positive whole number of milliseconds'],
     [{ IDEMPOTENCY_LEASE_MS: '30s' }, 'IDEMPOTENCY_LEASE_MS: must be a positive whole number of milliseconds'],
+    [{ NONCE_RESERVATION_MS: '30000' }, 'NONCE_RESERVATION_MS: must be shorter than IDEMPOTENCY_LEASE_MS, so a retried request finds its lapsed nonce free again'],
+    [{ CRASH_AT: 'halfway' }, 'CRASH_AT: must be one of nonce-allocated, signed, record-committed, broadcast'],
     [{ PRUNE_INTERVAL_MS: '0' }, 'PRUNE_INTERVAL_MS: must be a positive whole number of milliseconds'],
     [{ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '6000' }, 'WEBHOOK_LEASE_MS: must be at least twice WEBHOOK_TIMEOUT_MS'],
     [{ WEBHOOK_TIMEOUT_MS: '40000' }, 'WEBHOOK_TIMEOUT_MS: above 30000 needs WEBHOOK_LEASE_MS of at least twice it'],
@@ -59,6 +61,10 @@ describe('loadConfig', () => {
     [{ YIELD_MARKETS: '[{"id":"poolprov-v3:8453:usdc","usdc":"0x1","pool":"0x2"}]' }, 'YIELD_MARKETS.0.usdc: must be an EVM address'],
     [{ YIELD_MARKETS: '[{"id":"aave:8453"}]' }, 'YIELD_MARKETS.0.id: must be one of poolprov-v3:1:usdc'],
     [{ YIELD_EXECUTION: 'on' }, 'YIELD_EXECUTION: must be enabled, withdrawals-only or disabled'],
+    [
+      { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', USER_SHARE_KEKS: 'k', SERVICE_SHARE_KEKS: 'k', CRASH_AT: 'signed' },
+      'CRASH_AT: is a fault-injection switch for tests; refusing to start production with it',
+    ],
     [{ APP_ENV: 'beta', DATABASE_URL: 'postgresql://db/x' }, 'APP_ENV: beta needs USER_SHARE_KEKS, SERVICE_SHARE_KEKS; refusing to start without them'],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

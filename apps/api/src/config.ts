@@ -5,6 +5,7 @@ import type { ChainEntry } from '@wallet/chains';
 // The yield modules alone (not the domain's index): reading the configuration stays light.
 import { yieldMarketsJson } from '@wallet/domain/yield/config.ts';
 import { defaultYieldExecutionMode, YIELD_EXECUTION_MODES } from '@wallet/domain/yield/execution.ts';
+import { CRASH_POINTS } from '@wallet/domain/shared/crash-points.ts';
 
 export { repoRoot };
 
@@ -101,6 +102,8 @@ const envSchema = z
     WEBHOOK_POLL_MS: milliseconds.default(100),
     WEBHOOK_LEASE_MS: milliseconds.optional(),
     IDEMPOTENCY_LEASE_MS: milliseconds.default(30_000),
+    NONCE_RESERVATION_MS: milliseconds.optional(),
+    CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     PRUNE_INTERVAL_MS: milliseconds.default(60_000),
   })
@@ -110,6 +113,12 @@ const envSchema = z
       if (missing.length > 0) {
         ctx.addIssue({ code: 'custom', path: ['APP_ENV'], message: `${env.APP_ENV} needs ${missing.join(', ')}; refusing to start without them` });
       }
+    }
+    if (env.CRASH_AT !== undefined && env.APP_ENV === 'production') {
+      ctx.addIssue({ code: 'custom', path: ['CRASH_AT'], message: 'is a fault-injection switch for tests; refusing to start production with it' });
+    }
+    if (env.NONCE_RESERVATION_MS !== undefined && env.NONCE_RESERVATION_MS >= env.IDEMPOTENCY_LEASE_MS) {
+      ctx.addIssue({ code: 'custom', path: ['NONCE_RESERVATION_MS'], message: 'must be shorter than IDEMPOTENCY_LEASE_MS, so a retried request finds its lapsed nonce free again' });
     }
     if (env.WEBHOOK_LEASE_MS !== undefined && env.WEBHOOK_LEASE_MS < 2 * env.WEBHOOK_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_LEASE_MS'], message: 'must be at least twice WEBHOOK_TIMEOUT_MS' });
@@ -154,6 +163,14 @@ function configFrom(env: z.output<typeof envSchema>) {
     workers: env.WORKERS,
     /** Lease of a running idempotent request, renewed while it runs (IDEMPOTENCY_LEASE_MS, default 30000). */
     idempotencyLeaseMs: env.IDEMPOTENCY_LEASE_MS,
+    /**
+     * How long a transfer's reserved nonce waits for its record (NONCE_RESERVATION_MS, default two
+     * thirds of IDEMPOTENCY_LEASE_MS): a process that dies in between leaves the nonce to the next
+     * transfer after this, and a retry of the same request (after the key's lease) finds it free.
+     */
+    nonceReservationMs: env.NONCE_RESERVATION_MS ?? Math.floor((env.IDEMPOTENCY_LEASE_MS * 2) / 3),
+    /** Tests only (CRASH_AT, refused in production): the broadcast step at which the process kills itself. */
+    crashAt: env.CRASH_AT,
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */
     pruneIntervalMs: env.PRUNE_INTERVAL_MS,
     /** Local mode only: the admin console next to the API (CONSOLE, CONSOLE_PORT). */

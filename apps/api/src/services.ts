@@ -53,6 +53,7 @@ import {
   createYieldService,
   createYieldPositionService,
   type LocalYieldContracts,
+  type CrashAt,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
@@ -83,6 +84,14 @@ export function openConfiguredDatabase(config: Config): Promise<Database> {
 }
 
 /** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
+/** CRASH_AT (tests): SIGKILL this process when the broadcast reaches that step. */
+function crashAtPoint(point: Config['crashAt']): CrashAt | undefined {
+  if (point === undefined) return undefined;
+  return (reached) => {
+    if (reached === point) process.kill(process.pid, 'SIGKILL');
+  };
+}
+
 export async function createServices(config: Config, options: ServiceOptions = {}) {
   const database = options.database ?? (await openConfiguredDatabase(config));
   const clock = options.clock ?? systemClock;
@@ -131,6 +140,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     yieldHolds: stores.yieldOperations.holdsWalletChain,
     frozenPreparations: stores.approvalPreparations,
     openNonceHold: approvalCases.openNonceHold,
+    nonceReservationMs: config.nonceReservationMs,
+    crashAt: crashAtPoint(config.crashAt),
   });
   const yieldCatalog = createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield });
   const yieldRunner = createYieldRunner({

@@ -3,6 +3,7 @@ export * from './ports.ts';
 export * from './shared/caller.ts';
 export * from './shared/backoff.ts';
 export * from './shared/clock.ts';
+export * from './shared/crash-points.ts';
 export * from './shared/cursor.ts';
 export * from './shared/zod.ts';
 export * from './api-keys/allowlist.ts';

@@ -264,6 +264,9 @@ export interface MonitoringInfo {
    * the canonical hash at that height still equals `blockHash` (a block hash commits to its receipts).
    */
   receipt?: { blockNumber: string; blockHash: string; status: 'success' | 'reverted' } | null;
+  /** Monitor-internal (not shown in responses): how often the stored bytes were sent again (monitor-rebroadcast.ts), and last when. */
+  rebroadcasts?: number;
+  lastRebroadcastAt?: string;
 }
 
 export interface TransactionRecord {
@@ -408,16 +411,42 @@ export interface EvidenceWaiting {
   lowest: bigint;
 }
 
+/** A nonce reserved for one transaction until its record takes it. */
+export interface NonceReservation {
+  nonce: number;
+  reservationId: string;
+}
+
+/**
+ * The reservation of a nonce lapsed and another transaction took the nonce before this one's
+ * record was written: the signed bytes are never sent.
+ */
+export class NonceReservationLostError extends Error {
+  constructor(nonce: number) {
+    super(`The reservation of nonce ${nonce} lapsed before the transaction was recorded`);
+  }
+}
+
 export interface TransactionStore {
   /**
-   * The EVM nonce for the next transaction of (wallet, chain): a released nonce not below
-   * `chainPendingNonce` if there is one, else the larger of the stored counter and
-   * `chainPendingNonce`; the counter moves past it. Atomic across processes.
+   * Reserves the EVM nonce for the next transaction of (wallet, chain) for `leaseMs`: the lowest
+   * free nonce (released, or whose reservation lapsed) not below `chainPendingNonce` if there is
+   * one, else the larger of the stored counter and `chainPendingNonce`; the counter moves past it.
+   * Atomic across processes. The record that will hold the nonce takes it from the reservation
+   * (`create`); a reservation whose process died lapses, and its nonce is handed out again first.
    */
-  allocateNonce(walletId: string, chainId: string, chainPendingNonce: number): Promise<number>;
-  /** A nonce whose transaction the node refused: handed out again before any new one. */
-  releaseNonce(walletId: string, chainId: string, nonce: number): Promise<void>;
-  create(record: NewTransactionRecord, events: NewEvent[]): Promise<TransactionRecord>;
+  allocateNonce(walletId: string, chainId: string, chainPendingNonce: number, leaseMs: number): Promise<NonceReservation>;
+  /**
+   * Makes a nonce free to hand out again: with `reservationId`, only while that reservation still
+   * holds it (a signature refused by policy); without, a nonce whose record the node refused.
+   */
+  releaseNonce(walletId: string, chainId: string, nonce: number, reservationId?: string): Promise<void>;
+  /**
+   * Writes the record and its events in one statement. With `reservationId`, the record's nonce is
+   * taken from that reservation in the same statement, and nothing is written (NonceReservationLostError)
+   * when the reservation no longer holds it.
+   */
+  create(record: NewTransactionRecord, events: NewEvent[], reservationId?: string): Promise<TransactionRecord>;
   /**
    * Applies the patch and writes the events in one transaction, only while the record's status is
    * still `onlyIfStatus` (a monitor may have resolved it meanwhile); null when it was not.

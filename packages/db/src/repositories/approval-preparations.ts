@@ -2,7 +2,7 @@ import type { FrozenEvmPreparation, FrozenPreparationStore } from '@wallet/domai
 import type { Database } from '../database.ts';
 
 /** Frozen EVM transfer preparations of approval cases and the nonces they hold (the domain's FrozenPreparationStore). */
-export function createApprovalPreparationStore({ prisma, query }: Database): FrozenPreparationStore {
+export function createApprovalPreparationStore({ query }: Database): FrozenPreparationStore {
   return {
     async findOpen(at, caseKey, requestHash) {
       const rows = await query<{ caseId: string; prepared: FrozenEvmPreparation; nonce: number | null }>(
@@ -17,11 +17,27 @@ export function createApprovalPreparationStore({ prisma, query }: Database): Fro
     },
 
     async freeze(caseId, prepared, at, hold) {
-      const { count } = await prisma.approvalCasePreparation.createMany({
-        data: [{ caseId, prepared: { ...prepared }, createdAt: at, chainId: hold?.chainId ?? null, nonce: hold?.nonce ?? null }],
-        skipDuplicates: true,
-      });
-      return count === 1;
+      // One statement: the preparation, and the nonce moved from the transfer's reservation to the
+      // case only when that reservation still holds it and this preparation is the one written.
+      const [row] = await query<{ n: number }>(
+        `WITH reserved AS (
+           SELECT nonce FROM nonce_reservations
+           WHERE wallet_id = $4::uuid AND chain_id = $5::text AND nonce = $6::int AND reservation_id = $7::uuid
+           FOR UPDATE
+         ), written AS (
+           INSERT INTO approval_case_preparations (case_id, prepared, created_at, chain_id, nonce)
+           SELECT $1::uuid, $2::jsonb, $3::timestamptz, CASE WHEN EXISTS (SELECT 1 FROM reserved) THEN $5::int END, (SELECT nonce FROM reserved)
+           ON CONFLICT (case_id) DO NOTHING
+           RETURNING nonce
+         ), taken AS (
+           DELETE FROM nonce_reservations
+           WHERE wallet_id = $4::uuid AND chain_id = $5::text AND nonce = $6::int AND reservation_id = $7::uuid
+             AND EXISTS (SELECT 1 FROM written WHERE nonce IS NOT NULL)
+         )
+         SELECT count(*)::int AS n FROM written`,
+        [caseId, JSON.stringify(prepared), at, hold?.walletId ?? null, hold?.chainId ?? null, hold?.nonce ?? null, hold?.reservationId ?? null],
+      );
+      return row!.n === 1;
     },
 
     async nonceHolds(walletId, chainId) {
@@ -41,7 +57,8 @@ export function createApprovalPreparationStore({ prisma, query }: Database): Fro
            WHERE p.case_id = $1::uuid AND c.id = p.case_id AND p.nonce IS NOT NULL AND p.nonce_released_at IS NULL
            RETURNING c.wallet_id, p.chain_id::text AS chain_id, p.nonce
          )
-         INSERT INTO released_nonces (wallet_id, chain_id, nonce) SELECT wallet_id, chain_id, nonce FROM released ON CONFLICT DO NOTHING`,
+         INSERT INTO nonce_reservations (wallet_id, chain_id, nonce) SELECT wallet_id, chain_id, nonce FROM released
+         ON CONFLICT (wallet_id, chain_id, nonce) DO UPDATE SET reservation_id = NULL, expires_at = NULL`,
         [caseId, at],
       );
     },

@@ -32,13 +32,13 @@ describe.each(testDatabaseKinds)('resolving a reset chain (%s)', (kind) => {
     } satisfies Record<string, Partial<NewTransactionRecord>>)) {
       records[name] = await transactions.create(newRecord(overrides), []);
     }
-    for (let i = 0; i < 3; i++) await transactions.allocateNonce(wallet, '84532', 0);
+    for (let i = 0; i < 3; i++) await transactions.allocateNonce(wallet, '84532', 0, 60_000);
     await transactions.releaseNonce(wallet, '84532', 1);
-    await transactions.allocateNonce(wallet, '1', 0);
+    await transactions.allocateNonce(wallet, '1', 0, 60_000);
 
     const evm = await resolveChainReset({ store, clock: systemClock }, { walletType: 'EVM', chain: '84532', isDevnet: true });
     expect(evm.failed.sort()).toEqual([records.submitted!.id, records.pending!.id].sort());
-    expect(evm.nonceRows).toBe(2); // the counter and the released nonce
+    expect(evm.nonceRows).toBe(4); // the counter and the three reserved nonces (one released)
     for (const name of ['submitted', 'pending']) {
       const after = await transactions.findInWallet(records[name]!.projectId, wallet, records[name]!.id);
       expect(after).toMatchObject({ status: 'failed', failureStage: 'broadcast', failureCode: 'CHAIN_RESET', nextCheckAt: null });
@@ -54,14 +54,14 @@ describe.each(testDatabaseKinds)('resolving a reset chain (%s)', (kind) => {
       const after = await transactions.findInWallet(records[name]!.projectId, records[name]!.walletId, records[name]!.id);
       expect(after?.status, name).toBe(records[name]!.status);
     }
-    expect(await transactions.allocateNonce(wallet, '84532', 0)).toBe(0);
-    expect(await transactions.allocateNonce(wallet, '1', 0)).toBe(1);
+    expect((await transactions.allocateNonce(wallet, '84532', 0, 60_000)).nonce).toBe(0);
+    expect((await transactions.allocateNonce(wallet, '1', 0, 60_000)).nonce).toBe(1);
 
     const sol = await resolveChainReset({ store, clock: systemClock }, { walletType: 'SOLANA', chain: 'SOLANA_DEVNET', isDevnet: true });
     expect(sol).toEqual({ failed: [records.solanaDevnet!.id], nonceRows: 0 });
     const mainnet = records.solanaMainnet!;
     expect((await transactions.findInWallet(mainnet.projectId, mainnet.walletId, mainnet.id))?.status).toBe('submitted');
-    // A second pass finds no record left (and forgets the counter allocated since).
-    expect(await resolveChainReset({ store, clock: systemClock }, { walletType: 'EVM', chain: '84532', isDevnet: true })).toEqual({ failed: [], nonceRows: 1 });
+    // A second pass finds no record left (and forgets the counter and the reservation allocated since).
+    expect(await resolveChainReset({ store, clock: systemClock }, { walletType: 'EVM', chain: '84532', isDevnet: true })).toEqual({ failed: [], nonceRows: 2 });
   });
 });

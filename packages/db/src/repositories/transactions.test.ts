@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NewTransactionRecord } from '@wallet/domain';
+import { NonceReservationLostError, type NewTransactionRecord } from '@wallet/domain';
 import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
@@ -16,26 +16,66 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
     await database.close();
   });
 
+  const LEASE = 60_000;
+
   it('hands out consecutive nonces to 20 concurrent allocations, never the same one twice', async () => {
     const store = createTransactionStore(database);
     const walletId = randomUUID();
-    const nonces = await Promise.all(Array.from({ length: 20 }, () => store.allocateNonce(walletId, '84532', 0)));
+    const allocate = async (chainId: string, pending: number) => (await store.allocateNonce(walletId, chainId, pending, LEASE)).nonce;
+    const nonces = await Promise.all(Array.from({ length: 20 }, () => allocate('84532', 0)));
     expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     // Another chain has its own sequence; a chain ahead of the counter moves it forward.
-    expect(await store.allocateNonce(walletId, '1', 0)).toBe(0);
-    expect(await store.allocateNonce(walletId, '84532', 30)).toBe(30);
-    expect(await store.allocateNonce(walletId, '84532', 0)).toBe(31);
+    expect(await allocate('1', 0)).toBe(0);
+    expect(await allocate('84532', 30)).toBe(30);
+    expect(await allocate('84532', 0)).toBe(31);
   });
 
   it('reuses a released nonce before a new one, and drops released nonces the chain has passed', async () => {
     const store = createTransactionStore(database);
     const walletId = randomUUID();
-    for (let i = 0; i < 5; i++) await store.allocateNonce(walletId, '84532', 0);
+    const allocate = async (pending: number) => (await store.allocateNonce(walletId, '84532', pending, LEASE)).nonce;
+    for (let i = 0; i < 5; i++) await allocate(0);
     await store.releaseNonce(walletId, '84532', 3);
     await store.releaseNonce(walletId, '84532', 1);
-    expect(await store.allocateNonce(walletId, '84532', 2)).toBe(3); // 1 is below the chain's pending nonce
-    expect(await store.allocateNonce(walletId, '84532', 2)).toBe(5);
-    expect(await store.allocateNonce(walletId, '84532', 0)).toBe(6); // 1 was dropped as stale
+    expect(await allocate(2)).toBe(3); // 1 is below the chain's pending nonce
+    expect(await allocate(2)).toBe(5);
+    expect(await allocate(0)).toBe(6); // 1 was dropped as stale
+  });
+
+  it('hands a lapsed reservation out again before a new nonce; a live one stays its own', async () => {
+    const store = createTransactionStore(database);
+    const walletId = randomUUID();
+    const crashed = await store.allocateNonce(walletId, '84532', 0, 50); // its process dies: no record ever takes it
+    const live = await store.allocateNonce(walletId, '84532', 0, LEASE);
+    expect([crashed.nonce, live.nonce]).toEqual([0, 1]);
+    expect((await store.allocateNonce(walletId, '84532', 0, LEASE)).nonce).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const retried = await store.allocateNonce(walletId, '84532', 0, LEASE);
+    expect(retried.nonce).toBe(0);
+    expect(retried.reservationId).not.toBe(crashed.reservationId);
+    expect((await store.allocateNonce(walletId, '84532', 0, LEASE)).nonce).toBe(3);
+    // The lapsed reservation can neither record nor release the nonce another request now holds.
+    await expect(store.create(newRecord({ walletId, chainId: '84532', nonce: 0 }), [], crashed.reservationId)).rejects.toBeInstanceOf(NonceReservationLostError);
+    await store.releaseNonce(walletId, '84532', 0, crashed.reservationId);
+    expect((await store.allocateNonce(walletId, '84532', 0, LEASE)).nonce).toBe(4);
+  });
+
+  it('takes the nonce from its reservation in the record insert, and writes nothing once the reservation is gone', async () => {
+    const store = createTransactionStore(database);
+    const walletId = randomUUID();
+    const first = await store.allocateNonce(walletId, '84532', 0, 50);
+    const record = newRecord({ walletId, chainId: '84532', nonce: first.nonce });
+    expect((await store.create(record, [], first.reservationId)).nonce).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    // The record holds 0: past its lease the nonce is not free again.
+    expect((await store.allocateNonce(walletId, '84532', 0, LEASE)).nonce).toBe(1);
+    // A reservation released (a policy refused the signature) is free at once; its holder can no longer record with it.
+    const refused = await store.allocateNonce(walletId, '84532', 0, LEASE);
+    await store.releaseNonce(walletId, '84532', refused.nonce, refused.reservationId);
+    const orphan = newRecord({ walletId, chainId: '84532', nonce: refused.nonce });
+    await expect(store.create(orphan, [], refused.reservationId)).rejects.toBeInstanceOf(NonceReservationLostError);
+    expect(await store.findInWallet(orphan.projectId, walletId, orphan.id)).toBeNull();
+    expect((await store.allocateNonce(walletId, '84532', 0, LEASE)).nonce).toBe(refused.nonce);
   });
 
   it('lists newest first with keyset pages, filters, and scopes lookups to project and wallet', async () => {

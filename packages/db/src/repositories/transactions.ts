@@ -9,6 +9,8 @@ import type {
   TransactionStatus,
   TransactionStore,
 } from '@wallet/domain';
+import { NonceReservationLostError } from '@wallet/domain';
+import { randomUUID } from 'node:crypto';
 import { afterPosition, newestFirst } from './keyset.ts';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -129,20 +131,40 @@ function eventsWrittenWithSaved(events: NewEvent[], values: unknown[]): string {
   )`;
 }
 
+/** A `nonce_reservations` row another request may take: released, or its reservation lapsed. */
+const FREE_NONCE = '(expires_at IS NULL OR expires_at <= now())';
+
 /**
- * The EVM nonce allocation of TransactionStore.allocateNonce as CTEs ending in `allocated (nonce)`:
- * a released nonce not below the chain's first, else the counter. By default $1 is the wallet, $2
- * the chain and $3 the chain's pending nonce; `guard` is an SQL condition the allocation runs
- * under. The yield store allocates only while it holds the operation, in the statement that
- * stores the prepared step, with the wallet and chain read from the held row.
+ * The EVM nonce allocation as CTEs ending in `allocated (nonce)`: the lowest free nonce not below
+ * the chain's pending nonce, else the counter. By default $1 is the wallet, $2 the chain and $3 the
+ * chain's pending nonce; `guard` is an SQL condition the allocation runs under. With `reservation`
+ * (SQL expressions of its id and end) the nonce stays in `nonce_reservations` under that
+ * reservation until a record takes it (TransactionStore.create) or it lapses; without, the caller
+ * stores it in the same statement: the yield store allocates only while it holds the operation, in
+ * the statement that stores the prepared step, with the wallet and chain read from the held row.
  */
-export function nonceAllocationCtes({ wallet = '$1', chain = '$2', pending = '$3', guard = 'true' } = {}): string {
+export function nonceAllocationCtes({
+  wallet = '$1',
+  chain = '$2',
+  pending = '$3',
+  guard = 'true',
+  reservation,
+}: { wallet?: string; chain?: string; pending?: string; guard?: string; reservation?: { id: string; until: string } } = {}): string {
+  const take = reservation ? `UPDATE nonce_reservations SET reservation_id = ${reservation.id}, expires_at = ${reservation.until}` : 'DELETE FROM nonce_reservations';
+  const reserveCounted = reservation
+    ? `, fresh AS (
+    INSERT INTO nonce_reservations (wallet_id, chain_id, nonce, reservation_id, expires_at)
+    SELECT ${wallet}, ${chain}, nonce, ${reservation.id}, ${reservation.until} FROM counted
+    ON CONFLICT (wallet_id, chain_id, nonce) DO UPDATE SET reservation_id = EXCLUDED.reservation_id, expires_at = EXCLUDED.expires_at
+  )`
+    : '';
   return `stale AS (
-    DELETE FROM released_nonces WHERE wallet_id = ${wallet} AND chain_id = ${chain} AND nonce < ${pending} AND ${guard}
+    DELETE FROM nonce_reservations WHERE wallet_id = ${wallet} AND chain_id = ${chain} AND nonce < ${pending} AND ${FREE_NONCE} AND ${guard}
   ), reused AS (
-    DELETE FROM released_nonces WHERE (wallet_id, chain_id, nonce) IN (
-      SELECT wallet_id, chain_id, nonce FROM released_nonces
-      WHERE wallet_id = ${wallet} AND chain_id = ${chain} AND nonce >= ${pending} AND ${guard}
+    ${take}
+    WHERE (wallet_id, chain_id, nonce) IN (
+      SELECT wallet_id, chain_id, nonce FROM nonce_reservations
+      WHERE wallet_id = ${wallet} AND chain_id = ${chain} AND nonce >= ${pending} AND ${FREE_NONCE} AND ${guard}
       ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING nonce
   ), counted AS (
@@ -150,10 +172,14 @@ export function nonceAllocationCtes({ wallet = '$1', chain = '$2', pending = '$3
     SELECT ${wallet}, ${chain}, ${pending}::int + 1 WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM reused)
     ON CONFLICT (wallet_id, chain_id) DO UPDATE SET next_nonce = GREATEST(nonce_counters.next_nonce, ${pending}::int) + 1
     RETURNING next_nonce - 1 AS nonce
-  ), allocated AS (
+  )${reserveCounted}, allocated AS (
     SELECT nonce FROM reused UNION ALL SELECT nonce FROM counted
   )`;
 }
+
+/** Makes a nonce free to take again (the reservation's own row, or any row of a nonce no record holds any more). */
+export const FREE_NONCE_SQL = `INSERT INTO nonce_reservations (wallet_id, chain_id, nonce) VALUES ($1::uuid, $2, $3)
+  ON CONFLICT (wallet_id, chain_id, nonce) DO UPDATE SET reservation_id = NULL, expires_at = NULL`;
 
 /**
  * Transaction records, EVM nonce allocation and the monitor's leases. Allocation, leasing and
@@ -162,33 +188,56 @@ export function nonceAllocationCtes({ wallet = '$1', chain = '$2', pending = '$3
  */
 export function createTransactionStore({ prisma, query }: Database): TransactionStore {
   return {
-    async allocateNonce(walletId, chainId, chainPendingNonce) {
-      const rows = await query<{ nonce: number }>(`WITH ${nonceAllocationCtes()} SELECT nonce FROM allocated`, [walletId, chainId, chainPendingNonce]);
+    async allocateNonce(walletId, chainId, chainPendingNonce, leaseMs) {
+      const reservationId = randomUUID();
+      const rows = await query<{ nonce: number }>(
+        `WITH ${nonceAllocationCtes({ reservation: { id: '$4::uuid', until: "now() + $5::int * interval '1 millisecond'" } })} SELECT nonce FROM allocated`,
+        [walletId, chainId, chainPendingNonce, reservationId, leaseMs],
+      );
       const nonce = rows[0]?.nonce;
       if (nonce === undefined) throw new Error('nonce allocation returned no row');
-      return Number(nonce);
+      return { nonce: Number(nonce), reservationId };
     },
 
-    async releaseNonce(walletId, chainId, nonce) {
+    async releaseNonce(walletId, chainId, nonce, reservationId) {
+      if (reservationId === undefined) {
+        await query(FREE_NONCE_SQL, [walletId, chainId, nonce]);
+        return;
+      }
+      // Only while it is still this reservation's: a lapsed one may belong to another request now.
       await query(
-        `INSERT INTO released_nonces (wallet_id, chain_id, nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [walletId, chainId, nonce],
+        `UPDATE nonce_reservations SET reservation_id = NULL, expires_at = NULL
+         WHERE wallet_id = $1::uuid AND chain_id = $2 AND nonce = $3 AND reservation_id = $4::uuid`,
+        [walletId, chainId, nonce, reservationId],
       );
     },
 
-    async create(record, events) {
-      // One statement: the record and its events.
+    async create(record, events, reservationId) {
+      // One statement: the record and its events, and with a reservation its nonce taken from it
+      // (nothing is written when the reservation no longer holds that nonce).
       const values: unknown[] = [];
       const { columns, expressions } = fieldParams(record, NEW_RECORD_FIELDS, values);
+      let claim = '';
+      let insert = `VALUES (${expressions.join(', ')}, now())`;
+      if (reservationId !== undefined) {
+        values.push(record.walletId, record.chainId, record.nonce, reservationId);
+        const n = values.length;
+        claim = `claimed AS (
+           DELETE FROM nonce_reservations WHERE wallet_id = $${n - 3}::uuid AND chain_id = $${n - 2} AND nonce = $${n - 1}::int AND reservation_id = $${n}::uuid
+           RETURNING 1
+         ), `;
+        insert = `SELECT ${expressions.join(', ')}, now() WHERE EXISTS (SELECT 1 FROM claimed)`;
+      }
       const [row] = await query<RecordRow>(
-        `WITH saved AS (
-           INSERT INTO transaction_records (${columns.join(', ')}, updated_at) VALUES (${expressions.join(', ')}, now())
+        `WITH ${claim}saved AS (
+           INSERT INTO transaction_records (${columns.join(', ')}, updated_at) ${insert}
            RETURNING ${RECORD_COLUMNS}
          ), ${eventsWrittenWithSaved(events, values)}
          SELECT * FROM saved`,
         values,
       );
-      return fromRecordRow(row!);
+      if (!row) throw new NonceReservationLostError(record.nonce!);
+      return fromRecordRow(row);
     },
 
     async update(id, patch, events, onlyIfStatus) {
@@ -394,7 +443,7 @@ export function createChainResetStore(database: Database): ChainResetStore {
     async resetNonces(chainId) {
       const rows = await query<{ n: string | number }>(
         `WITH counters AS (DELETE FROM nonce_counters WHERE chain_id = $1 RETURNING 1),
-              released AS (DELETE FROM released_nonces WHERE chain_id = $1 RETURNING 1)
+              released AS (DELETE FROM nonce_reservations WHERE chain_id = $1 RETURNING 1)
          SELECT (SELECT count(*) FROM counters) + (SELECT count(*) FROM released) AS n`,
         [chainId],
       );

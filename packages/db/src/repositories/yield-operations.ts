@@ -10,7 +10,7 @@ import type {
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
-import { fieldParams, fromRecordRow, NEW_RECORD_FIELDS, nonceAllocationCtes, RECORD_COLUMNS, type RecordRow } from './transactions.ts';
+import { fieldParams, FREE_NONCE_SQL, fromRecordRow, NEW_RECORD_FIELDS, nonceAllocationCtes, RECORD_COLUMNS, type RecordRow } from './transactions.ts';
 
 const ACTIVE = `('pending', 'submitted')`;
 
@@ -139,7 +139,7 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
         const prepared = row.plan.prepared;
         if (prepared) {
           await tx.$executeRawUnsafe(
-            `INSERT INTO released_nonces (wallet_id, chain_id, nonce) VALUES ($1::uuid, $2, $3) ON CONFLICT DO NOTHING`,
+            FREE_NONCE_SQL,
             row.wallet_id,
             String(row.chain_id),
             prepared.nonce,

@@ -38,7 +38,7 @@ export function createBroadcastSigned(deps: TransactionServiceDeps, targets: Cha
         signedTransaction: signed,
         hash: keccak256(signed as Hex),
         fields: { ...NO_RECORD_FIELDS, ...recorded, nonce: tx.nonce },
-        allocatedNonce: false,
+        reservation: null,
       });
     }
     if (wallet.type !== 'SOLANA') throw invalidRequest(`broadcast: true is not supported for ${wallet.type} wallets`);
@@ -53,7 +53,7 @@ export function createBroadcastSigned(deps: TransactionServiceDeps, targets: Cha
       signedTransaction: signed,
       hash: solanaSignature(signed, wallet.address),
       fields: { ...NO_RECORD_FIELDS, recentBlockhash: precheck.blockhash, nonceAccount: precheck.nonceAccount },
-      allocatedNonce: false,
+      reservation: null,
     });
   };
 }

@@ -2,7 +2,8 @@ import { getBase58Decoder, getTransactionDecoder, type Address } from '@solana/k
 import { randomUUID } from 'node:crypto';
 import type { Hex } from 'viem';
 import { ApiError } from '../errors.ts';
-import type { IntentKind, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
+import { NonceReservationLostError, type IntentKind, type NonceReservation, type TransactionRecord, type TransactionStore, type WalletRecord } from '../ports.ts';
+import type { CrashAt } from '../shared/crash-points.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BroadcastResult, ChainTarget, RecordFields } from './context.ts';
@@ -15,6 +16,7 @@ export const FIRST_CHECK_DELAY_MS = 1_000;
 export interface BroadcastDeps {
   store: TransactionStore;
   clock: Clock;
+  crashAt?: CrashAt;
   isDevnet: (record: Pick<TransactionRecord, 'walletType' | 'chainId' | 'network'>) => boolean;
 }
 
@@ -27,8 +29,11 @@ export interface Broadcast {
   signedTransaction: string;
   hash: string;
   fields: RecordFields;
-  /** The nonce was handed out by the store for this transaction (given back if the node refuses it). */
-  allocatedNonce: boolean;
+  /**
+   * The store's reservation of `fields.nonce` for this transaction: the record takes the nonce from
+   * it in its insert, and the nonce is given back if the node refuses the transaction.
+   */
+  reservation: NonceReservation | null;
 }
 
 /** The error answering a broadcast the node refused (400) or whose outcome is unknown (502). */
@@ -40,6 +45,13 @@ function broadcastFailed(record: Pick<TransactionRecord, 'id' | 'failureCode' | 
     unknown ? `The broadcast's outcome is unknown: ${record.failureMessage}` : `The node refused the transaction: ${record.failureMessage}`,
     { transactionId: record.id, failureStage: 'broadcast', failureCode: record.failureCode },
   );
+}
+
+/** The signed transaction's nonce went to another transaction meanwhile: nothing was recorded or sent; a retry runs again. */
+function nonceReservationLost(): ApiError {
+  const error = new ApiError(409, 'CONFLICT', 'The nonce prepared for this transaction was handed to another one while this request was being signed; nothing was sent: send the request again');
+  error.releasesIdempotencyKey = true;
+  return error;
 }
 
 /** What happened to a send: accepted (or already known), unknown (kept `pending` to re-send the same bytes), refused for good. */
@@ -63,7 +75,7 @@ export interface SendOptions {
  * apply only while the record is still `pending`: the monitor may already have resolved it.
  */
 export async function sendRecorded(
-  { store, clock, isDevnet }: BroadcastDeps,
+  { store, clock, isDevnet, crashAt }: BroadcastDeps,
   record: TransactionRecord,
   target: ChainTarget,
   options: SendOptions,
@@ -73,6 +85,7 @@ export async function sendRecorded(
   try {
     if (target.type === 'EVM') await target.gateway.sendRawTransaction(signedTransaction as Hex);
     else await target.gateway.sendTransaction(signedTransaction);
+    crashAt?.('broadcast');
   } catch (error) {
     const rejected = error instanceof BroadcastRejectedError;
     if (!rejected && !(error instanceof ChainUnavailableError)) throw error;
@@ -107,16 +120,17 @@ export async function sendRecorded(
  * and answers with its id; acceptance makes it `submitted`.
  */
 export function createBroadcaster(deps: BroadcastDeps) {
-  const { store, clock } = deps;
+  const { store, clock, crashAt } = deps;
   async function send(record: TransactionRecord, target: ChainTarget, nonceToRelease: number | null, resend: boolean): Promise<BroadcastResult> {
     const outcome = await sendRecorded(deps, record, target, { resend, nonceToRelease, onUnreachable: 'fail' });
     if (outcome.kind === 'refused') throw broadcastFailed(outcome.record);
     return { body: { signedTransaction: record.signedTransaction!, txHash: record.hash!, transactionId: record.id }, headers: { 'x-transaction-id': record.id } };
   }
 
-  async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, allocatedNonce }: Broadcast): Promise<BroadcastResult> {
+  async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, reservation }: Broadcast): Promise<BroadcastResult> {
     const now = clock.now();
-    const record = await store.create(
+    const record = await store
+      .create(
       {
         id: randomUUID(),
         projectId: caller.projectId,
@@ -142,8 +156,14 @@ export function createBroadcaster(deps: BroadcastDeps) {
         ...fields,
       },
       [],
-    );
-    return send(record, target, allocatedNonce ? fields.nonce : null, false);
+      reservation?.reservationId,
+    )
+      .catch((error: unknown) => {
+        if (error instanceof NonceReservationLostError) throw nonceReservationLost();
+        throw error;
+      });
+    crashAt?.('record-committed');
+    return send(record, target, reservation ? fields.nonce : null, false);
   }
 
   /**

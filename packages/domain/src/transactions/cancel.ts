@@ -60,7 +60,7 @@ export function createCancel(deps: TransactionServiceDeps, targets: ChainTargets
       signedTransaction: signed,
       hash: keccak256(signed as Hex),
       fields: { ...NO_RECORD_FIELDS, to: wallet.address, value: '0', nonce: original.nonce, cancellationOf: original.id },
-      allocatedNonce: false,
+      reservation: null,
     });
   };
 }

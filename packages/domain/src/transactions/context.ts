@@ -4,6 +4,7 @@ import { ApiError } from '../errors.ts';
 import type { NewTransactionRecord, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { CrashAt } from '../shared/crash-points.ts';
 import { fieldError } from '../shared/zod.ts';
 import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
 import { assertNoOpenNonceHold, type OpenNonceHold } from '../approvals/nonce-holds.ts';
@@ -27,7 +28,17 @@ export interface TransactionServiceDeps {
   frozenPreparations?: FrozenPreparationStore;
   /** An open approval case holding a nonce on (wallet, EVM chain), other than the given case. */
   openNonceHold?: OpenNonceHold;
+  /**
+   * How long a transfer's reserved nonce waits for its record (default 20 s). A reservation whose
+   * process died lapses after it, and the nonce is handed out again first; keep it shorter than
+   * the Idempotency-Key lease, so a retried request finds its nonce free again.
+   */
+  nonceReservationMs?: number;
+  /** Fault injection in tests (CRASH_AT): kills the process at a step of a broadcast. */
+  crashAt?: CrashAt;
 }
+
+export const DEFAULT_NONCE_RESERVATION_MS = 20_000;
 
 /**
  * Spec (yield states): a prepared or signed yield transaction blocks other REST broadcasts on the

@@ -5,7 +5,7 @@ import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
 import type { SigningContext } from '../signing/pipeline.ts';
-import { assertNoNonceHold, beforeRecord, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { assertNoNonceHold, beforeRecord, DEFAULT_NONCE_RESERVATION_MS, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { frozenPreparationOf, reviewIdOf, type FrozenEvmPreparation } from './frozen-preparation.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
@@ -68,6 +68,7 @@ function frozenFees(frozen: FrozenEvmPreparation) {
 /** EVM transfers (native and ERC-20) and their fee estimates. */
 export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainTargets, broadcast: Broadcaster) {
   const { store, pipeline } = deps;
+  const nonceReservationMs = deps.nonceReservationMs ?? DEFAULT_NONCE_RESERVATION_MS;
 
   return {
     async transfer(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], input: TransferInput): Promise<BroadcastResult> {
@@ -77,10 +78,14 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
       const { type, call } = evmCall(wallet, input);
       const gasLimit = frozen ? BigInt(frozen.prepared.gasLimit) : (input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n);
       const fees = frozen ? frozenFees(frozen.prepared) : await evmFees(target.gateway, input, type);
-      // The nonce a case holds is the case's until it ends: never released here.
+      // The nonce a case holds is the case's until it ends; a nonce the body names is the partner's.
       const heldNonce = input.nonce === undefined ? (frozen?.nonce ?? null) : null;
-      const allocated = input.nonce === undefined;
-      const nonce = heldNonce ?? input.nonce ?? (await store.allocateNonce(wallet.id, target.chainId, await beforeRecord(target.gateway.getPendingNonce(wallet.address as Hex))));
+      const reservation =
+        heldNonce === null && input.nonce === undefined
+          ? await store.allocateNonce(wallet.id, target.chainId, await beforeRecord(target.gateway.getPendingNonce(wallet.address as Hex)), nonceReservationMs)
+          : null;
+      deps.crashAt?.('nonce-allocated');
+      const nonce = heldNonce ?? input.nonce ?? reservation!.nonce;
       let signedTransaction: string;
       try {
         signedTransaction = await signTransaction(
@@ -101,15 +106,16 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
         );
       } catch (error) {
         const reviewId = heldNonce === null ? reviewIdOf(error) : null;
-        // A case this refusal opens keeps the gas, the fees and the allocated nonce (the first preparation written stays).
-        const frozenNow =
-          reviewId !== null &&
-          deps.frozenPreparations !== undefined &&
-          (await deps.frozenPreparations.freeze(reviewId, { type, gasLimit: gasLimit.toString(), ...fees }, deps.clock.now(), allocated ? { chainId: Number(target.chainId), nonce } : null));
-        // A nonce allocated here that no case holds goes back to the allocator.
-        if (allocated && heldNonce === null && !frozenNow) await store.releaseNonce(wallet.id, target.chainId, nonce);
+        // A case this refusal opens keeps the gas, the fees and the reserved nonce (the first preparation written stays).
+        if (reviewId !== null && deps.frozenPreparations !== undefined) {
+          const hold = reservation && { walletId: wallet.id, chainId: Number(target.chainId), nonce, reservationId: reservation.reservationId };
+          await deps.frozenPreparations.freeze(reviewId, { type, gasLimit: gasLimit.toString(), ...fees }, deps.clock.now(), hold);
+        }
+        // Free again unless the case took it.
+        if (reservation) await store.releaseNonce(wallet.id, target.chainId, nonce, reservation.reservationId);
         throw error;
       }
+      deps.crashAt?.('signed');
       return broadcast({
         caller,
         wallet,
@@ -118,7 +124,7 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
         signedTransaction,
         hash: keccak256(signedTransaction as Hex),
         fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce },
-        allocatedNonce: allocated,
+        reservation,
       });
     },
 

@@ -25,6 +25,14 @@ export interface FrozenPreparation {
   nonce: number | null;
 }
 
+/** A transfer's nonce reservation, handed over to the case it opens. */
+export interface NonceHandOver {
+  walletId: string;
+  chainId: number;
+  nonce: number;
+  reservationId: string;
+}
+
 export interface NonceHold {
   caseId: string;
   nonce: number;
@@ -33,11 +41,15 @@ export interface NonceHold {
 export interface FrozenPreparationStore {
   /** The preparation of the open (pending or completed) case of this key bound to this request hash. */
   findOpen(at: PolicyLocation, caseKey: string, requestHash: string): Promise<FrozenPreparation | null>;
-  /** Records the case's preparation and the nonce it holds; the first one written stays (false when one was there). */
-  freeze(caseId: string, prepared: FrozenEvmPreparation, at: Date, hold: { chainId: number; nonce: number } | null): Promise<boolean>;
+  /**
+   * Records the case's preparation; the first one written stays (false when one was there). With
+   * `hold`, the case takes the nonce from the transfer's reservation in the same write, only while
+   * that reservation still holds it (else the case holds no nonce).
+   */
+  freeze(caseId: string, prepared: FrozenEvmPreparation, at: Date, hold: NonceHandOver | null): Promise<boolean>;
   /** Nonces held on (wallet, chain) by cases not consumed and not yet released, whatever their stored status. */
   nonceHolds(walletId: string, chainId: number): Promise<NonceHold[]>;
-  /** Gives an ended case's nonce back to the allocator (`released_nonces`), once. */
+  /** Gives an ended case's nonce back to the allocator (`nonce_reservations`), once. */
   releaseNonce(caseId: string, at: Date): Promise<void>;
 }
 

@@ -23,7 +23,7 @@ export { toTransactionDetail, toTransactionSummary } from './history.ts';
  */
 export function createTransactionService(deps: TransactionServiceDeps) {
   const targets = createChainTargets(deps);
-  const broadcast = createBroadcaster({ store: deps.store, clock: deps.clock, isDevnet: targets.isDevnet });
+  const broadcast = createBroadcaster({ store: deps.store, clock: deps.clock, isDevnet: targets.isDevnet, crashAt: deps.crashAt });
   const transfers = { EVM: createEvmTransfers(deps, targets, broadcast), SOLANA: createSolanaTransfers(deps, targets, broadcast) };
   const broadcastSigned = createBroadcastSigned(deps, targets, broadcast);
   const cancel = createCancel(deps, targets, broadcast);

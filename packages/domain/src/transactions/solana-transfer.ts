@@ -50,7 +50,7 @@ export function createSolanaTransfers(deps: TransactionServiceDeps, targets: Cha
         signedTransaction,
         hash: solanaSignature(signedTransaction, wallet.address),
         fields: { ...NO_RECORD_FIELDS, ...transfer, recentBlockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight },
-        allocatedNonce: false,
+        reservation: null,
       });
     },
 
