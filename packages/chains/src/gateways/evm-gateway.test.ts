@@ -1,4 +1,4 @@
-import { encodeFunctionData, keccak256, parseEther, type Address, type Hex } from 'viem';
+import { encodeFunctionData, keccak256, parseEther, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BroadcastRejectedError, ChainUnavailableError, type EvmGateway, type EvmReceipt } from '@wallet/domain/transactions/gateways.ts';
@@ -163,11 +163,15 @@ describe('EvmGateway on anvil', () => {
     // The identical transaction again, while it is pending: ALREADY_PROCESSED (it has been broadcast).
     const dup = await rejection(gw.sendRawTransaction(first));
     expect(dup.code).toBe('ALREADY_PROCESSED');
+    // Known while queued in the pool; a hash never sent is not.
+    expect(await gw.getTransactionsKnown([hash, keccak256(toHex(randomAddress()))])).toEqual([true, false]);
     // Same nonce, same fees, different content while the first is pending.
     const replacement = await rejection(gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 2n, nonce: 1 })));
     expect(replacement.code).toBe('REPLACEMENT_UNDERPRICED');
     await gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 1n, nonce: 0 }));
     await waitForReceipt(hash);
+    expect(await gw.getTransactionsKnown([hash])).toEqual([true]); // mined
+    expect(await gw.getTransactionsKnown([])).toEqual([]);
     expect((await rejection(gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 3n, nonce: 0 })))).code).toBe('NONCE_TOO_LOW');
 
     const tooCheap = await rejection(gw.sendRawTransaction(await signTx(account, { to: randomAddress(), value: 1n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n })));

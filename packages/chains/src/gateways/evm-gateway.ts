@@ -175,6 +175,12 @@ export function createEvmGateway(opts: CreateEvmGatewayOptions): EvmGateway {
       return out.map(receipt);
     },
 
+    async getTransactionsKnown(hashes) {
+      if (hashes.length === 0) return [];
+      const out = await readBatch(hashes.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })));
+      return out.map((t) => t !== null && t !== undefined);
+    },
+
     async getBlockHashes(numbers) {
       if (numbers.length === 0) return [];
       const out = await readBatch(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] })));

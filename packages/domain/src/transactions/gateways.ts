@@ -80,6 +80,8 @@ export interface EvmGateway {
   getHeads(): Promise<{ latest: bigint; finalized: bigint }>;
   /** Receipts in input order; null where the node has none. */
   getReceipts(hashes: Hex[]): Promise<(EvmReceipt | null)[]>;
+  /** Whether the node knows each transaction, pending in its pool or mined (eth_getTransactionByHash), in input order. */
+  getTransactionsKnown(hashes: Hex[]): Promise<boolean[]>;
   /** The canonical block hash at each height (eth_getBlockByNumber), null if beyond the head. */
   getBlockHashes(numbers: bigint[]): Promise<(Hex | null)[]>;
   /** eth_getTransactionCount(address, blockTag) for each address, in input order. */

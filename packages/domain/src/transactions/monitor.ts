@@ -46,6 +46,7 @@ import type { Clock } from '../shared/clock.ts';
 import { broadcastedEvents, resolvedEvents } from './events.ts';
 import type { ChainGateways } from './gateways.ts';
 import { Calls, checkEvm, checkSolana } from './monitor-evidence.ts';
+import { rebroadcastCandidates, rebroadcastEvm, rebroadcastSolana, type Rebroadcast } from './monitor-rebroadcast.ts';
 import { DEFAULT_MONITOR_CADENCE, evmCoveredUpTo, monitoringWindow, nextCheckDelay, type MonitorCadence, type Verdict } from './monitor-rules.ts';
 
 export interface TransactionMonitorOptions {
@@ -79,6 +80,39 @@ export interface MonitorRunResult {
 }
 
 const ACTIVE: TransactionRecord['status'][] = ['pending', 'submitted'];
+
+/**
+ * Durable broadcast (monitor-rebroadcast.ts) of the records this run leased whose check found no
+ * trace of their transaction on chain: per chain, in parallel; a failed read re-sends nothing.
+ */
+async function rebroadcastUnknown(
+  gateways: ChainGateways,
+  evm: Map<string, TransactionRecord[]>,
+  solana: Map<string, TransactionRecord[]>,
+  verdicts: Map<string, Verdict>,
+  now: Date,
+  calls: Calls,
+): Promise<Map<string, Rebroadcast>> {
+  const unseen = (records: TransactionRecord[]) =>
+    rebroadcastCandidates(
+      records.filter((r) => {
+        const v = verdicts.get(r.id);
+        return v?.kind === 'wait' && !v.evidence;
+      }),
+      now,
+    );
+  const runs: Promise<Map<string, Rebroadcast>>[] = [];
+  for (const [chainId, records] of evm) {
+    const gateway = gateways.evm(Number(chainId));
+    if (gateway) runs.push(rebroadcastEvm(gateway, unseen(records), calls));
+  }
+  for (const [network, records] of solana) {
+    const gateway = gateways.solana(network);
+    if (gateway) runs.push(rebroadcastSolana(gateway, unseen(records), calls));
+  }
+  const outcomes = await Promise.all(runs.map((run) => run.catch(() => new Map<string, Rebroadcast>())));
+  return new Map(outcomes.flatMap((m) => [...m]));
+}
 
 export function createTransactionMonitor(options: TransactionMonitorOptions) {
   const { store, gateways, clock, isDevnet, owner } = options;
@@ -193,6 +227,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         else checks.push(checkSolana(gateway, records, now, calls, verdicts));
       }
       await Promise.all(checks);
+      const rebroadcasts = await rebroadcastUnknown(gateways, evm, solana, verdicts, now, calls);
       const t2 = performance.now();
 
       const at = clock.now();
@@ -250,13 +285,16 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
           continue;
         }
         const evidenceAt = verdict.evidence ? (r.evidenceAt ?? at) : r.evidenceAt;
+        const rebroadcast = rebroadcasts.get(r.id);
         const monitoring = waitingMonitoring(r, at, {
           ...(verdict.expiredSince !== undefined ? { expiredSince: verdict.expiredSince } : {}),
           ...(verdict.receipt !== undefined ? { receipt: verdict.receipt } : {}),
+          ...(rebroadcast ? { rebroadcasts: (r.monitoring?.rebroadcasts ?? 0) + 1, lastRebroadcastAt: at.toISOString() } : {}),
+          ...(rebroadcast?.outcome === 'refused' ? { lastError: `rebroadcast refused (${rebroadcast.code}): ${rebroadcast.message}` } : {}),
         });
         const nextCheckAt = new Date(at.getTime() + nextCheckDelay({ ...r, evidenceAt }, at, verdict.evidence ? 'evidence' : 'healthy', cadence));
-        if (verdict.evidence && r.status === 'pending') {
-          // Its transaction is on-chain: the broadcast happened even though its outcome was never saved.
+        if ((verdict.evidence || rebroadcast?.outcome === 'sent') && r.status === 'pending') {
+          // Its transaction is on-chain or the node took it now: broadcast, though its outcome was never saved.
           completions.push({
             id: r.id,
             status: 'submitted',
