@@ -1,6 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import type { Logger } from './logger.ts';
-import { createMetrics } from './http/metrics.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { authenticate, errorHandler, jsonBody, notFoundHandler, requestContext, routeHandler } from './http/pipeline.ts';
 import { dispatchRoutes } from './http/dispatch.ts';
@@ -35,6 +35,8 @@ export interface AppOptions {
   graphiql?: boolean;
   /** GraphQL introspection without a staff session (default: with GraphiQL, i.e. local mode only). */
   publicIntrospection?: boolean;
+  /** The process's metrics at /metrics (the workers report into the same registry); a new one by default. */
+  metrics?: Metrics;
 }
 
 export function allRoutes(services: Services): RouteDef[] {
@@ -63,12 +65,12 @@ export function createApp({
   secureCookies = true,
   graphiql = !secureCookies,
   publicIntrospection = graphiql,
+  metrics = createMetrics(),
 }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
   app.set('etag', false);
-  const metrics = createMetrics();
   const routes = allRoutes(services);
   // Built on first request (converting every zod schema costs start time most processes never need).
   let openApi: ReturnType<typeof buildOpenApi> | undefined;

@@ -103,6 +103,8 @@ const envSchema = z
     WEBHOOK_LEASE_MS: milliseconds.optional(),
     IDEMPOTENCY_LEASE_MS: milliseconds.default(30_000),
     NONCE_RESERVATION_MS: milliseconds.optional(),
+    NONCE_GAP_AFTER_MS: milliseconds.default(60_000),
+    NONCE_GAP_INTERVAL_MS: milliseconds.default(15_000),
     CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     PRUNE_INTERVAL_MS: milliseconds.default(60_000),
@@ -169,6 +171,14 @@ function configFrom(env: z.output<typeof envSchema>) {
      * transfer after this, and a retry of the same request (after the key's lease) finds it free.
      */
     nonceReservationMs: env.NONCE_RESERVATION_MS ?? Math.floor((env.IDEMPOTENCY_LEASE_MS * 2) / 3),
+    /**
+     * Stranded wallets: a wallet whose lowest waiting transaction is this old (NONCE_GAP_AFTER_MS,
+     * default 60000: past a lapsed reservation and a retried request's Idempotency-Key lease, which
+     * take the nonce back themselves) and sits above a nonce nothing holds gets a gap filler; the nonce-gap worker
+     * looks every NONCE_GAP_INTERVAL_MS (default 15000), in one process at a time.
+     */
+    nonceGapAfterMs: env.NONCE_GAP_AFTER_MS,
+    nonceGapIntervalMs: env.NONCE_GAP_INTERVAL_MS,
     /** Tests only (CRASH_AT, refused in production): the broadcast step at which the process kills itself. */
     crashAt: env.CRASH_AT,
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */

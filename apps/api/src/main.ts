@@ -12,6 +12,8 @@ import { createServices, monitorOwnerName, openConfiguredDatabase } from './serv
 import { startMonitorWorker } from './workers/monitor-worker.ts';
 import { startYieldWorker } from './workers/yield-worker.ts';
 import { startPruneWorker } from './workers/prune-worker.ts';
+import { startNonceGapWorker } from './workers/nonce-gap-worker.ts';
+import { createMetrics } from './http/metrics.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
 
 let config;
@@ -59,6 +61,11 @@ const webhookWorker = config.workers ? startWebhookWorker({ delivery: services.w
 const pruneWorker = config.workers
   ? startPruneWorker({ pruner: services.pruner, leases: services.stores.workerLeases, owner: monitorOwnerName(), intervalMs: config.pruneIntervalMs, logger })
   : undefined;
+// Stranded wallets (a nonce below their waiting transactions that nothing holds) get gap fillers, by one process at a time.
+const metrics = createMetrics();
+const nonceGapWorker = config.workers
+  ? startNonceGapWorker({ repair: services.nonceGaps, leases: services.stores.workerLeases, owner: monitorOwnerName(), intervalMs: config.nonceGapIntervalMs, metrics, logger })
+  : undefined;
 // Local mode: the console's first owner, created once while no staff account exists; its
 // password is printed here and nowhere else (not in the logs).
 if (config.appEnv === 'local') {
@@ -75,6 +82,7 @@ const app = createApp({
   graphiql: config.appEnv === 'local',
   publicIntrospection: config.appEnv === 'local',
   extraRouters: embedded ? [controlRouter(services, controlToken)] : [],
+  metrics,
 });
 
 const server = app.listen(config.port, config.host, () => {
@@ -109,6 +117,7 @@ async function stop(signal: string) {
   await yieldWorker?.stop();
   await webhookWorker?.stop();
   await pruneWorker?.stop();
+  await nonceGapWorker?.stop();
   await services.close();
   await devnets?.stop();
   process.exit(0);

@@ -23,6 +23,7 @@ import {
   type ChainGateways,
   createTransactionService,
   createTransactionMonitor,
+  createNonceGapRepair,
   createYieldRunner,
   createYieldSteps,
   type Clock,
@@ -83,7 +84,6 @@ export function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: path.join(config.dataDir, 'db') });
 }
 
-/** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
 /** CRASH_AT (tests): SIGKILL this process when the broadcast reaches that step. */
 function crashAtPoint(point: Config['crashAt']): CrashAt | undefined {
   if (point === undefined) return undefined;
@@ -92,6 +92,7 @@ function crashAtPoint(point: Config['crashAt']): CrashAt | undefined {
   };
 }
 
+/** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
 export async function createServices(config: Config, options: ServiceOptions = {}) {
   const database = options.database ?? (await openConfiguredDatabase(config));
   const clock = options.clock ?? systemClock;
@@ -172,6 +173,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
     cadence: options.monitor?.cadence,
     batchSize: options.monitor?.batchSize,
   });
+  const nonceGaps = createNonceGapRepair({
+    gaps: stores.nonceGaps,
+    transactions: stores.transactions,
+    gateways,
+    pipeline: signingPipeline,
+    clock,
+    isDevnet: transactions.isDevnet,
+    loadWalletWithShares: wallets.loadWalletWithShares,
+    strandedAfterMs: config.nonceGapAfterMs,
+    reservationMs: config.nonceReservationMs,
+  });
   const webhookSender =
     options.webhooks?.send ??
     createHttpsSender({
@@ -217,6 +229,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     transactions,
     /** Checks due broadcast records against their chains; run by the monitor worker (workers/monitor-worker.ts). */
     monitor,
+    /** Stranded wallets (a nonce below their waiting transactions that nothing holds) and the gap fillers that repair them. */
+    nonceGaps,
     gateways,
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
     chains: createChainService({ directory, faucet: options.chains?.faucet, loadWallet: wallets.loadWallet, findWallet: (id) => stores.wallets.findById(id) }),

@@ -36,6 +36,7 @@ export * from './transactions/events.ts';
 export * from './transactions/service.ts';
 export * from './transactions/monitor-rules.ts';
 export * from './transactions/monitor.ts';
+export * from './transactions/nonce-gaps.ts';
 export * from './transactions/chain-reset.ts';
 export * from './webhooks/event-types.ts';
 export * from './webhooks/ports.ts';

@@ -269,6 +269,9 @@ export interface MonitoringInfo {
   lastRebroadcastAt?: string;
 }
 
+/** Why the service itself broadcast a record: `nonce_gap_filler` fills a nonce no record could fill. */
+export type ServiceInitiated = 'nonce_gap_filler';
+
 export interface TransactionRecord {
   id: string;
   projectId: string;
@@ -295,6 +298,8 @@ export interface TransactionRecord {
   failureMessage: string | null;
   monitoring: MonitoringInfo | null;
   cancellationOf: string | null;
+  /** A record the service initiated itself (transactions/nonce-gaps.ts); null for partner requests. */
+  serviceInitiated: ServiceInitiated | null;
   requestId: string | null;
   apiKeyId: string | null;
   /** The Idempotency-Key of the request that broadcast it (a retry after a crash finds the record). */
@@ -326,7 +331,8 @@ export type NewTransactionRecord = Omit<
   | 'blockHash'
   | 'idempotencyKey'
   | 'signedTransaction'
-> & { createdAt?: Date; idempotencyKey?: string | null; signedTransaction?: string | null };
+  | 'serviceInitiated'
+> & { createdAt?: Date; idempotencyKey?: string | null; signedTransaction?: string | null; serviceInitiated?: ServiceInitiated | null };
 
 /** Fields a broadcast step or a monitor check may change. */
 export type TransactionPatch = Partial<

@@ -42,6 +42,8 @@ const commands = {
   'users.revoke-consent': (services: Services, args: Record<string, unknown>) => services.delegation.revokeConsent(args),
   'users.set-parameter': (services: Services, args: Record<string, unknown>) => services.delegation.setParameter(args),
   'faucet.fund': (services: Services, args: Record<string, unknown>) => services.chains.fundById(args),
+  'nonces.stranded': async (services: Services) => ({ stranded: await services.nonceGaps.findStranded() }),
+  'nonces.repair': (services: Services, args: Record<string, unknown>) => services.nonceGaps.repairWallet(String(args.walletId)),
   'webhooks.set': async (services: Services, args: Record<string, unknown>) =>
     services.webhooks.set(await services.webhooks.scopeForKey(String(args.apiKeyId)), {
       url: args.url as string,

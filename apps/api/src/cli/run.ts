@@ -23,8 +23,9 @@ export async function execute(name: CommandName, args: Record<string, unknown>):
     }
     return body;
   }
-  const [{ createServices }, { runCommand }] = await Promise.all([import('../services.ts'), import('./commands.ts')]);
-  const services = await createServices(config);
+  const [{ createServices }, { runCommand }, { createChainRegistry }] = await Promise.all([import('../services.ts'), import('./commands.ts'), import('@wallet/chains')]);
+  // The chains of CHAINS (the nonce repair reads and signs on them).
+  const services = await createServices(config, { chains: createChainRegistry(config.chains) });
   try {
     return await runCommand(services, name, args);
   } finally {

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export function createMetrics() {
   const registry = new Registry();
@@ -16,10 +16,31 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  const strandedWallets = new Gauge({
+    name: 'wallet_stranded_wallets',
+    help: 'EVM wallets found stranded by the last nonce-gap run of this process: a nonce below their waiting transactions that nothing holds',
+    registers: [registry],
+  });
+  const gapFills = new Counter({
+    name: 'wallet_nonce_gap_fills_total',
+    help: 'Gap fillers (zero-value self-transfers) this process signed and recorded for stranded wallets',
+    registers: [registry],
+  });
+  const gapFillErrors = new Counter({
+    name: 'wallet_nonce_gap_fill_errors_total',
+    help: 'Stranded wallets this process failed to fill in a run (see the log)',
+    registers: [registry],
+  });
   // Label children resolved once per (method, route, status) rather than hashed on every request.
   const children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
   return {
     registry,
+    /** A nonce-gap run's outcome. */
+    nonceGapRun(result: { stranded: number; filled: number; errors: number }) {
+      strandedWallets.set(result.stranded);
+      gapFills.inc(result.filled);
+      gapFillErrors.inc(result.errors);
+    },
     observe(method: string, route: string, status: number, seconds: number) {
       const key = `${method} ${status} ${route}`;
       let child = children.get(key);

@@ -7,6 +7,7 @@ import { createWalletStore } from './wallets.ts';
 import { createUserStore } from './users.ts';
 import { createCustodyStore } from './custody.ts';
 import { createChainResetStore, createTransactionStore } from './transactions.ts';
+import { createNonceGapStore } from './nonce-gaps.ts';
 import { createWebhookStore } from './webhooks.ts';
 import { createWorkerLeaseStore } from './worker-leases.ts';
 import { createStaffStore } from './staff.ts';
@@ -38,6 +39,8 @@ export function createStores(database: Database) {
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
     transactions: createTransactionStore(database),
+    /** Stranded wallets: candidates, held nonces, and the nonce a gap filler reserves. */
+    nonceGaps: createNonceGapStore(database),
     chainReset: createChainResetStore(database),
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),

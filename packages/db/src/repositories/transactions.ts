@@ -4,6 +4,7 @@ import type {
   IntentKind,
   MonitoringInfo,
   NewEvent,
+  ServiceInitiated,
   TransactionPatch,
   TransactionRecord,
   TransactionStatus,
@@ -24,6 +25,7 @@ export function toTransactionRecord(row: Row): TransactionRecord {
     walletType: row.walletType as TransactionRecord['walletType'],
     intentKind: row.intentKind as IntentKind,
     status: row.status as TransactionStatus,
+    serviceInitiated: row.serviceInitiated as ServiceInitiated | null,
     failureStage: row.failureStage as FailureStage | null,
     monitoring: (row.monitoring as MonitoringInfo | null) ?? null,
   };
@@ -33,7 +35,7 @@ export function toTransactionRecord(row: Row): TransactionRecord {
 export const RECORD_COLUMNS = [
   'id', 'project_id', 'partner_id', 'wallet_id', 'wallet_type', 'intent_kind', 'status', 'chain_id', 'network', 'from_address',
   'to', 'value', 'token_address', 'nonce', 'hash', 'recent_blockhash', 'last_valid_block_height', 'nonce_account', 'block_number',
-  'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'request_id', 'api_key_id',
+  'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'service_initiated', 'request_id', 'api_key_id',
   'idempotency_key', 'signed_transaction',
   'submitted_at', 'resolved_at', 'evidence_at', 'evidence_block', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
 ]
@@ -76,6 +78,7 @@ const FIELD_COLUMNS: Record<string, [column: string, type: string]> = {
   lastValidBlockHeight: ['last_valid_block_height', 'bigint'], nonceAccount: ['nonce_account', 'text'], blockNumber: ['block_number', 'bigint'],
   blockHash: ['block_hash', 'text'], failureStage: ['failure_stage', 'text'], failureCode: ['failure_code', 'text'],
   failureMessage: ['failure_message', 'text'], monitoring: ['monitoring', 'jsonb'], cancellationOf: ['cancellation_of', 'uuid'],
+  serviceInitiated: ['service_initiated', 'text'],
   requestId: ['request_id', 'text'], apiKeyId: ['api_key_id', 'uuid'], idempotencyKey: ['idempotency_key', 'text'],
   signedTransaction: ['signed_transaction', 'text'], submittedAt: ['submitted_at', 'timestamptz'], resolvedAt: ['resolved_at', 'timestamptz'],
   evidenceAt: ['evidence_at', 'timestamptz'], evidenceBlock: ['evidence_block', 'bigint'], nextCheckAt: ['next_check_at', 'timestamptz'],
@@ -156,6 +159,7 @@ export function nonceAllocationCtes({
     INSERT INTO nonce_reservations (wallet_id, chain_id, nonce, reservation_id, expires_at)
     SELECT ${wallet}, ${chain}, nonce, ${reservation.id}, ${reservation.until} FROM counted
     ON CONFLICT (wallet_id, chain_id, nonce) DO UPDATE SET reservation_id = EXCLUDED.reservation_id, expires_at = EXCLUDED.expires_at
+    WHERE ${FREE_NONCE.replaceAll('expires_at', 'nonce_reservations.expires_at')}
   )`
     : '';
   return `stale AS (

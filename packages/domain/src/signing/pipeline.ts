@@ -63,6 +63,12 @@ export interface SigningIntent {
   transfer: SigningTransfer | null;
   /** The operation's body, parsed by its schema (`parseSigningInput`). */
   input: Record<string, unknown>;
+  /**
+   * A signature the service initiates itself, outside any partner request. `nonce-gap-filler`: a
+   * zero-value self-transfer at a nonce no record can fill (transactions/nonce-gaps.ts), the
+   * documented exception to policies: no policy decision and no spend, still audited with its event.
+   */
+  serviceInitiated?: 'nonce-gap-filler';
 }
 
 /** The intent as the policy and spend ports see it: everything but the encrypted shares. */
@@ -224,7 +230,7 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
       const { caller, wallet } = intent;
       assertSignable(wallet);
       const op = signOperation(wallet.type, intent.operation);
-      const { reservation, claim } = await decide(context);
+      const { reservation, claim } = intent.serviceInitiated ? exemptGapFiller(intent) : await decide(context);
       let result: SignatureResult;
       try {
         const signed = await signWithWallet(keks, wallet, shares, op, intent.input);
@@ -247,6 +253,23 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
 
 export type SigningPipeline = ReturnType<typeof createSigningPipeline>;
 
+/** The policy exception of a gap filler holds only for what a filler is: a zero-value EVM transaction to the wallet itself, without calldata. */
+function exemptGapFiller(intent: SigningIntent): { reservation: SpendReservation; claim: null } {
+  const tx = intent.input.transaction as { to?: string; value?: string; data?: string } | undefined;
+  const selfTransfer =
+    intent.wallet.type === 'EVM' &&
+    intent.operation === 'transaction' &&
+    intent.transfer !== null &&
+    intent.transfer.to.toLowerCase() === intent.wallet.address.toLowerCase() &&
+    intent.transfer.value === '0' &&
+    intent.transfer.tokenAddress === null &&
+    tx?.to?.toLowerCase() === intent.wallet.address.toLowerCase() &&
+    BigInt(tx.value ?? '0') === 0n &&
+    (tx.data === undefined || tx.data === '0x');
+  if (!selfTransfer) throw new Error('a nonce gap filler is a zero-value self-transfer without calldata');
+  return { reservation: noReservation, claim: null };
+}
+
 /** Joins the wallet key in memory, runs one signing operation, wipes the key. */
 function signWithWallet(keks: KekProvider, wallet: WalletRecord, shares: EncryptedShare[], op: SignOperation, input: unknown): ReturnType<SignOperation['sign']> {
   return withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
@@ -267,7 +290,8 @@ function signWithWallet(keks: KekProvider, wallet: WalletRecord, shares: Encrypt
 function signatureAudit(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], action: string, digest: string, chainId: string | null): AuditEntry {
   return {
     projectId: caller.projectId,
-    apiKeyId: caller.apiKeyId,
+    // Service-initiated signatures without a key to name ('') have none.
+    apiKeyId: caller.apiKeyId || null,
     walletId: wallet.id,
     requestId: caller.requestId,
     action,

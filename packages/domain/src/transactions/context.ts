@@ -6,7 +6,7 @@ import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { CrashAt } from '../shared/crash-points.ts';
 import { fieldError } from '../shared/zod.ts';
-import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
+import { parseSigningInput, type SigningChain, type SigningContext, type SigningIntent, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
 import { assertNoOpenNonceHold, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import type { FrozenPreparationStore } from './frozen-preparation.ts';
 import type { TransferInput } from './schemas.ts';
@@ -127,10 +127,11 @@ export async function signTransaction(
   pipeline: SigningPipeline,
   intent: { caller: Caller; wallet: WalletRecord; shares: EncryptedShare[]; action: string; target: ChainTarget; transfer: SigningTransfer | null },
   body: unknown,
+  serviceInitiated?: SigningIntent['serviceInitiated'],
 ): Promise<string> {
   const { target, ...rest } = intent;
   const input = parseSigningInput(intent.wallet.type, 'transaction', body);
-  const result = await pipeline.sign({ ...rest, operation: 'transaction', chain: signingChain(target), input });
+  const result = await pipeline.sign({ ...rest, operation: 'transaction', chain: signingChain(target), input, ...(serviceInitiated ? { serviceInitiated } : {}) });
   return result.response.signedTransaction as string;
 }
 

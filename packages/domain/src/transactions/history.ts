@@ -38,6 +38,7 @@ export function toTransactionSummary(record: TransactionRecord): TransactionSumm
           },
         }
       : {}),
+    ...(record.serviceInitiated ? { serviceInitiated: record.serviceInitiated } : {}),
   };
 }
 

@@ -164,6 +164,10 @@ export const transactionSummary = z
     submittedAt: z.string().nullable(),
     resolvedAt: z.string().nullable(),
     monitoring: monitoringView.optional(),
+    serviceInitiated: z
+      .enum(['nonce_gap_filler'])
+      .optional()
+      .describe('Present on a record the service broadcast itself: nonce_gap_filler, a zero-value self-transfer at a nonce no record could fill, so the transactions queued behind it could land'),
   })
   .meta({ id: 'TransactionSummary' });
 

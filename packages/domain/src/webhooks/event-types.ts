@@ -1,4 +1,7 @@
-/** The event types of the spec's Events table, plus `test.ping` (the test button). */
+/**
+ * The event types of the spec's Events table, plus `test.ping` (the test button) and
+ * `wallet.nonce_gap_filled` (the service filled a nonce gap that held a wallet's transactions back).
+ */
 export const WEBHOOK_EVENT_TYPES = [
   'user.created',
   'wallet.created',
@@ -10,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'rest.transaction.failed',
   'wallet.pregen_claimed',
   'user.external_wallet_verified',
+  'wallet.nonce_gap_filled',
   'test.ping',
 ] as const;
 

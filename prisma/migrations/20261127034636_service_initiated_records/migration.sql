@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "transaction_records" ADD COLUMN     "service_initiated" TEXT;
