@@ -91,6 +91,45 @@ describe.each(testDatabaseKinds)('the monitor re-sends what the node does not kn
     expect(await record(w.id, created.id)).toMatchObject({ status: 'confirmed', hash });
   });
 
+  it('fails a pending record the node refuses when it is sent again, and gives its nonce back', async () => {
+    const w = await wallet('EVM'); // never funded: the node refuses what it cannot pay for
+    const store = s.app.services.stores.transactions;
+    const reserved = await store.allocateNonce(w.id, String(EVM_CHAIN), 0, 60_000);
+    const fees = { maxFeePerGas: '20000000000', maxPriorityFeePerGas: '1000000000', gasLimit: '21000' };
+    const signed = await post(`/v1/wallets/${w.id}/sign-transaction`, { transaction: { to: RECIPIENT, value: '66', chainId: EVM_CHAIN, nonce: reserved.nonce, ...fees } });
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    const bytes = signed.body.signedTransaction as Hex;
+    const [owner] = await s.app.database.query<{ project_id: string; partner_id: string }>(
+      'SELECT w.project_id, p.partner_id FROM wallets w JOIN projects p ON p.id = w.project_id WHERE w.id = $1',
+      [w.id],
+    );
+    const now = clock.now();
+    const created = await store.create(
+      transactionRecordFixture({
+        projectId: owner!.project_id,
+        partnerId: owner!.partner_id,
+        walletId: w.id,
+        fromAddress: w.address,
+        status: 'pending',
+        submittedAt: null,
+        createdAt: now,
+        nextCheckAt: now,
+        nonce: reserved.nonce,
+        hash: keccak256(bytes),
+        signedTransaction: bytes,
+      }),
+      [],
+      reserved.reservationId,
+    );
+    clock.advance(PENDING_REBROADCAST_GRACE_MS);
+    await runDue([created.id]);
+    expect(await record(w.id, created.id)).toMatchObject({ status: 'failed', failureStage: 'broadcast', failureCode: 'INSUFFICIENT_NATIVE_BALANCE' });
+    expect((await events(created.id)).map((e) => e.type)).toEqual(['rest.transaction.failed']);
+    expect((await row(created.id)).next_check_at).toBeNull();
+    // Its nonce holds nothing up: the next transfer of the wallet takes it.
+    expect((await store.allocateNonce(w.id, String(EVM_CHAIN), 0, 60_000)).nonce).toBe(reserved.nonce);
+  });
+
   it('sends a Solana transaction that never reached the cluster while its blockhash is valid', async () => {
     const w = await wallet('SOLANA');
     await fund(w.id, '1');

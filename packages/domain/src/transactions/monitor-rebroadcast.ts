@@ -9,18 +9,25 @@
  * - Solana: records without a signature status that the expiry rules have not resolved; a send
  *   after the blockhash expired is refused and the expiry rules resolve the record.
  * - A `pending` record is sent again only once it is `PENDING_REBROADCAST_GRACE_MS` old, so the
- *   request that wrote it has had its own send; a `submitted` one whenever it is unknown.
- *
- * A refusal never fails the record here (the node may refuse a copy of what it already mined or
- * holds): it is kept in `monitoring.lastError` and the chain evidence resolves the record.
+ *   request that wrote it has had its own send, and exactly as that request would have sent it
+ *   (`sendRecorded`): accepted makes it `submitted` with its broadcast event; a refusal makes it
+ *   `failed` at stage `broadcast` and gives a transfer's nonce back, so it holds up nothing.
+ * - A `submitted` record is sent again whenever it is unknown. A refusal does not fail it (the node
+ *   may refuse a copy of what it already mined or holds): it is kept in `monitoring.lastError` and
+ *   the chain evidence resolves the record.
  */
 import type { TransactionRecord } from '../ports.ts';
 import { BroadcastRejectedError, type EvmGateway, type Hex, type SolanaGateway } from './gateways.ts';
+import type { SendOutcome } from './broadcast.ts';
 import type { Calls } from './monitor-evidence.ts';
 
 export const PENDING_REBROADCAST_GRACE_MS = 10_000;
 
-export type Rebroadcast = { outcome: 'sent' } | { outcome: 'refused'; code: string; message: string };
+/** `sent`: the node took it (a `pending` record is `submitted` now); `failed`: a `pending` record the node refused is `failed` now. */
+export type Rebroadcast = { outcome: 'sent' } | { outcome: 'refused'; code: string; message: string } | { outcome: 'failed' };
+
+/** Saves a `pending` record's send as its request would have (broadcast.ts `sendRecorded`). */
+export type SendPending = (record: TransactionRecord) => Promise<SendOutcome>;
 
 /** Records whose transaction may be re-sent now: stored bytes, and past the grace while `pending`. */
 export function rebroadcastCandidates(records: TransactionRecord[], now: Date): TransactionRecord[] {
@@ -30,10 +37,17 @@ export function rebroadcastCandidates(records: TransactionRecord[], now: Date): 
 }
 
 /** Sends each record's bytes; an answer meaning the node has (or had) the transaction is no outcome. */
-async function sendEach(records: TransactionRecord[], send: (bytes: string) => Promise<unknown>, calls: Calls): Promise<Map<string, Rebroadcast>> {
+async function sendEach(records: TransactionRecord[], send: (bytes: string) => Promise<unknown>, sendPending: SendPending, calls: Calls): Promise<Map<string, Rebroadcast>> {
   const outcomes = new Map<string, Rebroadcast>();
   await Promise.all(
     records.map(async (r) => {
+      if (r.status === 'pending') {
+        calls.count++;
+        const outcome = await sendPending(r).catch(() => null);
+        if (outcome?.kind === 'accepted') outcomes.set(r.id, { outcome: 'sent' });
+        if (outcome?.kind === 'refused') outcomes.set(r.id, { outcome: 'failed' });
+        return;
+      }
       try {
         await calls.run(send(r.signedTransaction!));
         outcomes.set(r.id, { outcome: 'sent' });
@@ -48,14 +62,14 @@ async function sendEach(records: TransactionRecord[], send: (bytes: string) => P
 }
 
 /** EVM: asks the node which transactions it knows (one batch), sends the others again. */
-export async function rebroadcastEvm(gateway: EvmGateway, records: TransactionRecord[], calls: Calls): Promise<Map<string, Rebroadcast>> {
+export async function rebroadcastEvm(gateway: EvmGateway, records: TransactionRecord[], sendPending: SendPending, calls: Calls): Promise<Map<string, Rebroadcast>> {
   if (records.length === 0) return new Map();
   const known = await calls.run(gateway.getTransactionsKnown(records.map((r) => r.hash as Hex)));
   const unknown = records.filter((_, i) => known[i] === false);
-  return sendEach(unknown, (bytes) => gateway.sendRawTransaction(bytes as Hex), calls);
+  return sendEach(unknown, (bytes) => gateway.sendRawTransaction(bytes as Hex), sendPending, calls);
 }
 
 /** Solana: the records passed have no signature status; sending the same signed bytes again is idempotent. */
-export function rebroadcastSolana(gateway: SolanaGateway, records: TransactionRecord[], calls: Calls): Promise<Map<string, Rebroadcast>> {
-  return sendEach(records, (bytes) => gateway.sendTransaction(bytes), calls);
+export function rebroadcastSolana(gateway: SolanaGateway, records: TransactionRecord[], sendPending: SendPending, calls: Calls): Promise<Map<string, Rebroadcast>> {
+  return sendEach(records, (bytes) => gateway.sendTransaction(bytes), sendPending, calls);
 }

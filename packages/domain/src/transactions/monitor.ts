@@ -43,6 +43,8 @@
  */
 import type { EvidenceCoverage, MonitoringInfo, TransactionCompletion, TransactionRecord, TransactionReschedule, TransactionStore } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
+import { sendRecorded } from './broadcast.ts';
+import type { ChainTarget } from './context.ts';
 import { broadcastedEvents, resolvedEvents } from './events.ts';
 import type { ChainGateways } from './gateways.ts';
 import { Calls, checkEvm, checkSolana } from './monitor-evidence.ts';
@@ -86,7 +88,7 @@ const ACTIVE: TransactionRecord['status'][] = ['pending', 'submitted'];
  * trace of their transaction on chain: per chain, in parallel; a failed read re-sends nothing.
  */
 async function rebroadcastUnknown(
-  gateways: ChainGateways,
+  { gateways, store, clock, isDevnet }: Pick<TransactionMonitorOptions, 'gateways' | 'store' | 'clock' | 'isDevnet'>,
   evm: Map<string, TransactionRecord[]>,
   solana: Map<string, TransactionRecord[]>,
   verdicts: Map<string, Verdict>,
@@ -101,14 +103,21 @@ async function rebroadcastUnknown(
       }),
       now,
     );
+  // A pending record is sent as its request would have sent it; a transfer's own nonce goes back when refused.
+  const sendPending = (target: ChainTarget) => (r: TransactionRecord) =>
+    sendRecorded({ store, clock, isDevnet }, r, target, {
+      resend: true,
+      nonceToRelease: r.intentKind === 'transfer' && r.cancellationOf === null ? r.nonce : null,
+      onUnreachable: 'keep-pending',
+    });
   const runs: Promise<Map<string, Rebroadcast>>[] = [];
   for (const [chainId, records] of evm) {
     const gateway = gateways.evm(Number(chainId));
-    if (gateway) runs.push(rebroadcastEvm(gateway, unseen(records), calls));
+    if (gateway) runs.push(rebroadcastEvm(gateway, unseen(records), sendPending({ type: 'EVM', gateway, chainId }), calls));
   }
   for (const [network, records] of solana) {
     const gateway = gateways.solana(network);
-    if (gateway) runs.push(rebroadcastSolana(gateway, unseen(records), calls));
+    if (gateway) runs.push(rebroadcastSolana(gateway, unseen(records), sendPending({ type: 'SOLANA', gateway, network }), calls));
   }
   const outcomes = await Promise.all(runs.map((run) => run.catch(() => new Map<string, Rebroadcast>())));
   return new Map(outcomes.flatMap((m) => [...m]));
@@ -227,7 +236,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         else checks.push(checkSolana(gateway, records, now, calls, verdicts));
       }
       await Promise.all(checks);
-      const rebroadcasts = await rebroadcastUnknown(gateways, evm, solana, verdicts, now, calls);
+      const rebroadcasts = await rebroadcastUnknown(options, evm, solana, verdicts, now, calls);
       const t2 = performance.now();
 
       const at = clock.now();
@@ -284,8 +293,13 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
           });
           continue;
         }
-        const evidenceAt = verdict.evidence ? (r.evidenceAt ?? at) : r.evidenceAt;
         const rebroadcast = rebroadcasts.get(r.id);
+        if (rebroadcast?.outcome === 'failed') {
+          // Its re-send saved the refusal (failed, with its events): stop checking it.
+          finished.push(r);
+          continue;
+        }
+        const evidenceAt = verdict.evidence ? (r.evidenceAt ?? at) : r.evidenceAt;
         const monitoring = waitingMonitoring(r, at, {
           ...(verdict.expiredSince !== undefined ? { expiredSince: verdict.expiredSince } : {}),
           ...(verdict.receipt !== undefined ? { receipt: verdict.receipt } : {}),
@@ -293,8 +307,9 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
           ...(rebroadcast?.outcome === 'refused' ? { lastError: `rebroadcast refused (${rebroadcast.code}): ${rebroadcast.message}` } : {}),
         });
         const nextCheckAt = new Date(at.getTime() + nextCheckDelay({ ...r, evidenceAt }, at, verdict.evidence ? 'evidence' : 'healthy', cadence));
-        if ((verdict.evidence || rebroadcast?.outcome === 'sent') && r.status === 'pending') {
-          // Its transaction is on-chain or the node took it now: broadcast, though its outcome was never saved.
+        // A pending record the node took on its re-send is `submitted` already (saved with its event).
+        if (verdict.evidence && r.status === 'pending' && !rebroadcast) {
+          // Its transaction is on-chain: the broadcast happened even though its outcome was never saved.
           completions.push({
             id: r.id,
             status: 'submitted',
