@@ -69,6 +69,12 @@ export async function startStack(): Promise<Stack> {
     WEBHOOK_CA_FILE: TEST_CA_FILE,
     WEBHOOK_RETRY_BASE_MS: '2000',
     WEBHOOK_TIMEOUT_MS: '5000',
+    // 50-stranded makes a nonce gap and fills it from the console: the nonce-gap worker must not
+    // fill it first. Its poll loop ticks once as the service starts (before any wallet exists),
+    // then after NONCE_GAP_INTERVAL_MS; a failed tick retries within 30 s, so the gap's age
+    // (NONCE_GAP_AFTER_MS) keeps it out of the worker's reach too.
+    NONCE_GAP_INTERVAL_MS: '3600000',
+    NONCE_GAP_AFTER_MS: '3600000',
   };
   await buildApi();
   const child: ChildProcess = spawn(process.execPath, startCommand.args, {

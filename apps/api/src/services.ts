@@ -250,6 +250,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       apiKeys,
       webhooks,
       yield: { store: stores.consoleYield, operations: stores.yieldOperations, positions: yieldPositions, markets: yieldCatalog.list },
+      nonceGaps,
+      audit: stores.audit,
       clock,
     }),
     /** Partner policies and their versions (REST reads, console and CLI writes, evaluation). */

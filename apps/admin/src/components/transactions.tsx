@@ -7,6 +7,19 @@ import { intentKinds, transactionStatuses } from '@/lib/schemas';
 import { useTRPC } from '@/lib/trpc';
 import { Badge, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
 
+/** Marks a record the service sent itself at a nonce nothing held (`serviceInitiated: 'nonce_gap_filler'`). */
+export function GapFillerBadge() {
+  return (
+    <span
+      data-testid="gap-filler-badge"
+      title="Sent by the service: a zero-value transfer to the wallet itself at a nonce nothing held, so the wallet's waiting transactions could be mined"
+      className="ml-1.5 inline-block rounded-full bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800"
+    >
+      gap filler
+    </span>
+  );
+}
+
 /** A project's records (or one wallet's), newest first, with status and intent filters. */
 export function TransactionList({ projectId, walletId }: { projectId: string; walletId?: string }) {
   const trpc = useTRPC();
@@ -58,7 +71,10 @@ export function TransactionList({ projectId, walletId }: { projectId: string; wa
                 <Td>
                   <Badge value={tx.status} />
                 </Td>
-                <Td>{tx.intentKind}</Td>
+                <Td>
+                  {tx.intentKind}
+                  {tx.serviceInitiated === 'nonce_gap_filler' ? <GapFillerBadge /> : null}
+                </Td>
                 <Td>{tx.chainId ? `EVM ${tx.chainId}` : (tx.network ?? tx.walletType)}</Td>
                 <Td>
                   <Mono title={tx.hash ?? undefined}>{short(tx.hash)}</Mono>

@@ -206,6 +206,10 @@ builder.objectType('Transaction', {
     submittedAt: t.exposeString('submittedAt', { nullable: true }),
     resolvedAt: t.exposeString('resolvedAt', { nullable: true }),
     cancellationOf: t.exposeID('cancellationOf', { nullable: true }),
+    serviceInitiated: t.exposeString('serviceInitiated', {
+      nullable: true,
+      description: 'nonce_gap_filler on a zero-value self-transfer the service sent at a nonce nothing held, so the transactions queued behind it could land',
+    }),
     monitoring: t.field({ type: 'Monitoring', nullable: true, resolve: (r) => r.monitoring ?? null }),
     wallet: t.field({
       type: 'Wallet',

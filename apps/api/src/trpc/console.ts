@@ -40,6 +40,12 @@ export const apiKeysRouter = router({
 export const walletsRouter = router({
   list: staffProcedure.input(walletListInput).query(({ ctx, input }) => ctx.services.console.wallets.list(ctx.staff, input)),
   get: staffProcedure.input(walletIdInput).query(({ ctx, input }) => ctx.services.console.wallets.get(ctx.staff, input)),
+  /** The chains the wallet is stranded on now: missing nonces and how many transactions wait behind them ([] when none). */
+  nonceGaps: staffProcedure.input(walletIdInput).query(({ ctx, input }) => ctx.services.console.wallets.nonceGaps(ctx.staff, input)),
+  /** A gap filler at each missing nonce now; audited `wallet.nonce_gap.fill` with the staff member. */
+  fillNonceGaps: writeProcedure
+    .input(walletIdInput)
+    .mutation(({ ctx, input }) => ctx.services.console.wallets.fillNonceGaps({ ...ctx.staff, requestId: ctx.requestId }, input)),
 });
 
 export const transactionsRouter = router({

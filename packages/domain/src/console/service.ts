@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import { ApiError, conflict, invalidRequest, notFound } from '../errors.ts';
-import type { ApiKeyRecord, ApiKeyStore, TransactionRecord, WalletRecord } from '../ports.ts';
+import type { ApiKeyRecord, ApiKeyStore, AuditStore, TransactionRecord, WalletRecord } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { encodeCursor, keysetPage, type KeysetPosition } from '../shared/cursor.ts';
 import { parseInput } from '../shared/zod.ts';
 import { requireWriteAccess, type StaffPrincipal } from '../staff/service.ts';
 import { toTransactionDetail, toTransactionSummary } from '../transactions/service.ts';
+import type { NonceGapRepair } from '../transactions/nonce-gaps.ts';
 import type { TransactionDetailView, TransactionSummaryView } from '../transactions/schemas.ts';
 import type { WalletView } from '../wallets/schemas.ts';
 import { toWalletView } from '../wallets/service.ts';
 import { normalizeEvmHash } from './hashes.ts';
+import { createConsoleNonceGaps } from './nonce-gaps.ts';
 import type { WebhookAttemptRecord, WebhookDeliveryLog, WebhookDeliveryStatus } from '../webhooks/ports.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import { DuplicateProjectError, type ConsoleStore } from './ports.ts';
@@ -117,6 +119,9 @@ export interface ConsoleServiceDeps {
   apiKeys: ApiKeyService;
   webhooks: WebhookService;
   yield: ConsoleYieldDeps;
+  /** Stranded wallets and their gap fillers (the wallet page's banner and its button). */
+  nonceGaps: Pick<NonceGapRepair, 'findStranded' | 'repairWallet'>;
+  audit: AuditStore;
   clock: Clock;
 }
 
@@ -322,6 +327,8 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
           toConsoleWalletView,
         );
       },
+      /** `nonceGaps`: the chains the wallet is stranded on; `fillNonceGaps`: their gap fillers now (owners and developers). */
+      ...createConsoleNonceGaps({ scope, repair: deps.nonceGaps, audit: deps.audit }),
     },
 
     transactions: {

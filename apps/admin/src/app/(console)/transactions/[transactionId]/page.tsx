@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
+import { GapFillerBadge } from '@/components/transactions';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Loading, Mono, PageHeader, Table, Td } from '@/components/ui';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
@@ -39,7 +40,7 @@ export default function TransactionPage() {
           <DefinitionList
             items={[
               ['Status', <span key="s" data-testid="tx-status"><Badge value={tx.status} /></span>],
-              ['Intent', tx.intentKind],
+              ['Intent', <span key="i">{tx.intentKind}{tx.serviceInitiated === 'nonce_gap_filler' ? <GapFillerBadge /> : null}</span>],
               ['Hash', tx.hash ? <Mono key="h">{tx.hash}</Mono> : null],
               ['Chain', tx.chainId ? `EVM chain ${tx.chainId}` : tx.network],
               ['Block', tx.blockNumber],

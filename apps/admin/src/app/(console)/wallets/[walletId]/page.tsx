@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'next/navigation';
+import { StrandedWalletBanner } from '@/components/nonce-gaps';
 import { WalletScope } from '@/components/scopes/wallet-scope';
 import { TransactionList } from '@/components/transactions';
 import { YieldOperationList, YieldPositions } from '@/components/yield';
@@ -19,6 +20,7 @@ export default function WalletPage() {
     <>
       <PageHeader title={`${w.type} wallet`} subtitle={<Mono>{w.id}</Mono>} />
       <div className="space-y-6">
+        {w.type === 'EVM' ? <StrandedWalletBanner walletId={w.id} /> : null}
         <Card title="Wallet">
           <DefinitionList
             items={[
