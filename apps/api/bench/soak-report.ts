@@ -38,12 +38,19 @@ export interface WalletFinding {
   releasedNonces: number[];
 }
 
+export interface KillRecord {
+  slot: string;
+  /** The soak's requests to that process still unanswered when the SIGKILL went out. */
+  requestsInFlight: number;
+  restartSeconds: number;
+}
+
 export interface ReportInput {
   projectId: string;
   wallets: SoakWallet[];
   transfers: PlannedTransfer[];
   services: ServiceEvents;
-  restartSeconds: number[];
+  kills: KillRecord[];
   subscribedTypes: string[];
   arrivals: Map<string, number>;
   fromBlock: number;
@@ -91,6 +98,21 @@ export async function buildReport(input: ReportInput, query: Query, rpc: Rpc) {
   const finals = sends.filter((s) => s.final !== null).map((s) => s.final!);
   const disagreeing = transfers.filter((t) => new Set(t.sends.map((s) => s.final?.transactionId).filter(Boolean)).size > 1);
   const answeredWithoutRecord = finals.filter((f) => f.transactionId !== undefined && !recordIds.has(f.transactionId));
+  const recordByKey = new Map(records.map((r) => [r.idempotency_key, r]));
+  // What each retried send went through, next to the record its key ended with: a send cut by a
+  // kill whose record holds the nonce after a gap points at the allocation the kill orphaned.
+  const retriedSends = transfers.flatMap((t) =>
+    t.sends
+      .filter((s) => s.attempts.length > 1)
+      .map((s) => ({
+        transfer: t.index,
+        from: t.from,
+        duplicate: s.duplicate,
+        attempts: s.attempts.map((a) => `${a.slot} ${[a.status, a.error].filter((x) => x !== undefined).join(' ')} ${a.ms} ms`),
+        recordNonce: recordByKey.get(t.key)?.nonce ?? null,
+        recordStatus: recordByKey.get(t.key)?.status ?? null,
+      })),
+  );
   const retryErrors = countBy(
     sends.flatMap((s) => s.attempts.filter((a) => a.error !== undefined)),
     (a) => `${a.status ?? 'no answer'} ${a.error}`,
@@ -142,7 +164,7 @@ export async function buildReport(input: ReportInput, query: Query, rpc: Rpc) {
   const eventIds = new Set(events.map((e) => e.id));
 
   const unanswered = sends.filter((s) => s.final === null).length;
-  const restarts = input.restartSeconds;
+  const restarts = input.kills.map((k) => k.restartSeconds);
   const result = {
     at: new Date().toISOString(),
     parameters: input.parameters,
@@ -156,7 +178,9 @@ export async function buildReport(input: ReportInput, query: Query, rpc: Rpc) {
     retriedBecause: retryErrors,
     duplicateAnswersDisagreeing: disagreeing.length,
     answersNamingNoRecord: answeredWithoutRecord.length,
-    kills: input.services.kills,
+    kills: input.kills.length,
+    killsCuttingRequests: input.kills.filter((k) => k.requestsInFlight > 0).length,
+    requestsCut: input.kills.reduce((a, k) => a + k.requestsInFlight, 0),
     restartSeconds: restarts.length ? { mean: +(restarts.reduce((a, b) => a + b, 0) / restarts.length).toFixed(1), max: +Math.max(...restarts).toFixed(1) } : null,
     unexpectedExits: input.services.unexpectedExits,
     failedStarts: input.services.failedStarts,
@@ -185,6 +209,7 @@ export async function buildReport(input: ReportInput, query: Query, rpc: Rpc) {
     webhookRepeats: arrivalsTotal - input.arrivals.size,
     webhookIdsNotEvents: [...input.arrivals.keys()].filter((id) => !eventIds.has(id)).length,
     serviceErrorLines: Object.fromEntries([...input.services.errorLines].sort((a, b) => b[1] - a[1]).slice(0, 12)),
+    retriedSends: retriedSends.slice(0, 40),
     walletFindings: findings.filter((f) => f.missingNonces.length > 0 || f.stranded || f.unresolvedNonces.length > 0).slice(0, 40),
     logDir: input.logDir,
   };
@@ -208,7 +233,7 @@ export function formatReport(r: SoakReport): string {
     ['final answers', json(r.finalAnswers), r.sendsWithoutFinalAnswer ? `${r.sendsWithoutFinalAnswer} sends without one` : 'every send answered'],
     ['retried because', json(r.retriedBecause)],
     ['duplicate answers disagreeing', r.duplicateAnswersDisagreeing, 'two transactionIds for one Idempotency-Key'],
-    ['kills (SIGKILL)', r.kills, r.restartSeconds ? `restart ${r.restartSeconds.mean} s mean, ${r.restartSeconds.max} s max` : ''],
+    ['kills (SIGKILL)', r.kills, `${r.killsCuttingRequests} cut ${r.requestsCut} request(s) in flight${r.restartSeconds ? `; restart ${r.restartSeconds.mean} s mean, ${r.restartSeconds.max} s max` : ''}`],
     ['unexpected exits / failed starts', `${r.unexpectedExits.length} / ${r.failedStarts}`],
     ['records', r.records, json(r.recordsByStatus)],
     ['confirmed', r.confirmed],
@@ -225,13 +250,19 @@ export function formatReport(r: SoakReport): string {
   const out = [`\nsoak — ${r.at}, ${json(r.parameters)}`, ''];
   for (const [label, value, note] of rows) out.push(`${label.padEnd(34)}${String(value).padStart(10)}   ${note ?? ''}`.trimEnd());
   if (r.walletFindings.length > 0) {
-    out.push('', `${'wallet'.padEnd(44)}${'records'.padStart(8)}  ${'missing nonces'.padEnd(18)}${'unresolved nonces'.padEnd(22)}chain latest/pending  queued      allocator next / released  stranded`);
+    out.push('', `${'wallet'.padEnd(44)}${'records'.padStart(8)}  ${'missing nonces'.padEnd(18)}${'unresolved nonces'.padEnd(22)}chain latest/pending  ${'queued in pool'.padEnd(22)}allocator next / released  stranded`);
     const list = (ns: number[]) => (ns.length > 6 ? `${ns.slice(0, 3).join(',')}…${ns.at(-1)} (${ns.length})` : ns.join(',') || '-');
     for (const f of r.walletFindings) {
       out.push(
         `${f.address.padEnd(44)}${String(f.records).padStart(8)}  ${list(f.missingNonces).padEnd(18)}${list(f.unresolvedNonces).padEnd(22)}${`${f.chainLatestNonce}/${f.chainPendingNonce}`.padEnd(22)}` +
-          `${list(f.queuedNonces).padEnd(12)}${`${f.allocatorNextNonce ?? '?'} / ${list(f.releasedNonces)}`.padEnd(27)}${f.stranded ? 'STRANDED' : ''}`,
+          `${list(f.queuedNonces).padEnd(22)}${`${f.allocatorNextNonce ?? '?'} / ${list(f.releasedNonces)}`.padEnd(27)}${f.stranded ? 'STRANDED' : ''}`,
       );
+    }
+  }
+  if (r.retriedSends.length > 0) {
+    out.push('', `${'retried send'.padEnd(14)}${'from'.padEnd(44)}${'record nonce'.padEnd(14)}attempts (process, answer or error, duration)`);
+    for (const s of r.retriedSends) {
+      out.push(`${`#${s.transfer}${s.duplicate ? ' (dup)' : ''}`.padEnd(14)}${s.from.padEnd(44)}${`${s.recordNonce ?? '-'} ${s.recordStatus ?? ''}`.padEnd(14)}${s.attempts.join(' → ')}`);
     }
   }
   const errors = Object.entries(r.serviceErrorLines);

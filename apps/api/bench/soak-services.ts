@@ -25,7 +25,6 @@ export interface ServiceSlot {
 }
 
 export interface ServiceEvents {
-  kills: number;
   /** Processes that exited without the soak killing or stopping them (each restarted). */
   unexpectedExits: { slot: string; start: number; code: number | null; signal: string | null }[];
   failedStarts: number;
@@ -50,12 +49,14 @@ export function createServicePair(env: Record<string, string>, logDir: string) {
     { name: 'A', url: null, child: null, starts: 0 },
     { name: 'B', url: null, child: null, starts: 0 },
   ];
-  const events: ServiceEvents = { kills: 0, unexpectedExits: [], failedStarts: 0, errorLines: new Map() };
+  const events: ServiceEvents = { unexpectedExits: [], failedStarts: 0, errorLines: new Map() };
   /** Children the soak is ending on purpose (killed or stopped): their exit is not a crash. */
   const ending = new WeakSet<ChildProcess>();
   let stopping = false;
 
   function spawnOnce(slot: ServiceSlot): Promise<string> {
+    // A start racing the soak's clean-up (a restart after a crash, Ctrl-C) must not leave a process behind.
+    if (stopping) return Promise.reject(new Error('the soak is stopping'));
     const start = ++slot.starts;
     const log = createWriteStream(path.join(logDir, `service-${slot.name}-${start}.log`));
     const child = spawn(process.execPath, startCommand.args, {
@@ -131,7 +132,6 @@ export function createServicePair(env: Record<string, string>, logDir: string) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
-    events.kills++;
   }
 
   return {

@@ -59,13 +59,52 @@ export interface TrafficOptions {
   interrupted: () => boolean;
 }
 
-export interface TrafficProgress {
-  issued: number;
-  settled: number;
-  attempts: number;
-  /** Sends that got their final answer. */
-  answered: number;
+/**
+ * What the traffic is doing, for the progress line and for aiming kills: counters, the requests in
+ * flight to each process, and the latency of recent answered requests.
+ */
+export function createTrafficWatch() {
+  const inFlight = new Map<string, number>();
+  const recentMs: number[] = [];
+  let waiters: { slot: string; wake: () => void }[] = [];
+  return {
+    issued: 0,
+    settled: 0,
+    attempts: 0,
+    /** Sends that got their final answer. */
+    answered: 0,
+    inFlight: (slot: string) => inFlight.get(slot) ?? 0,
+    attemptStarted(slot: string) {
+      inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
+      for (const w of waiters) if (w.slot === slot) w.wake();
+      waiters = waiters.filter((w) => w.slot !== slot);
+    },
+    attemptEnded(slot: string, ms: number, answered: boolean) {
+      inFlight.set(slot, (inFlight.get(slot) ?? 1) - 1);
+      if (!answered) return;
+      recentMs.push(ms);
+      if (recentMs.length > 100) recentMs.shift();
+    },
+    /** The median latency of the last 100 answered requests (50 ms before any). */
+    medianMs(): number {
+      if (recentMs.length === 0) return 50;
+      return [...recentMs].sort((a, b) => a - b)[Math.floor(recentMs.length / 2)]!;
+    },
+    /** Resolves true when the next request to `slot` starts, false after `timeoutMs`. */
+    nextAttemptTo(slot: string, timeoutMs: number): Promise<boolean> {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, timeoutMs);
+        const waiter = { slot, wake: () => (clearTimeout(timer), resolve(true)) };
+        waiters.push(waiter);
+      });
+    },
+  };
 }
+
+export type TrafficWatch = ReturnType<typeof createTrafficWatch>;
 
 const ATTEMPT_TIMEOUT_MS = 30_000;
 const DUPLICATE_DELAY_MS = 3_000;
@@ -103,7 +142,7 @@ function describe(error: unknown): string {
   return e.cause?.code ?? e.cause?.message ?? e.message;
 }
 
-export async function runTraffic(options: TrafficOptions, progress: TrafficProgress): Promise<PlannedTransfer[]> {
+export async function runTraffic(options: TrafficOptions, progress: TrafficWatch): Promise<PlannedTransfer[]> {
   const { wallets, living } = options;
   const planned: PlannedTransfer[] = [];
   const inFlight: Promise<void>[] = [];
@@ -127,6 +166,7 @@ export async function runTraffic(options: TrafficOptions, progress: TrafficProgr
       const started = performance.now();
       const attempt: Attempt = { slot: target.name, ms: 0 };
       progress.attempts++;
+      progress.attemptStarted(target.name);
       try {
         const response = await fetch(`${target.url}/v1/wallets/${transfer.walletId}/transfer`, {
           method: 'POST',
@@ -144,6 +184,7 @@ export async function runTraffic(options: TrafficOptions, progress: TrafficProgr
         attempt.status = response.status;
         if (isFinal(response.status, answer)) {
           attempt.ms = Math.round(performance.now() - started);
+          progress.attemptEnded(target.name, attempt.ms, true);
           log.attempts.push(attempt);
           log.final = {
             status: response.status,
@@ -154,11 +195,12 @@ export async function runTraffic(options: TrafficOptions, progress: TrafficProgr
           progress.answered++;
           return;
         }
-        attempt.error = String(answer.code ?? answer.message ?? response.statusText);
+        attempt.error = response.status === 409 ? 'still in progress' : String(answer.code ?? answer.message ?? response.statusText);
       } catch (error) {
         attempt.error = describe(error);
       }
       attempt.ms = Math.round(performance.now() - started);
+      progress.attemptEnded(target.name, attempt.ms, false);
       log.attempts.push(attempt);
       previous = target.name;
       await sleep(Math.min(2_000, 100 * 2 ** (n - 1)) * (0.5 + Math.random()));

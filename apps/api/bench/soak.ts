@@ -22,7 +22,9 @@
  * progress" it is retried, same request and key, on the other living process with a short backoff,
  * until a final answer (at most SOAK_REQUEST_DEADLINE_S per send). Meanwhile every SOAK_KILL_EVERY
  * seconds (a random value in the range) one process, A and B in turn, is SIGKILLed and started again
- * on the same database; the other one always listens at that moment.
+ * on the same database; the other one always listens at that moment. By default the kill is aimed
+ * inside a request in flight to the victim (see killLoop); SOAK_KILL_AIM=any kills at the moment
+ * it is due.
  *
  * Then a quiet period of at most SOAK_QUIET_S seconds, ending early once no record is pending or
  * submitted and every event of the subscribed types has reached the receiver; then the report
@@ -32,7 +34,7 @@
  *
  * Parameters (environment; the defaults are the acceptance run, about 23 minutes):
  *   SOAK_TRANSFERS=6000  SOAK_WALLETS=40  SOAK_RATE=5  SOAK_KILL_EVERY=15-20  SOAK_QUIET_S=150
- *   SOAK_DUPLICATE_EVERY=8  SOAK_REQUEST_DEADLINE_S=180  TEST_DATABASE_URL (the server only)
+ *   SOAK_DUPLICATE_EVERY=8  SOAK_REQUEST_DEADLINE_S=180  SOAK_KILL_AIM=request  TEST_DATABASE_URL (the server only)
  * The services read the rest of the environment as usual (e.g. IDEMPOTENCY_LEASE_MS). Their logs
  * stay in a wallet-soak-logs-* directory under the system temp directory, named in the report.
  * Ctrl-C stops it: children, anvil and the scratch database are cleaned up as at the end.
@@ -47,9 +49,9 @@ import { createScratchDatabase } from '@wallet/db';
 import { LOCAL_EVM_CHAIN_ID, startLocalDevnets, type LocalDevnets } from '../src/local/devnets.ts';
 import { TEST_CA_FILE } from '../src/webhooks/testing/receiver.ts';
 import { jsonRpc, mapLimited } from './soak-chain.ts';
-import { buildReport, formatReport } from './soak-report.ts';
+import { buildReport, formatReport, type KillRecord } from './soak-report.ts';
 import { createServicePair, runCli, type ServicePair, type ServiceSlot } from './soak-services.ts';
-import { runTraffic, type SoakWallet, type TrafficProgress } from './soak-traffic.ts';
+import { createTrafficWatch, runTraffic, type SoakWallet, type TrafficWatch } from './soak-traffic.ts';
 
 function wholeNumber(name: string, fallback: number, min = 0): number {
   const value = Number(process.env[name] ?? fallback);
@@ -72,6 +74,8 @@ if (!(RATE > 0 && RATE <= 100)) throw new Error('SOAK_RATE: transfers per second
 const KILL_EVERY = secondsRange('SOAK_KILL_EVERY', '15-20');
 const QUIET_S = wholeNumber('SOAK_QUIET_S', 150);
 const DUPLICATE_EVERY = wholeNumber('SOAK_DUPLICATE_EVERY', 8);
+const KILL_AIM = process.env.SOAK_KILL_AIM ?? 'request';
+if (KILL_AIM !== 'request' && KILL_AIM !== 'any') throw new Error('SOAK_KILL_AIM: request or any');
 const REQUEST_DEADLINE_S = wholeNumber('SOAK_REQUEST_DEADLINE_S', 180, 1);
 const SERVER_URL = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const BLOCK_SECONDS = 1;
@@ -127,8 +131,13 @@ async function startReceiver(arrivals: Map<string, number>): Promise<string> {
   });
 }
 
-/** SIGKILLs A and B in turn every KILL_EVERY seconds until `done()`, starting each again at once. */
-async function killLoop(services: ServicePair, done: () => boolean, restartSeconds: number[]): Promise<void> {
+/**
+ * SIGKILLs A and B in turn every KILL_EVERY seconds until `done()`, starting each again at once.
+ * Aimed (SOAK_KILL_AIM=request): a transfer request takes some 50 ms, so a kill at a random moment
+ * rarely lands inside one; at its time the kill waits (at most 3 s) for the next request to the
+ * process and lands at a random point within the median request's duration.
+ */
+async function killLoop(services: ServicePair, watch: TrafficWatch, done: () => boolean, kills: KillRecord[]): Promise<void> {
   const between = () => (KILL_EVERY[0] + Math.random() * (KILL_EVERY[1] - KILL_EVERY[0])) * 1000;
   let nextAt = Date.now() + between();
   for (let turn = 0; ; turn++) {
@@ -137,11 +146,14 @@ async function killLoop(services: ServicePair, done: () => boolean, restartSecon
     const other: ServiceSlot = services.slots[(turn + 1) % 2]!;
     while (other.url === null && !done()) await sleep(100);
     if (done()) return;
+    if (KILL_AIM === 'request' && (await watch.nextAttemptTo(victim.name, 3_000))) await sleep(Math.random() * watch.medianMs());
+    const requestsInFlight = watch.inFlight(victim.name);
     const killedAt = Date.now();
     await services.kill(victim);
     await services.start(victim);
-    restartSeconds.push((Date.now() - killedAt) / 1000);
-    note(`kill ${services.events.kills}: SIGKILLed ${victim.name}, listening again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+    const restartSeconds = (Date.now() - killedAt) / 1000;
+    kills.push({ slot: victim.name, requestsInFlight, restartSeconds });
+    note(`kill ${kills.length}: SIGKILLed ${victim.name} with ${requestsInFlight} request(s) in flight, listening again after ${restartSeconds.toFixed(1)} s`);
     nextAt = killedAt + between();
   }
 }
@@ -204,11 +216,11 @@ async function main(): Promise<boolean> {
 
   // Traffic and kills side by side; the kills stop once every send has its answer.
   const trafficStart = Date.now();
-  const progress: TrafficProgress = { issued: 0, settled: 0, attempts: 0, answered: 0 };
+  const progress = createTrafficWatch();
   let trafficDone = false;
-  const restartSeconds: number[] = [];
+  const kills: KillRecord[] = [];
   const ticker = setInterval(
-    () => note(`sent ${progress.issued}, settled ${progress.settled} (${progress.answered} answered), ${progress.attempts} attempts, ${services.events.kills} kills`),
+    () => note(`sent ${progress.issued}, settled ${progress.settled} (${progress.answered} answered), ${progress.attempts} attempts, ${kills.length} kills`),
     10_000,
   );
   const traffic = runTraffic(
@@ -226,8 +238,8 @@ async function main(): Promise<boolean> {
     },
     progress,
   ).finally(() => (trafficDone = true));
-  const kills = killLoop(services, () => trafficDone || interrupted, restartSeconds);
-  const [transfers] = await Promise.all([traffic, kills]).finally(() => clearInterval(ticker));
+  const killing = killLoop(services, progress, () => trafficDone || interrupted, kills);
+  const [transfers] = await Promise.all([traffic, killing]).finally(() => clearInterval(ticker));
   const trafficSeconds = (Date.now() - trafficStart) / 1000;
 
   const quietStart = Date.now();
@@ -248,12 +260,12 @@ async function main(): Promise<boolean> {
       wallets,
       transfers,
       services: services.events,
-      restartSeconds,
+      kills,
       subscribedTypes: TRANSACTION_EVENTS,
       arrivals,
       fromBlock,
       seconds: { total: Math.round((Date.now() - startedAt) / 1000), traffic: Math.round(trafficSeconds), quiet: Math.round(quietSeconds) },
-      parameters: { transfers: TRANSFERS, wallets: WALLETS, rate: RATE, killEvery: KILL_EVERY.join('-'), quietS: QUIET_S, duplicateEvery: DUPLICATE_EVERY, blockSeconds: BLOCK_SECONDS },
+      parameters: { transfers: TRANSFERS, wallets: WALLETS, rate: RATE, killEvery: KILL_EVERY.join('-'), killAim: KILL_AIM, quietS: QUIET_S, duplicateEvery: DUPLICATE_EVERY, blockSeconds: BLOCK_SECONDS },
       logDir,
     },
     query,
