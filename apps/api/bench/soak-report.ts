@@ -20,6 +20,15 @@ interface RecordRow {
   failure_code: string | null;
 }
 
+/** How many nonces, and the lowest and highest of them (a stranded wallet can hold hundreds). */
+export interface NonceSpan {
+  count: number;
+  lowest: number | null;
+  highest: number | null;
+}
+
+const spanOf = (nonces: number[]): NonceSpan => ({ count: nonces.length, lowest: nonces.length ? Math.min(...nonces) : null, highest: nonces.length ? Math.max(...nonces) : null });
+
 export interface WalletFinding {
   wallet: string;
   address: string;
@@ -27,10 +36,10 @@ export interface WalletFinding {
   highestRecordNonce: number | null;
   /** Nonces below the highest record nonce that no record holds. */
   missingNonces: number[];
-  unresolvedNonces: number[];
+  unresolved: NonceSpan;
   chainLatestNonce: number;
   chainPendingNonce: number;
-  queuedNonces: number[];
+  queued: NonceSpan;
   /** The chain's next nonce is below the wallet's lowest unresolved record: nothing will ever fill it. */
   stranded: boolean;
   /** The allocator's next nonce and the nonces it holds for reuse (null: not readable in this schema). */
@@ -134,16 +143,17 @@ export async function buildReport(input: ReportInput, query: Query, rpc: Rpc) {
       records: own.length,
       highestRecordNonce: highest,
       missingNonces: missing,
-      unresolvedNonces: unresolved,
+      unresolved: spanOf(unresolved),
       chainLatestNonce: chain.latest,
       chainPendingNonce: chain.pending,
-      queuedNonces: pool.queuedNonces.get(w.address.toLowerCase()) ?? [],
+      queued: spanOf(pool.queuedNonces.get(w.address.toLowerCase()) ?? []),
       stranded: unresolved.length > 0 && chain.latest < unresolved[0]!,
       allocatorNextNonce: allocator.readable ? (allocator.next.get(w.id) ?? 0) : null,
       releasedNonces: allocator.released.get(w.id) ?? [],
     };
   });
   const withGaps = findings.filter((f) => f.missingNonces.length > 0);
+  const gapSenders = new Set(withGaps.map((f) => f.address.toLowerCase()));
   const stranded = findings.filter((f) => f.stranded);
 
   // Payments on chain: each transfer's (recipient, value) pair, counted over every block since the traffic began.
@@ -209,8 +219,9 @@ export async function buildReport(input: ReportInput, query: Query, rpc: Rpc) {
     webhookRepeats: arrivalsTotal - input.arrivals.size,
     webhookIdsNotEvents: [...input.arrivals.keys()].filter((id) => !eventIds.has(id)).length,
     serviceErrorLines: Object.fromEntries([...input.services.errorLines].sort((a, b) => b[1] - a[1]).slice(0, 12)),
-    retriedSends: retriedSends.slice(0, 40),
-    walletFindings: findings.filter((f) => f.missingNonces.length > 0 || f.stranded || f.unresolvedNonces.length > 0).slice(0, 40),
+    // Those of wallets with gaps first: among them is the send whose killed run took the missing nonce.
+    retriedSends: [...retriedSends.filter((s) => gapSenders.has(s.from)), ...retriedSends.filter((s) => !gapSenders.has(s.from))].slice(0, 40),
+    walletFindings: findings.filter((f) => f.missingNonces.length > 0 || f.stranded || f.unresolved.count > 0).slice(0, 40),
     logDir: input.logDir,
   };
   const failures = [
@@ -226,6 +237,7 @@ export async function buildReport(input: ReportInput, query: Query, rpc: Rpc) {
 export type SoakReport = Awaited<ReturnType<typeof buildReport>>;
 
 const json = (value: unknown) => JSON.stringify(value);
+const TABLE_SENDS = 20;
 
 export function formatReport(r: SoakReport): string {
   const rows: [string, string | number, string?][] = [
@@ -239,7 +251,7 @@ export function formatReport(r: SoakReport): string {
     ['confirmed', r.confirmed],
     ['unresolved after quiet', r.unresolvedAfterQuiet, r.unresolvedAfterQuiet ? json(r.unresolvedByStatus) : ''],
     ['transfers without a record', r.transfersWithoutRecord, `${r.answersNamingNoRecord} answers name a transactionId with no record`],
-    ['signatures (transaction.signed)', r.signatures, `${r.signatures - r.records} more than records`],
+    ['signatures (transaction.signed)', r.signatures, `${r.signatures - r.records} signed but never recorded`],
     ['gaps found', r.gapsFound, `${r.walletsWithGaps} wallet(s) with gaps, ${r.strandedWallets} stranded`],
     ['chain pool', `${r.pool.pending} pending, ${r.pool.queued} queued`, 'queued: waiting behind a missing nonce'],
     ['duplicates sent', r.duplicatesSent, 'payments executed on chain more than once'],
@@ -252,18 +264,20 @@ export function formatReport(r: SoakReport): string {
   if (r.walletFindings.length > 0) {
     out.push('', `${'wallet'.padEnd(44)}${'records'.padStart(8)}  ${'missing nonces'.padEnd(18)}${'unresolved nonces'.padEnd(22)}chain latest/pending  ${'queued in pool'.padEnd(22)}allocator next / released  stranded`);
     const list = (ns: number[]) => (ns.length > 6 ? `${ns.slice(0, 3).join(',')}…${ns.at(-1)} (${ns.length})` : ns.join(',') || '-');
+    const span = (n: NonceSpan) => (n.count === 0 ? '-' : n.count === 1 ? String(n.lowest) : `${n.lowest}…${n.highest} (${n.count})`);
     for (const f of r.walletFindings) {
       out.push(
-        `${f.address.padEnd(44)}${String(f.records).padStart(8)}  ${list(f.missingNonces).padEnd(18)}${list(f.unresolvedNonces).padEnd(22)}${`${f.chainLatestNonce}/${f.chainPendingNonce}`.padEnd(22)}` +
-          `${list(f.queuedNonces).padEnd(22)}${`${f.allocatorNextNonce ?? '?'} / ${list(f.releasedNonces)}`.padEnd(27)}${f.stranded ? 'STRANDED' : ''}`,
+        `${f.address.padEnd(44)}${String(f.records).padStart(8)}  ${list(f.missingNonces).padEnd(18)}${span(f.unresolved).padEnd(22)}${`${f.chainLatestNonce}/${f.chainPendingNonce}`.padEnd(22)}` +
+          `${span(f.queued).padEnd(22)}${`${f.allocatorNextNonce ?? '?'} / ${list(f.releasedNonces)}`.padEnd(27)}${f.stranded ? 'STRANDED' : ''}`,
       );
     }
   }
   if (r.retriedSends.length > 0) {
     out.push('', `${'retried send'.padEnd(14)}${'from'.padEnd(44)}${'record nonce'.padEnd(14)}attempts (process, answer or error, duration)`);
-    for (const s of r.retriedSends) {
+    for (const s of r.retriedSends.slice(0, TABLE_SENDS)) {
       out.push(`${`#${s.transfer}${s.duplicate ? ' (dup)' : ''}`.padEnd(14)}${s.from.padEnd(44)}${`${s.recordNonce ?? '-'} ${s.recordStatus ?? ''}`.padEnd(14)}${s.attempts.join(' → ')}`);
     }
+    if (r.sendsRetried > TABLE_SENDS) out.push(`… ${r.sendsRetried - TABLE_SENDS} more retried sends (up to 40 in the JSON line)`);
   }
   const errors = Object.entries(r.serviceErrorLines);
   if (errors.length > 0) {
