@@ -67,3 +67,18 @@ export async function signIn(page: Page, who: Credentials) {
 export async function nav(page: Page, name: string) {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 }
+
+/** Creates a project in the console and its first API key; answers the key's secret (shown once), remembered for the leak check. */
+export async function newProjectWithKey(page: Page, project: string): Promise<string> {
+  await nav(page, 'Projects & API keys');
+  await page.getByLabel('New project name').fill(project);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByText('No API keys in this project')).toBeVisible();
+  await page.getByRole('form', { name: 'New API key' }).getByRole('button', { name: 'Create API key' }).click();
+  const secret = page.getByTestId('secret-once');
+  await expect(secret).toHaveText(/^sk_/);
+  const apiKey = (await secret.textContent())!.trim();
+  rememberSecret(apiKey);
+  await page.getByRole('button', { name: 'Done' }).click();
+  return apiKey;
+}

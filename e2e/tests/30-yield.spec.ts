@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Yield in the console: deposits made over REST on the local devnet's pool, seen by an owner on the
@@ -51,16 +51,7 @@ const row = (page: Page, id: string) => page.getByTestId(`yield-${id}`);
 
 test('an owner cancels a queued deposit, filters the project list by status, and follows a confirmed deposit\'s steps to their records', async ({ page }) => {
   await signIn(page, stack.owner);
-  await nav(page, 'Projects & API keys');
-  await page.getByLabel('New project name').fill(PROJECT);
-  await page.getByRole('button', { name: 'Create project' }).click();
-  await expect(page.getByText('No API keys in this project')).toBeVisible();
-  await page.getByRole('form', { name: 'New API key' }).getByRole('button', { name: 'Create API key' }).click();
-  const secret = page.getByTestId('secret-once');
-  await expect(secret).toHaveText(/^sk_/);
-  shared.apiKey = (await secret.textContent())!.trim();
-  rememberSecret(shared.apiKey);
-  await page.getByRole('button', { name: 'Done' }).click();
+  shared.apiKey = await newProjectWithKey(page, PROJECT);
 
   shared.walletId = await fundedWallet('yield@example.com');
   // The first deposit runs; the others wait for it and each other (about 6 s each), so the last stays pending for a while.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from '@playwright/test';
 import { repoRoot } from '../support/stack.ts';
-import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Authorization scopes and conditional approvals in the console: an owner enables the permissions
@@ -69,16 +69,7 @@ const extensionState = (page: Page) => page.getByRole('region', { name: 'Permiss
 
 test('an owner enables the extension, binds a wallet to a scope, assigns finance to a user and sees the member and histories', async ({ page }) => {
   await signIn(page, stack.owner);
-  await nav(page, 'Projects & API keys');
-  await page.getByLabel('New project name').fill(PROJECT);
-  await page.getByRole('button', { name: 'Create project' }).click();
-  await expect(page.getByText('No API keys in this project')).toBeVisible();
-  await page.getByRole('form', { name: 'New API key' }).getByRole('button', { name: 'Create API key' }).click();
-  const secret = page.getByTestId('secret-once');
-  await expect(secret).toHaveText(/^sk_/);
-  shared.apiKey = (await secret.textContent())!.trim();
-  rememberSecret(shared.apiKey);
-  await page.getByRole('button', { name: 'Done' }).click();
+  shared.apiKey = await newProjectWithKey(page, PROJECT);
   const projects = (await (await page.request.get('/trpc/projects.list')).json()) as { result: { data: { projectId: string; name: string }[] } };
   shared.projectId = projects.result.data.find((p) => p.name === PROJECT)!.projectId;
   shared.walletId = (await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'scopes@example.com', userIdentifierType: 'EMAIL' })).id as string;

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { expect, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * A stranded wallet in the console, made from outside: a transaction signed and broadcast over REST
@@ -62,16 +62,7 @@ async function openWallet(page: Page, walletId: string) {
 
 test('an owner sees the stranded wallet, sends the gap filler, follows it to its record, and the queued transaction lands', async ({ page }) => {
   await signIn(page, stack.owner);
-  await nav(page, 'Projects & API keys');
-  await page.getByLabel('New project name').fill(PROJECT);
-  await page.getByRole('button', { name: 'Create project' }).click();
-  await expect(page.getByText('No API keys in this project')).toBeVisible();
-  await page.getByRole('form', { name: 'New API key' }).getByRole('button', { name: 'Create API key' }).click();
-  const secret = page.getByTestId('secret-once');
-  await expect(secret).toHaveText(/^sk_/);
-  shared.apiKey = (await secret.textContent())!.trim();
-  rememberSecret(shared.apiKey);
-  await page.getByRole('button', { name: 'Done' }).click();
+  shared.apiKey = await newProjectWithKey(page, PROJECT);
 
   Object.assign(shared, await strandedWallet('stranded@example.com'));
   expect((await record(shared.walletId, shared.queuedId)).nonce).toBe(1);

@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +8,7 @@ import { CRASH_POINTS, type CrashPoint } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
+import { partnerReviewPolicy } from '../testing/approval-fixtures.ts';
 import { rpc } from '../testing/monitor-fixtures.ts';
 import { localServiceEnv, spawnService, type ServiceProcess } from '../testing/service-process.ts';
 
@@ -35,6 +36,7 @@ describe('a transfer whose process is killed at each step (two processes, Postgr
   let env: Record<string, string>;
   let survivor: ServiceProcess;
   let apiKey: string;
+  let projectId: string;
   let dropDatabase: () => Promise<void>;
 
   beforeAll(async () => {
@@ -50,7 +52,7 @@ describe('a transfer whose process is killed at each step (two processes, Postgr
     });
     survivor = await spawnService(env, children);
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'crash'], { cwd: repoRoot, env });
-    apiKey = (JSON.parse(stdout.trim()) as { apiKey: string }).apiKey;
+    ({ apiKey, projectId } = JSON.parse(stdout.trim()) as { apiKey: string; projectId: string });
   }, 120_000);
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -121,6 +123,29 @@ describe('a transfer whose process is killed at each step (two processes, Postgr
     expect(records.find((r) => r.value === '1001')!.transactionId).toBe(retried.body.transactionId);
     expect(records.find((r) => r.value === '1002')!.transactionId).toBe(second.body.transactionId);
     expect(await chainNonce(wallet.address)).toBe(2);
+  });
+
+  it('an approved transfer whose resend was killed after signing is sent by the retried resend, with the nonce its case froze', { timeout: 120_000 }, async () => {
+    // Transfers above 0.001 ETH wait for the partner's review (the other tests send less).
+    const policyFile = path.join(dataDir, 'partner-review.json');
+    writeFileSync(policyFile, JSON.stringify(partnerReviewPolicy()));
+    await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/policies.ts', 'apply', '--project-id', projectId, '--env', 'development', '--file', policyFile], { cwd: repoRoot, env });
+    const wallet = await fundedWallet('approval');
+    const body = { to: RECIPIENT, value: '2000000000000000', chainId: EVM_CHAIN };
+    const key = `crash-approval-${Date.now()}`;
+    const opened = await call(survivor.url, 'POST', `/v1/wallets/${wallet.id}/transfer`, body, key);
+    expect(opened.status, JSON.stringify(opened.body)).toBe(403);
+    expect(opened.body.code).toBe('POLICY_REVIEW_REQUIRED');
+    const approved = await call(survivor.url, 'POST', `/v1/permissions-v2/reviews/${opened.body.reviewId}/approve`);
+    expect(approved.body.status).toBe('approved');
+    // The resend claims (consumes) the case and signs; its process dies before the record exists.
+    await transferKilledAt('signed', wallet.id, body, key);
+    expect((await call(survivor.url, 'GET', `/v1/permissions-v2/reviews/${opened.body.reviewId}`)).body.status).toBe('consumed');
+    const retried = await call(survivor.url, 'POST', `/v1/wallets/${wallet.id}/transfer`, body, key);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    const [record] = await resolvedRecords(wallet.id, 1);
+    expect(record).toMatchObject({ transactionId: retried.body.transactionId, nonce: 0, value: body.value });
+    expect(await chainNonce(wallet.address)).toBe(1);
   });
 
   it('killed after the record was committed and never retried: the monitor sends the stored bytes', { timeout: 120_000 }, async () => {

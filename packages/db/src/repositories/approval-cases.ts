@@ -178,6 +178,14 @@ export function createApprovalCaseStore({ prisma }: Database): ApprovalCaseStore
       return count === 1;
     },
 
+    async reclaim(caseId, at, requestId) {
+      const { count } = await prisma.approvalCase.updateMany({
+        where: { id: caseId, status: 'consumed', expiresAt: { gt: at } },
+        data: { consumedAt: at, consumedRequestId: requestId },
+      });
+      return count === 1;
+    },
+
     async unclaim(caseId) {
       await prisma.approvalCase.updateMany({ where: { id: caseId, status: 'consumed' }, data: { status: 'completed', consumedAt: null, consumedRequestId: null } });
     },

@@ -4,14 +4,14 @@ import type { Database } from '../database.ts';
 /** Frozen EVM transfer preparations of approval cases and the nonces they hold (the domain's FrozenPreparationStore). */
 export function createApprovalPreparationStore({ query }: Database): FrozenPreparationStore {
   return {
-    async findOpen(at, caseKey, requestHash) {
+    async findOpen(at, caseKey, requestHash, includeConsumed = false) {
       const rows = await query<{ caseId: string; prepared: FrozenEvmPreparation; nonce: number | null }>(
         `SELECT p.case_id AS "caseId", p.prepared, CASE WHEN p.nonce_released_at IS NULL THEN p.nonce END AS nonce
          FROM approval_case_preparations p JOIN approval_cases c ON c.id = p.case_id
          WHERE c.project_id = $1::uuid AND c.environment = $2 AND c.case_key = $3 AND c.request_hash = $4
-           AND c.status IN ('pending', 'completed')
+           AND (c.status IN ('pending', 'completed') OR ($5 AND c.status = 'consumed'))
          ORDER BY c.created_at DESC LIMIT 1`,
-        [at.projectId, at.environment, caseKey, requestHash],
+        [at.projectId, at.environment, caseKey, requestHash, includeConsumed],
       );
       return rows[0] ?? null;
     },

@@ -9,7 +9,10 @@
  * - another request under the same key: 409 CONFLICT;
  * - pending: 403 POLICY_REVIEW_REQUIRED again (same reviewId);
  * - rejected, expired, invalidated, cancelled: 403 POLICY_DENIED `review-<status>`;
- * - completed: claimed (consumed) atomically, and the request goes on to sign.
+ * - completed: claimed (consumed) atomically, and the request goes on to sign;
+ * - consumed, reached again under its Idempotency-Key: the run that consumed it died before
+ *   recording anything (its answer would have been replayed, its record answered first), so this
+ *   run takes the case over while it has not expired; after that, 409 CONFLICT.
  */
 import { randomUUID } from 'node:crypto';
 import { requestFingerprint } from '../idempotency/run.ts';
@@ -123,8 +126,16 @@ export function createApprovalGate({ store, scopes, refresh, clock, configuredVa
         switch (current.status) {
           case 'pending':
             throw reviewRequired(current);
-          case 'consumed':
-            throw keyConflict('The approval case of this Idempotency-Key was already used to sign; send a new request with a new key', current);
+          case 'consumed': {
+            // This key reached signing again, so the run that consumed the case never stored its
+            // answer, and recorded no transaction (one would have answered this request before
+            // signing): it died in between. Its approval stands for this run of the same request.
+            if (!(await store.reclaim(current.id, clock.now(), caller.requestId))) {
+              throw keyConflict('The approval case of this Idempotency-Key was already used to sign; send a new request with a new key', current);
+            }
+            const reclaimed = current;
+            return { caseId: reclaimed.id, requirements: reclaimed.requirements, release: () => store.unclaim(reclaimed.id) };
+          }
           case 'completed': {
             if (!(await store.claim(current.id, clock.now(), caller.requestId))) continue; // expired or claimed meanwhile: look again
             const claimed = current;

@@ -142,6 +142,12 @@ export interface ApprovalCaseStore {
   claim(caseId: string, at: Date, requestId: string | null): Promise<boolean>;
   /** consumed -> completed (consumed_at and the request id cleared): the claimed signature never happened. */
   unclaim(caseId: string): Promise<void>;
+  /**
+   * A consumed case taken over by another run of the request that consumed it (the same
+   * Idempotency-Key; that run died before recording anything): its request id and consumed_at
+   * become this run's, only while `at` < expires_at; true when this call took it.
+   */
+  reclaim(caseId: string, at: Date, requestId: string | null): Promise<boolean>;
   /** The case a request consumed for a signature of this wallet (its transaction record keeps the request id). */
   findConsumedByRequest(walletId: string, requestId: string): Promise<ApprovalCaseRecord | null>;
   /**

@@ -39,8 +39,12 @@ export interface NonceHold {
 }
 
 export interface FrozenPreparationStore {
-  /** The preparation of the open (pending or completed) case of this key bound to this request hash. */
-  findOpen(at: PolicyLocation, caseKey: string, requestHash: string): Promise<FrozenPreparation | null>;
+  /**
+   * The preparation of the open (pending or completed) case of this key bound to this request hash;
+   * with `includeConsumed`, also a consumed one (a rerun of the request under its Idempotency-Key
+   * takes its case over and must sign the same nonce and fees).
+   */
+  findOpen(at: PolicyLocation, caseKey: string, requestHash: string, includeConsumed?: boolean): Promise<FrozenPreparation | null>;
   /**
    * Records the case's preparation; the first one written stays (false when one was there). With
    * `hold`, the case takes the nonce from the transfer's reservation in the same write, only while
@@ -59,7 +63,8 @@ export const approvalCaseKey = (idempotencyKey: string | undefined, requestHash:
 /** The frozen preparation for this request, when it has an open approval case with one. */
 export async function frozenPreparationOf(store: FrozenPreparationStore | undefined, caller: Caller): Promise<FrozenPreparation | null> {
   if (!store || !caller.requestHash) return null;
-  return store.findOpen({ projectId: caller.projectId, environment: caller.environment }, approvalCaseKey(caller.idempotencyKey, caller.requestHash), caller.requestHash);
+  // Without a key a consumed case is done: the same payload opens a new one.
+  return store.findOpen({ projectId: caller.projectId, environment: caller.environment }, approvalCaseKey(caller.idempotencyKey, caller.requestHash), caller.requestHash, caller.idempotencyKey !== undefined);
 }
 
 /** The review id of a POLICY_REVIEW_REQUIRED refusal, else null. */
