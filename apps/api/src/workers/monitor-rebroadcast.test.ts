@@ -1,6 +1,6 @@
 import { getBase58Decoder, getTransactionDecoder, type Address } from '@solana/kit';
 import { keccak256, type Hex } from 'viem';
-import { PENDING_REBROADCAST_GRACE_MS } from '@wallet/domain/transactions/monitor-rebroadcast.ts';
+import { REBROADCAST_AFTER_MS } from '@wallet/domain/transactions/monitor-rebroadcast.ts';
 import { transactionRecordFixture } from '@wallet/domain/transactions/testing.ts';
 import { describe, expect, it } from 'vitest';
 import { EVM_CHAIN, RECIPIENT, monitorDevnets, rpc, testDatabaseKinds } from '../testing/monitor-fixtures.ts';
@@ -52,6 +52,9 @@ describe.each(testDatabaseKinds)('the monitor re-sends what the node does not kn
       await rpc(evmRpc(), 'anvil_dropTransaction', [sent.body.txHash]);
       expect(await rpc(evmRpc(), 'eth_getTransactionByHash', [sent.body.txHash])).toBeNull();
       await runDue([id]);
+      expect((await row(id)).monitoring.rebroadcasts).toBeUndefined(); // younger than REBROADCAST_AFTER_MS: not looked at yet
+      clock.advance(REBROADCAST_AFTER_MS);
+      await runDue([id]);
       expect((await row(id)).monitoring).toMatchObject({ rebroadcasts: 1, lastError: null });
       expect(await rpc(evmRpc(), 'eth_getTransactionByHash', [sent.body.txHash])).toMatchObject({ hash: sent.body.txHash });
       await mine(3);
@@ -79,7 +82,7 @@ describe.each(testDatabaseKinds)('the monitor re-sends what the node does not kn
       // Too young: the request that wrote it may be sending it right now.
       expect((await row(created.id)).status).toBe('pending');
       expect(await rpc(evmRpc(), 'eth_getTransactionByHash', [hash])).toBeNull();
-      clock.advance(PENDING_REBROADCAST_GRACE_MS);
+      clock.advance(REBROADCAST_AFTER_MS);
       await runDue([created.id]);
       expect((await row(created.id)).status).toBe('submitted');
       expect((await events(hash)).map((e) => e.type)).toEqual(['send.broadcasted']);
@@ -121,7 +124,7 @@ describe.each(testDatabaseKinds)('the monitor re-sends what the node does not kn
       [],
       reserved.reservationId,
     );
-    clock.advance(PENDING_REBROADCAST_GRACE_MS);
+    clock.advance(REBROADCAST_AFTER_MS);
     await runDue([created.id]);
     expect(await record(w.id, created.id)).toMatchObject({ status: 'failed', failureStage: 'broadcast', failureCode: 'INSUFFICIENT_NATIVE_BALANCE' });
     expect((await events(created.id)).map((e) => e.type)).toEqual(['rest.transaction.failed']);
@@ -154,7 +157,7 @@ describe.each(testDatabaseKinds)('the monitor re-sends what the node does not kn
         lastValidBlockHeight,
       });
       expect((await gateway.getSignatureStatuses([signature]))[0]).toBeNull();
-      clock.advance(PENDING_REBROADCAST_GRACE_MS);
+      clock.advance(REBROADCAST_AFTER_MS);
       await runDue([created.id]);
       expect((await row(created.id)).status).toBe('submitted');
       expect((await gateway.getSignatureStatuses([signature]))[0]).not.toBeNull();

@@ -8,10 +8,12 @@
  * - EVM: records without a receipt whose hash `eth_getTransactionByHash` does not find.
  * - Solana: records without a signature status that the expiry rules have not resolved; a send
  *   after the blockhash expired is refused and the expiry rules resolve the record.
- * - A `pending` record is sent again only once it is `PENDING_REBROADCAST_GRACE_MS` old, so the
- *   request that wrote it has had its own send, and exactly as that request would have sent it
- *   (`sendRecorded`): accepted makes it `submitted` with its broadcast event; a refusal makes it
- *   `failed` at stage `broadcast` and gives a transfer's nonce back, so it holds up nothing.
+ * - Only records at least `REBROADCAST_AFTER_MS` old are looked at: a `pending` one's own request
+ *   has had its send by then, and a healthy transaction has its receipt (so the extra read costs
+ *   nothing while the chain keeps up).
+ * - A `pending` record is sent exactly as its request would have sent it (`sendRecorded`): accepted
+ *   makes it `submitted` with its broadcast event; a refusal makes it `failed` at stage `broadcast`
+ *   and gives a transfer's nonce back, so it holds up nothing.
  * - A `submitted` record is sent again whenever it is unknown. A refusal does not fail it (the node
  *   may refuse a copy of what it already mined or holds): it is kept in `monitoring.lastError` and
  *   the chain evidence resolves the record.
@@ -21,7 +23,7 @@ import { BroadcastRejectedError, type EvmGateway, type Hex, type SolanaGateway }
 import type { SendOutcome } from './broadcast.ts';
 import type { Calls } from './monitor-evidence.ts';
 
-export const PENDING_REBROADCAST_GRACE_MS = 10_000;
+export const REBROADCAST_AFTER_MS = 10_000;
 
 /** `sent`: the node took it (a `pending` record is `submitted` now); `failed`: a `pending` record the node refused is `failed` now. */
 export type Rebroadcast = { outcome: 'sent' } | { outcome: 'refused'; code: string; message: string } | { outcome: 'failed' };
@@ -29,10 +31,10 @@ export type Rebroadcast = { outcome: 'sent' } | { outcome: 'refused'; code: stri
 /** Saves a `pending` record's send as its request would have (broadcast.ts `sendRecorded`). */
 export type SendPending = (record: TransactionRecord) => Promise<SendOutcome>;
 
-/** Records whose transaction may be re-sent now: stored bytes, and past the grace while `pending`. */
+/** Records whose transaction may be re-sent now: stored bytes, unresolved, `REBROADCAST_AFTER_MS` old. */
 export function rebroadcastCandidates(records: TransactionRecord[], now: Date): TransactionRecord[] {
   return records.filter(
-    (r) => r.signedTransaction !== null && (r.status === 'submitted' || (r.status === 'pending' && now.getTime() - r.createdAt.getTime() >= PENDING_REBROADCAST_GRACE_MS)),
+    (r) => r.signedTransaction !== null && (r.status === 'submitted' || r.status === 'pending') && now.getTime() - r.createdAt.getTime() >= REBROADCAST_AFTER_MS,
   );
 }
 
