@@ -1,10 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../config.ts';
+import { loadConfig, repoRoot } from '../config.ts';
+import { createServices } from '../services.ts';
 
 const run = promisify(execFile);
 const cloneDir = mkdtempSync(path.join(tmpdir(), 'wallet-clone-'));
@@ -36,7 +37,34 @@ function freshClone(): string {
 
 afterAll(() => rmSync(cloneDir, { recursive: true, force: true }));
 
+/** The first `npm run … keys -- create …` line of the README's First steps, as its words. */
+function firstStepsKeyCommand(): string[] {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const steps = readme.slice(readme.indexOf('## First steps'));
+  const line = steps.split('\n').find((l) => /^npm run (--silent )?keys -- create/.test(l));
+  if (!line) throw new Error('the README\'s First steps create no key');
+  return line.replace(/#.*$/, '').trim().split(/\s+/).slice(1);
+}
+
 describe('a fresh clone', () => {
+  it('gives the README\'s first key to the partner of the console owner that npm start creates', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-first-steps-'));
+    try {
+      const env = { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, DATABASE_URL: '' };
+      const { stdout } = await run('npm', firstStepsKeyCommand(), { cwd: repoRoot, env });
+      const issued = JSON.parse(stdout.trim().split('\n').at(-1)!) as { partnerId: string; projectId: string };
+      const services = await createServices(loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir }));
+      try {
+        const owner = await services.staff.ensureLocalOwner();
+        expect(owner?.partnerId).toBe(issued.partnerId);
+      } finally {
+        await services.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('runs the keys CLI before any start, generating the Prisma client once', async () => {
     const clone = freshClone();
     const marker = path.join(clone, 'packages/db/src/generated/prisma/.source-hash');

@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
+import { LOCAL_PARTNER } from '@wallet/domain/staff/service.ts';
+import { loadConfig } from '../config.ts';
 import { UsageError, execute, main } from './run.ts';
 
 const usage = `usage:
-  npm run keys -- create --partner NAME [--project NAME] [--plan free|starter|growth|scale] [--env development|production] [--rate-limit N] [--ip-allowlist CIDR,CIDR]
+  npm run keys -- create [--partner NAME] [--project NAME] [--plan free|starter|growth|scale] [--env development|production] [--rate-limit N] [--ip-allowlist CIDR,CIDR]
   npm run keys -- rotate --key-id API_KEY_ID
-  npm run keys -- revoke --key-id API_KEY_ID`;
+  npm run keys -- revoke --key-id API_KEY_ID
+In local mode --partner defaults to the console owner's partner (local), so the owner sees the key's project.`;
 
 await main(async () => {
   const { positionals, values } = parseArgs({
@@ -21,11 +24,12 @@ await main(async () => {
   });
   const [verb] = positionals;
   if (verb === 'create') {
-    if (!values.partner) throw new UsageError(`--partner is required\n${usage}`);
+    const partner = values.partner ?? (loadConfig().appEnv === 'local' ? LOCAL_PARTNER : undefined);
+    if (!partner) throw new UsageError(`--partner is required outside local mode\n${usage}`);
     const rateLimit = values['rate-limit'];
     if (rateLimit !== undefined && !/^\d+$/.test(rateLimit)) throw new UsageError('--rate-limit must be a whole number');
     return execute('keys.create', {
-      partner: values.partner,
+      partner,
       project: values.project,
       plan: values.plan ?? (rateLimit !== undefined ? 'scale' : undefined),
       environment: values.env,

@@ -62,6 +62,8 @@ function inlineRef(json: Json, components: Record<string, unknown>): Json {
 export function buildOpenApi(routes: RouteDef[]) {
   const components: Record<string, unknown> = {};
   const jsonSchema = makeConverter(components);
+  // Files the Error schema itself under components/schemas/Error (what it answers is only a $ref to it).
+  jsonSchema(errorSchema, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
@@ -106,7 +108,7 @@ export function buildOpenApi(routes: RouteDef[]) {
     security: [{ apiKey: [] }],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-      schemas: { ...components, Error: jsonSchema(errorSchema, 'output') },
+      schemas: components,
     },
     paths,
   };
