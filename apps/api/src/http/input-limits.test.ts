@@ -1,0 +1,82 @@
+import { testDatabaseKinds } from '@wallet/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestResponse } from '../testing/harness.ts';
+
+const controlMessage = 'must not contain control characters';
+
+function expectInvalid(response: TestResponse, path?: string) {
+  expect(response.status).toBe(400);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.body).toMatchObject({ code: 'INVALID_REQUEST', message: expect.any(String) });
+  if (path !== undefined) {
+    expect(response.body.details).toEqual([{ path, message: controlMessage }]);
+    expect(response.body.message).toBe(`Invalid request: ${path}: ${controlMessage}`);
+  }
+}
+
+describe.each(testDatabaseKinds)('control characters in identifiers over HTTP on %s', (kind) => {
+  let app: TestApp;
+  let key: string;
+  let walletId: string;
+
+  beforeAll(async () => {
+    app = await startTestApp(kind);
+    key = (await app.createKey()).apiKey;
+    const wallet = await app.request('POST', '/v1/wallets', { key, body: { type: 'EVM', userIdentifier: 'input-limits', userIdentifierType: 'CUSTOM_ID' } });
+    expect(wallet.status).toBe(201);
+    walletId = wallet.body.id;
+  });
+  afterAll(async () => {
+    const logs = app.logLines.join('');
+    for (const secret of app.secrets()) expect(logs).not.toContain(secret);
+    expect(logs).not.toContain('unhandled error');
+    await app.close();
+  });
+
+  const countRows = async () => ({
+    wallets: await app.database.prisma.wallet.count(),
+    audit: await app.database.prisma.auditLog.count(),
+    idempotency: await app.database.prisma.idempotencyRecord.count(),
+    transactions: await app.database.prisma.transactionRecord.count(),
+  });
+
+  it('refuses a control character in a query filter or a path param with 400 naming it', async () => {
+    const cases: Array<[string, string]> = [
+      ['/v1/wallets?userIdentifier=%00', 'userIdentifier'],
+      ['/v1/wallets?address=%00', 'address'],
+      ['/v1/wallets?address=0x%7F', 'address'],
+      ['/v1/wallets?userIdentifier=a&userIdentifier=b%1F', 'userIdentifier'],
+      ['/v1/wallets?cursor=%0A', 'cursor'],
+      ['/v1/wallets/%00', 'walletId'],
+      ['/v1/permissions-v2/policies/%00', 'policyId'],
+      ['/v1/permissions-v2/policies/a%09b/versions', 'policyId'],
+      ['/v1/permissions-v2/authorization-scopes/acme/policies/%00/versions/1/requirements/finance-approval', 'policyId'],
+    ];
+    for (const [url, path] of cases) {
+      const response = await app.request('GET', url, { key });
+      expectInvalid(response, path);
+    }
+  });
+
+  it('refuses a control character in an identifier of a body and writes nothing', async () => {
+    const before = await countRows();
+    for (const userIdentifier of ['a\u0000', 'a\u0001b', 'a\u007fb', 'a\nb']) {
+      const response = await app.request('POST', '/v1/wallets', { key, body: { type: 'EVM', userIdentifier, userIdentifierType: 'CUSTOM_ID' } });
+      expectInvalid(response, 'userIdentifier');
+    }
+    const patched = await app.request('PATCH', `/v1/wallets/${walletId}`, { key, body: { userIdentifier: 'x\u0000' } });
+    expectInvalid(patched, 'userIdentifier');
+    expect(await countRows()).toEqual(before);
+  });
+
+  it('still accepts what is not an identifier: a message to sign holding NUL, newlines and tabs', async () => {
+    for (const message of ['a\u0000b', 'line\nnext\ttab\r\n']) {
+      const response = await app.request('POST', `/v1/wallets/${walletId}/sign-message`, { key, body: { message } });
+      expect(response.status).toBe(200);
+      expect(response.body.signature).toEqual(expect.any(String));
+    }
+    const listed = await app.request('GET', '/v1/wallets?userIdentifier=input-limits', { key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toHaveLength(1);
+  });
+});
