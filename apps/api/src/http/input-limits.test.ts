@@ -1,6 +1,7 @@
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestResponse } from '../testing/harness.ts';
+import { MAX_BODY_DEPTH, nestedDeeperThan } from './pipeline.ts';
 
 const controlMessage = 'must not contain control characters';
 
@@ -14,7 +15,20 @@ function expectInvalid(response: TestResponse, path?: string) {
   }
 }
 
-describe.each(testDatabaseKinds)('control characters in identifiers over HTTP on %s', (kind) => {
+const nested = (open: string, close: string, depth: number) => open.repeat(depth) + close.repeat(depth);
+const nestedObject = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+
+describe('nestedDeeperThan', () => {
+  it('counts the top level as 1, arrays and objects alike', () => {
+    expect(nestedDeeperThan('text', 0)).toBe(false);
+    expect(nestedDeeperThan({ a: [1, { b: 2 }] }, 3)).toBe(false);
+    expect(nestedDeeperThan({ a: [1, { b: 2 }] }, 2)).toBe(true);
+    expect(nestedDeeperThan(JSON.parse(nested('[', ']', 64)), 64)).toBe(false);
+    expect(nestedDeeperThan(JSON.parse(nestedObject(65)), 64)).toBe(true);
+  });
+});
+
+describe.each(testDatabaseKinds)('control characters and deep bodies over HTTP on %s', (kind) => {
   let app: TestApp;
   let key: string;
   let walletId: string;
@@ -78,5 +92,28 @@ describe.each(testDatabaseKinds)('control characters in identifiers over HTTP on
     const listed = await app.request('GET', '/v1/wallets?userIdentifier=input-limits', { key });
     expect(listed.status).toBe(200);
     expect(listed.body.data).toHaveLength(1);
+  });
+
+  it(`refuses a body nested deeper than ${MAX_BODY_DEPTH} levels with 400 before any handler, and writes nothing`, async () => {
+    const before = await countRows();
+    const routes = ['sign-message', 'sign-raw', 'sign-transaction', 'sign-typed-data', 'sign-authorization', 'transfer'].map((route) => `/v1/wallets/${walletId}/${route}`);
+    const bodies = [nested('[', ']', 10_000), nestedObject(10_000), nested('[', ']', MAX_BODY_DEPTH + 1), `{"message":${nested('[', ']', 5_000)}}`];
+    for (const url of [...routes, '/v1/wallets', '/v1/permissions-v2/policies']) {
+      for (const rawBody of bodies) {
+        for (const headers of [{ 'idempotency-key': `deep-${Math.random()}` }, undefined]) {
+          const response = await app.request('POST', url, { key, rawBody, headers });
+          expectInvalid(response);
+          expect(response.body.message).toBe(`Invalid request: body is nested deeper than ${MAX_BODY_DEPTH} levels`);
+        }
+      }
+    }
+    expect(await countRows()).toEqual(before);
+  });
+
+  it(`lets a body of exactly ${MAX_BODY_DEPTH} levels through to the route's own validation`, async () => {
+    const response = await app.request('POST', `/v1/wallets/${walletId}/sign-message`, { key, rawBody: `{"message":${nested('[', ']', MAX_BODY_DEPTH - 1)}}` });
+    expectInvalid(response);
+    expect(response.body.message).not.toContain('nested');
+    expect(response.body.details).toEqual([expect.objectContaining({ path: 'message' })]);
   });
 });
