@@ -116,4 +116,15 @@ describe.each(testDatabaseKinds)('control characters and deep bodies over HTTP o
     expect(response.body.message).not.toContain('nested');
     expect(response.body.details).toEqual([expect.objectContaining({ path: 'message' })]);
   });
+
+  it('documents both 400s in the OpenAPI document, also on routes that describe their own 400', async () => {
+    const openapi = (await app.request('GET', '/v1/openapi.json')).body;
+    const signMessage = openapi.paths['/v1/wallets/{walletId}/sign-message'].post;
+    expect(signMessage.responses['400'].description).toMatch(/control character.*deeper than 64 levels/);
+    expect(signMessage.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    const policy = openapi.paths['/v1/permissions-v2/policies/{policyId}'].get;
+    expect(policy.parameters[0]).toMatchObject({ name: 'policyId', in: 'path', schema: { type: 'string', pattern: '^[^\\u0000-\\u001f\\u007f]*$' } });
+    const ownDescription = Object.values<any>(openapi.paths).flatMap((item) => Object.values<any>(item)).find((operation) => operation.responses['400']?.description.startsWith('INVALID_REQUEST'));
+    expect(ownDescription.responses['400'].description).toMatch(/control character.*deeper than 64 levels/);
+  });
 });
