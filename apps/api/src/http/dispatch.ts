@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { CONTROL_CHARACTER_MESSAGE, fieldError, hasControlCharacter } from '@wallet/domain';
 import { toExpressPath, type RouteDef } from './route.ts';
 
 /**
@@ -8,6 +9,8 @@ import { toExpressPath, type RouteDef } from './route.ts';
  * insensitive, an optional trailing slash, params percent-decoded (a bad escape is a 400), HEAD
  * answered by the GET route, first match wins, and OPTIONS answered with the Allow list of the
  * routes on the path when no route handles it. Unmatched requests go to `next()`.
+ * Path params and query values name things (ids, addresses, filters): a control character in one is
+ * a 400 here, for every route, before any reaches a use case or the database.
  */
 export function dispatchRoutes(
   routes: RouteDef[],
@@ -65,6 +68,11 @@ export function dispatchRoutes(
           return;
         }
       }
+      const refused = controlCharacterField(params) ?? controlCharacterField(req.query as Record<string, unknown>);
+      if (refused !== undefined) {
+        next(fieldError(refused, CONTROL_CHARACTER_MESSAGE));
+        return;
+      }
       req.params = params;
       (res.locals as { route?: string }).route = entry.label;
       entry.handle(req, res).catch(next as NextFunction);
@@ -81,4 +89,14 @@ export function dispatchRoutes(
     }
     next();
   };
+}
+
+/** The first name whose value (a string, or strings of a repeated query parameter) holds a control character. */
+function controlCharacterField(values: Record<string, unknown>): string | undefined {
+  for (const name in values) {
+    const value = values[name];
+    const strings = Array.isArray(value) ? value : [value];
+    if (hasControlCharacter(name) || strings.some((item) => typeof item === 'string' && hasControlCharacter(item))) return name;
+  }
+  return undefined;
 }

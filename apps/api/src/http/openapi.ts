@@ -1,8 +1,12 @@
 import { z } from 'zod';
+import { MAX_BODY_DEPTH } from './pipeline.ts';
 import { errorSchema, type RouteDef } from './route.ts';
 
+/** What every route answers 400 for, whatever its own schemas (dispatchRoutes, jsonBody). */
+const inputLimits = `a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than ${MAX_BODY_DEPTH} levels`;
+
 const commonErrors: Record<number, string> = {
-  400: 'Invalid request',
+  400: `Invalid request: a field failing its schema (\`details\` names it), ${inputLimits}`,
   401: 'Missing API key, or address outside the allowlist',
   403: 'Invalid API key',
   404: 'Not found (also another project\'s object)',
@@ -70,7 +74,8 @@ export function buildOpenApi(routes: RouteDef[]) {
       name,
       in: 'path',
       required: true,
-      schema: { type: 'string', format: name === 'walletId' ? 'uuid' : undefined },
+      // dispatchRoutes refuses a control character in any path param.
+      schema: { type: 'string', format: name === 'walletId' ? 'uuid' : undefined, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
     }));
     const headerParams =
       route.method === 'post' || route.method === 'put'
@@ -79,7 +84,7 @@ export function buildOpenApi(routes: RouteDef[]) {
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status] = {
-        description: response.description,
+        description: status === '400' ? `${response.description}; or ${inputLimits}` : response.description,
         ...(response.schema ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } } : {}),
       };
     }

@@ -5,6 +5,7 @@ import {
   callerOf,
   checkIdempotencyKey,
   internalError,
+  invalidRequest,
   requestFingerprint,
   requestsPerMinute,
   type ApiKeyService,
@@ -72,16 +73,41 @@ export function authenticate(apiKeys: ApiKeyService, rateLimit: RateLimiter): Re
   };
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have (policy documents and typed data stay far below). */
+export const MAX_BODY_DEPTH = 64;
+
 /**
  * express.json() for requests that have a body; the others (most GETs) skip it, as it would
- * itself (type-is's hasBody: a Transfer-Encoding or a Content-Length header).
+ * itself (type-is's hasBody: a Transfer-Encoding or a Content-Length header). A body nested deeper
+ * than MAX_BODY_DEPTH is a 400 here: recursive code downstream (the idempotency fingerprint's
+ * canonical JSON, zod) would overflow the stack on it.
  */
 export function jsonBody(options: Parameters<typeof express.json>[0]): RequestHandler {
   const parse = express.json(options);
   return (req, res, next) => {
     if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return next();
-    parse(req, res, next);
+    parse(req, res, (error?: unknown) => {
+      if (error === undefined && nestedDeeperThan(req.body, MAX_BODY_DEPTH)) {
+        next(invalidRequest(`Invalid request: body is nested deeper than ${MAX_BODY_DEPTH} levels`));
+        return;
+      }
+      next(error);
+    });
   };
+}
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep (the top level is 1); iterative. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: Array<[object, number]> = [[value, 1]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [node, depth] = top;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /** Runs a route: POSTs and PUTs with an Idempotency-Key go through the shared idempotency store. */

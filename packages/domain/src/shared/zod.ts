@@ -29,3 +29,13 @@ export function fieldError(path: string, message: string): ApiError {
 }
 
 export const uuidSchema = z.uuid();
+
+/** C0 controls and DEL: never part of an identifier, and PostgreSQL refuses U+0000 in text (SQLSTATE 22021). */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+export const CONTROL_CHARACTER_MESSAGE = 'must not contain control characters';
+
+export const hasControlCharacter = (value: string) => CONTROL_CHARACTER.test(value);
+
+/** A string naming something (an id, an address, a user identifier): no control characters (a pattern, so OpenAPI shows it). */
+export const identifierString = () => z.string().regex(/^[^\u0000-\u001f\u007f]*$/, CONTROL_CHARACTER_MESSAGE);
+

@@ -1,6 +1,7 @@
 import { isAddress as isSolanaAddress } from '@solana/kit';
 import { isAddress as isEvmAddress } from 'viem';
 import { z } from 'zod';
+import { identifierString } from '../shared/zod.ts';
 
 const decimalString = (what: string) =>
   z.string().regex(/^(0|[1-9]\d{0,77})$/, `${what}: a non-negative integer as a decimal string`);
@@ -16,11 +17,11 @@ const chainIdSchema = z
  */
 export const transferBody = z
   .strictObject({
-    to: z.string().min(1).max(128),
+    to: identifierString().min(1).max(128),
     value: decimalString('value'),
     chainId: chainIdSchema.optional(),
     kind: z.enum(['NATIVE', 'ERC20', 'SPL']).optional(),
-    tokenAddress: z.string().min(1).max(128).optional(),
+    tokenAddress: identifierString().min(1).max(128).optional(),
     nonce: z.number().int().min(0).max(2 ** 32 - 1).optional().describe('EVM only: use this nonce instead of the next free one'),
     gasLimit: decimalString('gasLimit').optional().describe('EVM only; default: estimated plus 20%'),
     maxFeePerGas: decimalString('maxFeePerGas').optional().describe('EVM type 2 only'),

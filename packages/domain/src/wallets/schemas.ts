@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { identifierString } from '../shared/zod.ts';
 
 export const walletTypes = ['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI'] as const;
 export const walletSchemes = ['DKLS', 'ED25519'] as const;
@@ -44,7 +45,7 @@ export function normalizeIdentifier(type: UserIdentifierType, identifier: string
 }
 
 const identifierFields = {
-  userIdentifier: z.string().trim().min(1).max(MAX_IDENTIFIER_LENGTH),
+  userIdentifier: identifierString().trim().min(1).max(MAX_IDENTIFIER_LENGTH),
   userIdentifierType: z.enum(userIdentifierTypes),
 };
 
@@ -110,9 +111,9 @@ export const listWalletsQuery = z
   .strictObject({
     type: z.enum(walletTypes).optional(),
     status: z.enum(walletStatuses).optional(),
-    userIdentifier: z.string().min(1).max(MAX_IDENTIFIER_LENGTH).optional(),
+    userIdentifier: identifierString().min(1).max(MAX_IDENTIFIER_LENGTH).optional(),
     userIdentifierType: z.enum(userIdentifierTypes).optional(),
-    address: z.string().min(1).max(128).optional(),
+    address: identifierString().min(1).max(128).optional(),
     limit: limitParam,
     cursor: z.string().min(1).max(200).optional(),
   })
