@@ -9,6 +9,11 @@ export class ApiError extends Error {
    * approval must sign; a case CONFLICT must not block the original request's resend).
    */
   releasesIdempotencyKey = false;
+  /**
+   * The request was refused because its Idempotency-Key belongs to another request: it must change
+   * nothing under that key, so its claim is deleted rather than stored or released to it.
+   */
+  leavesIdempotencyKeyAlone = false;
 
   constructor(
     readonly status: number,

@@ -154,8 +154,13 @@ export interface IdempotencyStore {
   renew(projectId: string, key: string, lease: IdempotencyLease): Promise<boolean>;
   /** Stores the response, unless the claim was lost meanwhile (then false). */
   complete(projectId: string, key: string, owner: string, response: StoredResponse): Promise<boolean>;
-  /** Releases a claim whose execution failed with a server error, so a retry runs again. */
+  /** Deletes a claim whose execution failed with a server error, so a retry runs again. */
   abandon(projectId: string, key: string, owner: string): Promise<void>;
+  /**
+   * Gives up the lease of a request that may run again (paused for approval) but keeps its request
+   * hash: the same request takes the key over at once, any other gets the existing claim (409).
+   */
+  release(projectId: string, key: string, owner: string): Promise<void>;
   /** Deletes up to `limit` records past their 24 h; returns how many. */
   pruneExpired(now: Date, limit: number): Promise<number>;
 }

@@ -45,13 +45,13 @@ describe.concurrent.each(testDatabaseKinds)('conditional approval cases at the s
       expect(first.body.reviewId).toBe(caseId);
       expect(await traces(app, p.wallet.id)).toMatchObject({ signatures: 1, reservations: 0 });
 
-      // Resent while pending: the same case; the key is not stored, so it ran again.
+      // Resent while pending: the same case; the key is released to this request, so it ran again.
       const again = await p.sign(LARGE, headers, { initiatorUserId: initiator });
       expect(again.body).toEqual({ ...first.body });
-      // The same key with another transaction: 409, and the key still belongs to the first request.
+      // The same key with another transaction: 409 without running, and the key still belongs to the first request.
       const other = await p.sign(LARGE, headers, { initiatorUserId: initiator }, 1);
       expect(other.status).toBe(409);
-      expect(other.body).toMatchObject({ code: 'CONFLICT', caseId });
+      expect(other.body).toEqual({ code: 'CONFLICT', message: 'Idempotency-Key was already used with a different request' });
       expect((await p.sign(LARGE, headers, { initiatorUserId: initiator })).body).toEqual(first.body);
 
       const pending = await p.getCase(caseId);

@@ -179,7 +179,7 @@ describe.concurrent.each(testDatabaseKinds)('approval case routes and life cycle
         expect((await p.get(casePath(reviewId))).body).toMatchObject({ authorizationScopeId: null, bindingRevision: null, stages: [], partnerReview: { decision: null, decidedAt: null, decidedBy: null } });
         expect(await decide(app, 'approve', reviewId, await p.user())).toMatchObject({ ok: false, status: 409, body: { message: expect.stringContaining('partner review') } });
         // The same key with another transaction: 409, the review stays bound to the first request.
-        expect(await p.sign(LARGE, headers, {}, 1)).toMatchObject({ status: 409, body: { code: 'CONFLICT', caseId: reviewId } });
+        expect(await p.sign(LARGE, headers, {}, 1)).toMatchObject({ status: 409, body: { code: 'CONFLICT', message: 'Idempotency-Key was already used with a different request' } });
 
         clock.advance(MINUTE);
         const approved = await p.post(`${reviewPath(reviewId)}/approve`, undefined);

@@ -29,7 +29,16 @@ describe.each(testDatabaseKinds)('wallet share migration on %s', (kind) => {
   const payloadFor = (walletId: string, signer: string, scheme: 'DKLS' | 'ED25519' = 'DKLS', userId = walletId) =>
     encryptShareForMigration(pem, [{ userId, walletId, walletScheme: scheme, signer }]);
 
-  it('publishes the enclave key with its SPKI fingerprint', async () => {
+  it('publishes the enclave key with its SPKI fingerprint, one key however many first requests come at once', async () => {
+    // Each process caches the key once read, so the race is between processes: four of them, four calls each.
+    const processes = [app, ...(await Promise.all([1, 2, 3].map(() => startTestApp(kind, { alongside: app }))))];
+    try {
+      const firsts = await Promise.all(processes.flatMap((p) => [1, 2, 3, 4].map(() => p.request('GET', '/v1/enclave/public-key', { key }))));
+      for (const answer of firsts) expect(answer).toMatchObject({ status: 200, body: firsts[0]!.body });
+      expect(await app.database.prisma.enclaveKey.count()).toBe(1);
+    } finally {
+      for (const other of processes.slice(1)) await other.close();
+    }
     const first = await app.request('GET', '/v1/enclave/public-key', { key });
     expect(first.status).toBe(200);
     pem = first.body.publicKey;

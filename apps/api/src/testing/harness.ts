@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '@wallet/domain';
-import { createTestDatabase, type DatabaseKind } from '@wallet/db';
+import { createTestDatabase, type Database, type DatabaseKind } from '@wallet/db';
 import { createApp, type AppOptions } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -66,10 +66,13 @@ export async function startTestApp(
     signing?: ServiceOptions['signing'];
     /** createApp options (default: as outside local mode, e.g. Secure cookies, no public introspection). */
     app?: Pick<AppOptions, 'secureCookies' | 'graphiql' | 'publicIntrospection'>;
+    /** Another process of that app's deployment: its database and data directory (KEKs), which it closes. */
+    alongside?: { database: Database; dataDir: string };
   } = {},
 ) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
-  const database = await createTestDatabase(kind);
+  const { alongside } = options;
+  const dataDir = alongside?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
+  const database = alongside?.database ?? (await createTestDatabase(kind));
   const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...options.env });
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
@@ -147,8 +150,10 @@ export async function startTestApp(
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await services.close();
-      await database.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!alongside) {
+        await database.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
       const leak = leakIn(logLines, secrets);
       if (leak) throw new Error(leak);
     },

@@ -154,6 +154,32 @@ describe.each(testDatabaseKinds)('deploy on %s', (kind) => {
       await db.close();
     }
   });
+
+  it('keeps the enclave keys that concurrent first requests wrote before the constraint, the oldest as the current one', async () => {
+    const dir = copyMigrations();
+    const singleton = readdirSync(dir).find((n) => n.endsWith('_enclave_key_singleton'))!;
+    const later = path.join(tempDir(), singleton);
+    cpSync(path.join(dir, singleton), later, { recursive: true });
+    rmSync(path.join(dir, singleton), { recursive: true });
+    const db = await blankDatabase(kind);
+    try {
+      await deploy(db.target, { migrationsDir: dir });
+      await db.query(`INSERT INTO enclave_keys (id, public_key_pem, kek_id, iv, encrypted_private_key, created_at) VALUES
+        ('b', 'pem', 'k', '\\x00', '\\x00', '2026-01-01T00:00:00.002Z'), ('a', 'pem', 'k', '\\x00', '\\x00', '2026-01-01T00:00:00.001Z'),
+        ('c', 'pem', 'k', '\\x00', '\\x00', '2026-01-01T00:00:00.003Z')`);
+      cpSync(later, path.join(dir, singleton), { recursive: true });
+      expect((await deploy(db.target, { migrationsDir: dir })).applied).toEqual([singleton]);
+      expect(await db.query('SELECT id, is_current FROM enclave_keys ORDER BY id')).toEqual([
+        { id: 'a', is_current: true },
+        { id: 'b', is_current: null },
+        { id: 'c', is_current: null },
+      ]);
+      await db.query(`INSERT INTO enclave_keys (id, public_key_pem, kek_id, iv, encrypted_private_key) VALUES ('d', 'pem', 'k', '\\x00', '\\x00') ON CONFLICT DO NOTHING`);
+      expect(await db.query('SELECT count(*)::int AS n FROM enclave_keys')).toEqual([{ n: 3 }]);
+    } finally {
+      await db.close();
+    }
+  });
 });
 
 // Registered only with PostgreSQL (never reported as skipped).

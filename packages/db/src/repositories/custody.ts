@@ -44,17 +44,18 @@ export function createCustodyStore(prisma: PrismaClient): CustodyStore {
     },
 
     async getEnclaveKey() {
-      const row = await prisma.enclaveKey.findFirst({ orderBy: { createdAt: 'asc' } });
+      const row = await prisma.enclaveKey.findUnique({ where: { isCurrent: true }, omit: { isCurrent: true } });
       return row ? toKey(row) : null;
     },
 
     async saveEnclaveKey(key) {
+      // ON CONFLICT DO NOTHING: the unique is_current makes the first insert win, whatever the concurrency.
       await prisma.enclaveKey.createMany({
-        data: [{ ...key, iv: Buffer.from(key.iv), encryptedPrivateKey: Buffer.from(key.encryptedPrivateKey) }],
+        data: [{ ...key, iv: Buffer.from(key.iv), encryptedPrivateKey: Buffer.from(key.encryptedPrivateKey), isCurrent: true }],
         skipDuplicates: true,
       });
-      const first = await prisma.enclaveKey.findFirst({ orderBy: { createdAt: 'asc' } });
-      return toKey(first!);
+      const current = await prisma.enclaveKey.findUniqueOrThrow({ where: { isCurrent: true }, omit: { isCurrent: true } });
+      return toKey(current);
     },
   };
 }

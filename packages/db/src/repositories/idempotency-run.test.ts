@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createIdempotency, systemClock } from '@wallet/domain';
+import { ApiError, createIdempotency, systemClock } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
 import { createIdempotencyStore } from './idempotency.ts';
@@ -38,5 +38,21 @@ describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (ki
     expect(await run(project, 'client', 'h', failing(200))).toMatchObject({ status: 422, replayed: true });
     expect(await run(project, 'server', 'h', failing(503))).toMatchObject({ status: 503, replayed: false });
     expect(await run(project, 'server', 'h', failing(200))).toMatchObject({ status: 200, replayed: false });
+  });
+
+  it('a released key runs only its own request again; a refusal for a key of another request leaves no trace', async () => {
+    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000, waitForRunningMs: 200 });
+    const project = randomUUID();
+    const refusal = (flag: 'releasesIdempotencyKey' | 'leavesIdempotencyKeyAlone') => async () => {
+      const error = new ApiError(flag === 'releasesIdempotencyKey' ? 403 : 409, 'X', flag);
+      error[flag] = true;
+      throw error;
+    };
+    await expect(run(project, 'paused', 'h', refusal('releasesIdempotencyKey'))).rejects.toMatchObject({ status: 403 });
+    await expect(run(project, 'paused', 'other', async () => ({ status: 200, body: {} }))).rejects.toMatchObject({ status: 409, message: expect.stringContaining('different request') });
+    expect(await run(project, 'paused', 'h', async () => ({ status: 200, body: { resent: true } }))).toMatchObject({ status: 200, body: { resent: true }, replayed: false });
+
+    await expect(run(project, 'foreign', 'h', refusal('leavesIdempotencyKeyAlone'))).rejects.toMatchObject({ status: 409 });
+    expect(await db.prisma.idempotencyRecord.count({ where: { projectId: project, key: 'foreign' } })).toBe(0);
   });
 });

@@ -64,6 +64,19 @@ describe.each(testDatabaseKinds)('idempotency store (%s)', (kind) => {
     expect(await begin(project, key, 'h', 1, 'b')).toEqual({ kind: 'started' });
   });
 
+  it('keeps a released claim bound to its request: the same request takes it over at once, another never does', async () => {
+    const project = randomUUID();
+    const key = randomUUID();
+    await begin(project, key, 'h', 0, 'paused');
+    await store.release(project, key, 'stranger');
+    expect(await begin(project, key, 'h', 1, 'early')).toMatchObject({ kind: 'existing' });
+    await store.release(project, key, 'paused');
+    expect(await begin(project, key, 'other', 2, 'intruder')).toEqual({ kind: 'existing', requestHash: 'h', response: null });
+    expect(await store.complete(project, key, 'paused', { status: 200, body: {} })).toBe(false);
+    const resends = await Promise.all(Array.from({ length: 4 }, (_, i) => begin(project, key, 'h', 3, `resend-${i}`)));
+    expect(resends.filter((r) => r.kind === 'started')).toHaveLength(1);
+  });
+
   it('prunes records past their 24 hours in batches, and only those', async () => {
     const project = randomUUID();
     for (let i = 0; i < 5; i++) await begin(project, `old-${i}`, 'h', -2 * DAY, `o${i}`);

@@ -59,6 +59,14 @@ export function createIdempotencyStore(prisma: PrismaClient): IdempotencyStore {
       await prisma.idempotencyRecord.deleteMany({ where: { projectId, key, state: 'running', leaseOwner: owner } });
     },
 
+    async release(projectId, key, owner) {
+      // A running record without a lease: begin() hands it to the same request hash at once.
+      await prisma.idempotencyRecord.updateMany({
+        where: { projectId, key, state: 'running', leaseOwner: owner },
+        data: { leaseOwner: null, leaseExpiresAt: null },
+      });
+    },
+
     async pruneExpired(now, limit) {
       return prisma.$executeRaw`
         DELETE FROM idempotency_records WHERE (project_id, key) IN (

@@ -58,7 +58,7 @@ function reviewDenied(record: ApprovalCaseRecord, status: keyof typeof deniedRea
 
 function keyConflict(message: string, record: ApprovalCaseRecord): ApiError {
   const error = new ApiError(409, 'CONFLICT', message, { caseId: record.id });
-  error.releasesIdempotencyKey = true;
+  error.leavesIdempotencyKeyAlone = true;
   return error;
 }
 

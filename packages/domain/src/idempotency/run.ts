@@ -47,7 +47,8 @@ export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
  * response; a different fingerprint gets 409 CONFLICT; a repeat that arrives while the first is
  * still running waits for it (bounded), then answers 409. Client errors are stored like successes
  * (the request did run), except those marked `releasesIdempotencyKey` (a request paused for
- * approval); server errors release the key so a retry runs again. A running request
+ * approval: the key keeps its fingerprint, so only the same request runs again) and
+ * `leavesIdempotencyKeyAlone` (deleted); server errors release the key so a retry runs again. A running request
  * holds a renewed lease: if its process dies, a retry takes the key over once the lease has passed.
  */
 export function createIdempotency(store: IdempotencyStore, clock: Clock, options: IdempotencyOptions = {}) {
@@ -87,7 +88,11 @@ export function createIdempotency(store: IdempotencyStore, clock: Clock, options
       clearInterval(renewal);
       // Client errors, and broadcast failures after a transaction record exists (a retry must not
       // send a second transaction), are stored like successes: the request did run.
-      if (error instanceof ApiError && !error.releasesIdempotencyKey && (error.status < 500 || typeof error.extra.transactionId === 'string')) {
+      if (error instanceof ApiError && error.releasesIdempotencyKey && !error.leavesIdempotencyKeyAlone) {
+        // The key stays bound to this request: were it deleted, another request could take it over
+        // (and store its answer there) before the approved resend of this one comes back.
+        await store.release(projectId, key, owner);
+      } else if (error instanceof ApiError && !error.leavesIdempotencyKeyAlone && (error.status < 500 || typeof error.extra.transactionId === 'string')) {
         const transactionId = error.extra.transactionId;
         response = { status: error.status, body: error.toBody(), headers: typeof transactionId === 'string' ? { 'x-transaction-id': transactionId } : {} };
         await store.complete(projectId, key, owner, response);
