@@ -21,7 +21,7 @@ function infiniteQueries(): string[] {
  */
 describe('console router', () => {
   it('every procedure the console pages with an infinite query takes the direction it sends', () => {
-    const procedures = appRouter._def.procedures as Record<string, { _def: { type: string; inputs: unknown[] } }>;
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string; inputs: unknown[] } }>;
     const paged = infiniteQueries();
     expect(paged).toEqual(expect.arrayContaining(['approvalCases.list', 'partnerReviews.list', 'wallets.list']));
     const refusing = paged.filter((name) => {
