@@ -252,7 +252,8 @@ describe.concurrent.each(testDatabaseKinds)('console approval configurations ove
         expect(queue.data[0]).toEqual(located((await getReview(ids[2]!)).body));
         const page = await a.developer.partnerReviews.list.query({ ...where(), limit: 2 });
         expect(page.data.map((r) => r.reviewId)).toEqual([ids[2], ids[1]]);
-        expect(await a.developer.partnerReviews.list.query({ ...where(), limit: 2, cursor: page.nextCursor! })).toMatchObject({ data: [{ reviewId: ids[0] }], nextCursor: null });
+        // infinite queries send direction
+        expect(await a.developer.partnerReviews.list.query({ ...where(), limit: 2, cursor: page.nextCursor!, direction: 'forward' })).toMatchObject({ data: [{ reviewId: ids[0] }], nextCursor: null });
 
         const approved = await a.owner.partnerReviews.approve.mutate(reviewAt(ids[0]!));
         expect(approved).toMatchObject({ reviewId: ids[0], status: 'approved', caseStatus: 'completed', approvedAt: iso, decidedBy: { type: 'staff', id: staff.owner }, environment: 'development' });

@@ -13,12 +13,14 @@ import type { Environment } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
 import { requireOwner, scopeLocationInput, type ScopeConsolePrincipal } from './authorization-scopes.ts';
+import { direction } from './schemas.ts';
 import type { PartnerScope } from './scope.ts';
 
 /** `status` defaults to `pending` (the queue); `cursor` is the previous page's `nextCursor` (the REST `beforeReviewId`). */
 export const partnerReviewListInput = scopeLocationInput.extend({
   status: z.enum(partnerReviewStatuses).optional(),
   cursor: z.string().min(1).max(200).optional(),
+  direction,
   limit: z.number().int().min(1).max(100).optional(),
 });
 export const partnerReviewInput = scopeLocationInput.extend({ reviewId: z.string().trim().min(1).max(200) });

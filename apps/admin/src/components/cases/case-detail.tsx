@@ -4,12 +4,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { actionLabel, amountLabel, approvalCount, chainLabel, eligibilityLabel, isCancellable, statusTimes } from '@/lib/approval-cases';
-import { partnerDecisionLabel, reviewerLabel } from '@/lib/partner-reviews';
+import { decisionNote, partnerDecisionLabel, reviewerLabel } from '@/lib/partner-reviews';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 import type { ScopeLocation } from '../scopes/shared';
 import { Badge, Button, Card, DefinitionList, ErrorBox, formatDate, Loading, Mono, Table, Td } from '../ui';
 import type { ApprovalCase } from './case-list';
+import { DecideReview } from './partner-reviews';
 
 function Stages({ stages }: { stages: ApprovalCase['stages'] }) {
   return (
@@ -80,7 +81,9 @@ function CancelCase({ location, caseId }: { location: ScopeLocation; caseId: str
 /** One case: its status and every status time, the request it gates, each stage with who approved when, the rejection. */
 export function CaseDetail({ location, caseId, onClose }: { location: ScopeLocation; caseId: string; onClose: () => void }) {
   const trpc = useTRPC();
-  const { canWrite } = useSession();
+  const { canWrite, staff } = useSession();
+  // Set when the app's decision answered with another status than the one asked for.
+  const [reviewNote, setReviewNote] = useState<string | null>(null);
   const found = useQuery(trpc.approvalCases.get.queryOptions({ ...location, caseId }));
   const close = (
     <Button variant="secondary" onClick={onClose}>
@@ -91,6 +94,8 @@ export function CaseDetail({ location, caseId, onClose }: { location: ScopeLocat
   if (found.error) return <ErrorBox title="Case not available" error={found.error} />;
   const c = found.data;
   const transfer = c.request.transfer;
+  // Owners only: the use case answers 403 to developers and support.
+  const decidable = staff?.role === 'owner' && c.partnerReview?.decision === null && isCancellable(c.status);
   return (
     <Card
       title={
@@ -146,6 +151,8 @@ export function CaseDetail({ location, caseId, onClose }: { location: ScopeLocat
                 ['By', c.partnerReview.decidedBy ? <Mono key="b" title={c.partnerReview.decidedBy.id ?? undefined}>{reviewerLabel(c.partnerReview.decidedBy)}</Mono> : null],
               ]}
             />
+            {decidable ? <DecideReview location={location} reviewId={c.caseId} onDecided={(view, asked) => setReviewNote(decisionNote(asked, view.status))} /> : null}
+            {reviewNote ? <p className="text-xs text-slate-600">{reviewNote}</p> : null}
           </section>
         ) : null}
         {c.rejectedBy ? (

@@ -24,16 +24,22 @@ function useNow(): number {
   return now;
 }
 
-/** Approve at once; reject after a second click. The answer (the review's new or final status) replaces the row. */
-function Decide({ location, review, onDecided }: { location: ScopeLocation; review: PartnerReview; onDecided: (view: PartnerReview, asked: 'approve' | 'reject') => void }) {
+/**
+ * Approve at once; reject after a second click. The answer (the review's new or final status) goes
+ * to `onDecided`. The queue and the case detail both decide with it (a review id is its case id).
+ */
+export function DecideReview({ location, reviewId, onDecided }: { location: ScopeLocation; reviewId: string; onDecided: (view: PartnerReview, asked: 'approve' | 'reject') => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
-  // The case list and detail show the decision too.
-  const settled = () => void queryClient.invalidateQueries({ queryKey: trpc.approvalCases.pathKey() });
+  // The queue, the case list and the case detail each show the decision.
+  const settled = () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.approvalCases.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.partnerReviews.pathKey() });
+  };
   const approve = useMutation(trpc.partnerReviews.approve.mutationOptions({ onSuccess: (view) => (onDecided(view, 'approve'), settled()) }));
   const reject = useMutation(trpc.partnerReviews.reject.mutationOptions({ onSuccess: (view) => (onDecided(view, 'reject'), settled()) }));
-  const input = { ...location, reviewId: review.reviewId };
+  const input = { ...location, reviewId };
   const busy = approve.isPending || reject.isPending;
   const error = approve.error ?? reject.error;
   return (
@@ -41,7 +47,7 @@ function Decide({ location, review, onDecided }: { location: ScopeLocation; revi
       {confirming ? (
         <>
           <span className="text-xs text-slate-600">The request can never sign under its key.</span>
-          <Button variant="danger" disabled={busy} aria-label={`Confirm reject review ${review.reviewId}`} onClick={() => reject.mutate(input)}>
+          <Button variant="danger" disabled={busy} aria-label={`Confirm reject review ${reviewId}`} onClick={() => reject.mutate(input)}>
             Confirm reject
           </Button>
           <Button variant="secondary" onClick={() => setConfirming(false)}>
@@ -50,10 +56,10 @@ function Decide({ location, review, onDecided }: { location: ScopeLocation; revi
         </>
       ) : (
         <>
-          <Button disabled={busy} aria-label={`Approve review ${review.reviewId}`} onClick={() => approve.mutate(input)}>
+          <Button disabled={busy} aria-label={`Approve review ${reviewId}`} onClick={() => approve.mutate(input)}>
             Approve
           </Button>
-          <Button variant="danger" disabled={busy} aria-label={`Reject review ${review.reviewId}`} onClick={() => setConfirming(true)}>
+          <Button variant="danger" disabled={busy} aria-label={`Reject review ${reviewId}`} onClick={() => setConfirming(true)}>
             Reject
           </Button>
         </>
@@ -139,7 +145,7 @@ export function PartnerReviewQueue({ location }: { location: ScopeLocation }) {
                     {isDecidable(r.status) ? <div className="text-xs text-amber-700">{timeLeft(r.expiresAt, now)}</div> : null}
                   </Td>
                   <Td>
-                    {isOwner && isDecidable(r.status) ? <Decide location={location} review={r} onDecided={onDecided} /> : null}
+                    {isOwner && isDecidable(r.status) ? <DecideReview location={location} reviewId={r.reviewId} onDecided={onDecided} /> : null}
                     {notes[r.reviewId] ? <p className="text-xs text-slate-600">{notes[r.reviewId]}</p> : null}
                   </Td>
                 </tr>
