@@ -106,7 +106,8 @@ describe('the service process', () => {
   }, 180_000);
 
   it('rejects bad CLI input with a JSON error and exit code 1', async () => {
-    await expect(cli(['create'])).rejects.toMatchObject({ code: 1 });
+    await expect(cli(['rotate'])).rejects.toMatchObject({ code: 1 });
+    await expect(cli(['bogus'])).rejects.toMatchObject({ code: 1 });
     await expect(cli(['create', '--partner', 'x', '--plan', 'gold'])).rejects.toMatchObject({ code: 1 });
   });
 
