@@ -72,7 +72,16 @@ export function createNonceGapStore({ query }: Database): NonceGapStore {
          SELECT count(*)::int AS n FROM claimed`,
         [walletId, chainId, nonce, reservationId, leaseMs],
       );
-      return rows[0]!.n === 1 ? reservationId : null;
+      if (rows[0]!.n !== 1) return null;
+      // The statement above read the records as of its start: a record that took this nonce from its
+      // reservation while it waited for that row is only visible now. Then the nonce was not free.
+      const [taken] = await query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM transaction_records WHERE wallet_id = $1::uuid AND chain_id = $2 AND nonce = $3 AND ${UNRESOLVED}`,
+        [walletId, chainId, nonce],
+      );
+      if (taken!.n === 0) return reservationId;
+      await query(`DELETE FROM nonce_reservations WHERE wallet_id = $1::uuid AND chain_id = $2 AND nonce = $3 AND reservation_id = $4::uuid`, [walletId, chainId, nonce, reservationId]);
+      return null;
     },
   };
 }
