@@ -1,7 +1,7 @@
 import { approvalCasesRouter } from './approval-cases.ts';
 import { approvalConfigurationsRouter } from './approval-configurations.ts';
 import { authRouter } from './auth.ts';
-import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
+import { apiKeysRouter, chainsRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
 import { partnerReviewsRouter } from './partner-reviews.ts';
 import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
@@ -22,6 +22,7 @@ export const appRouter = router({
   approvalCases: approvalCasesRouter,
   partnerReviews: partnerReviewsRouter,
   yield: yieldRouter,
+  chains: chainsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -88,6 +88,16 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
     async listTransactions(filter) {
       // With a hash but no project, the partner's project ids let the (project_id, hash) index serve.
       const projectIds = !filter.projectId && filter.hash !== undefined ? await partnerProjectIds(filter.partnerId) : undefined;
+      const and: Prisma.TransactionRecordWhereInput[] = [afterPosition(filter.after)];
+      if (filter.walletIds !== undefined) and.push({ walletId: { in: filter.walletIds } });
+      if (filter.chain !== undefined) and.push({ OR: [{ chainId: filter.chain }, { network: filter.chain }] });
+      if (filter.token !== undefined) {
+        and.push(
+          'native' in filter.token
+            ? { tokenAddress: null }
+            : { OR: filter.token.addresses.map((a) => (isEvmHex(a) ? { tokenAddress: { equals: a, mode: 'insensitive' as const } } : { tokenAddress: a })) },
+        );
+      }
       const rows = await prisma.transactionRecord.findMany({
         where: {
           partnerId: filter.partnerId,
@@ -96,12 +106,31 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
           status: filter.status,
           intentKind: filter.intentKind,
           hash: filter.hash,
-          ...afterPosition(filter.after),
+          ...(filter.createdFrom || filter.createdBefore ? { createdAt: { gte: filter.createdFrom, lt: filter.createdBefore } } : {}),
+          AND: and,
         },
         orderBy: newestFirst,
         take: filter.limit,
       });
       return rows.map(toTransactionRecord);
+    },
+
+    async walletIdsOfUser({ partnerId, projectId, prefix, limit }) {
+      const rows = await prisma.wallet.findMany({
+        where: {
+          ...(projectId ? { projectId } : { projectId: { in: await partnerProjectIds(partnerId) } }),
+          userIdentifier: { startsWith: prefix, mode: 'insensitive' },
+        },
+        select: { id: true },
+        take: limit,
+      });
+      return rows.map((r) => r.id);
+    },
+
+    async walletUsers(walletIds) {
+      if (walletIds.length === 0) return [];
+      const rows = await prisma.wallet.findMany({ where: { id: { in: walletIds } }, select: { id: true, userIdentifier: true, userIdentifierType: true } });
+      return rows.map((r) => ({ walletId: r.id, userIdentifier: r.userIdentifier, userIdentifierType: r.userIdentifierType }));
     },
 
     async transactionEvents(projectId, transactionId) {
