@@ -10,12 +10,10 @@ const PARTNER_PROJECTS = 'ARRAY(SELECT id FROM projects WHERE partner_id = $1)';
 /**
  * Index entries read per project before a user identifier prefix is made distinct: 20 distinct
  * identifiers of up to 5 wallets each (one per chain). A short prefix (`ali`) matches thousands of
- * rows; reading them all (1,000 per project) made its p99 400 ms at 1,000,000 records.
+ * rows, so the cost must not grow with the matches: it is this many index entries per project.
  */
 const USER_ROWS_PER_PROJECT = 100;
 
-/** `%`, `_` and `\` of a user's text, escaped for LIKE (default escape character). */
-const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 interface Row {
   [column: string]: unknown;
@@ -74,7 +72,7 @@ const requestHit = (r: Row): SearchHit => ({ kind: 'REQUEST', id: String(r.reque
 /**
  * The search's lookups in hand-written SQL, each served by an index: primary keys for ids,
  * `transaction_records (project_id, hash)`, `wallets (lower(address))`,
- * `request_log (request_id)`, and `(project_id, lower(identifier) text_pattern_ops)` on wallets
+ * `request_log (request_id)`, and `(project_id, lower(identifier) COLLATE "C")` on wallets
  * and users for identifier prefixes.
  */
 export function createSearchStore({ query }: Database): SearchStore {
@@ -109,19 +107,21 @@ export function createSearchStore({ query }: Database): SearchStore {
           return rows.map(walletHit);
         }
         case 'userPrefix': {
+          // Each project's index is read in byte order from the prefix for at most
+          // USER_ROWS_PER_PROJECT entries; the matching ones are those that start with it.
           const rows = await query<Row>(
             `SELECT DISTINCT identifier FROM (
                SELECT m.identifier FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
                  SELECT user_identifier AS identifier FROM wallets
-                  WHERE project_id = p.id AND lower(user_identifier) LIKE $2
-                  ORDER BY lower(user_identifier) LIMIT ${USER_ROWS_PER_PROJECT}) m
+                  WHERE project_id = p.id AND lower(user_identifier) COLLATE "C" >= lower($2)
+                  ORDER BY lower(user_identifier) COLLATE "C" LIMIT ${USER_ROWS_PER_PROJECT}) m
                UNION ALL
                SELECT u.identifier FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
                  SELECT identifier FROM users
-                  WHERE project_id = p.id AND lower(identifier) LIKE $2
-                  ORDER BY lower(identifier) LIMIT ${USER_ROWS_PER_PROJECT}) u
-             ) found ORDER BY identifier LIMIT $3`,
-            [partnerId, likePrefix(lookup.prefix), limit],
+                  WHERE project_id = p.id AND lower(identifier) COLLATE "C" >= lower($2)
+                  ORDER BY lower(identifier) COLLATE "C" LIMIT ${USER_ROWS_PER_PROJECT}) u
+             ) found WHERE starts_with(lower(identifier), lower($2)) ORDER BY identifier LIMIT $3`,
+            [partnerId, lookup.prefix, limit],
           );
           return rows.map((r) => ({ kind: 'USER', identifier: String(r.identifier) }));
         }
