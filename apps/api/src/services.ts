@@ -41,6 +41,7 @@ import {
   createAuthorizationScopeReads,
   createConsoleApprovalCases,
   createConsoleWalletSupport,
+  createSearchService,
   createConsolePartnerReviews,
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
@@ -299,6 +300,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       store: stores.approvalCases,
       audit: stores.audit,
     }),
+    /** The console's search box (GraphQL `search`, tRPC `search.query`): one use case across the partner's projects. */
+    search: createSearchService({ store: stores.search }),
     /** Users' delegation consents and adjustable parameter values: partner reads (REST), user writes (users CLI). */
     delegation: createDelegationService({
       store: stores.delegation,

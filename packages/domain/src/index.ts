@@ -112,3 +112,6 @@ export * from './delegation/ports.ts';
 export * from './delegation/schemas.ts';
 export * from './delegation/service.ts';
 export * from './delegation/enforcement.ts';
+export * from './search/recognise.ts';
+export * from './search/ports.ts';
+export * from './search/service.ts';

@@ -5,6 +5,7 @@ import { apiKeysRouter, chainsRouter, overviewRouter, projectsRouter, transactio
 import { partnerReviewsRouter } from './partner-reviews.ts';
 import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
+import { searchRouter } from './search.ts';
 import { router } from './trpc.ts';
 
 /** The console's API. Every procedure calls a domain use case; no business rule lives here. */
@@ -23,6 +24,7 @@ export const appRouter = router({
   partnerReviews: partnerReviewsRouter,
   yield: yieldRouter,
   chains: chainsRouter,
+  search: searchRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -116,14 +116,17 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
     },
 
     async walletIdsOfUser({ partnerId, projectId, prefix, limit }) {
-      const rows = await prisma.wallet.findMany({
-        where: {
-          ...(projectId ? { projectId } : { projectId: { in: await partnerProjectIds(partnerId) } }),
-          userIdentifier: { startsWith: prefix, mode: 'insensitive' },
-        },
-        select: { id: true },
-        take: limit,
-      });
+      // Each project's (project_id, lower(user_identifier) COLLATE "C") index (the search's) is read
+      // in byte order from the prefix for at most `limit` entries; those that start with it match.
+      const projectIds = projectId ? [projectId] : await partnerProjectIds(partnerId);
+      const rows = await query<{ id: string }>(
+        `SELECT w.id FROM unnest($1::uuid[]) AS p(id) CROSS JOIN LATERAL (
+           SELECT id, user_identifier FROM wallets
+            WHERE project_id = p.id AND lower(user_identifier) COLLATE "C" >= lower($2)
+            ORDER BY lower(user_identifier) COLLATE "C" LIMIT $3) w
+          WHERE starts_with(lower(w.user_identifier), lower($2)) LIMIT $3`,
+        [projectIds, prefix, limit],
+      );
       return rows.map((r) => r.id);
     },
 
