@@ -76,8 +76,10 @@ export function createApp({
   let openApi: ReturnType<typeof buildOpenApi> | undefined;
 
   app.use(requestContext(logger, metrics));
+  // The driver directly: a Prisma query would load Prisma's query compiler (WebAssembly, ~45 MB
+  // resident) into a process that otherwise may not need it.
   app.get('/health', async (_req, res) => {
-    await services.database.prisma.$queryRaw`SELECT 1`;
+    await services.database.query('SELECT 1');
     res.json({ status: 'ok' });
   });
   app.get('/metrics', async (_req, res) => {

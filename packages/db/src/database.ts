@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, mkdtempSync, renameSync, rmdirSync } from 'node:
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_OPTIONS } from './pglite-settings.ts';
-import { extractTar } from './tar.ts';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
@@ -12,7 +11,7 @@ import { deploy, pgConfigFromUrl } from './migrate/deploy.ts';
 import { readMigrations } from './migrate/files.ts';
 import { driverHandles } from './migrate/handles.ts';
 import { startPGliteServer } from './pglite-server.ts';
-import { emptyMemoryPGlite, memoryPGliteFrom, pgliteSnapshot } from './pglite-template.ts';
+import { emptyMemoryPGlite, memoryPGliteFrom, pgliteSnapshot, restorePGliteSnapshot } from './pglite-template.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -121,9 +120,8 @@ async function openWorkerDatabase(
     // 300 MB for the rest of its life. Written beside the directory and renamed into place, so a
     // crash never leaves a half-restored database that looks complete.
     const { key, setup } = await migratedSnapshot();
-    const snapshot = new Uint8Array(await (await pgliteSnapshot('migrated', key, setup)).arrayBuffer());
     const staging = mkdtempSync(`${dir}.restoring-`);
-    extractTar(snapshot, staging);
+    await restorePGliteSnapshot('migrated', key, setup, staging);
     rmdirSync(dir);
     renameSync(staging, dir);
   }

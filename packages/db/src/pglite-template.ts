@@ -10,6 +10,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_OPTIONS } from './pglite-settings.ts';
 import { repoRoot } from './migrate/files.ts';
+import { extractTar, extractTarFile } from './tar.ts';
 
 const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'wallet-db');
 
@@ -99,6 +100,21 @@ async function buildSnapshot(
 /** The data directory snapshot that `setup` produces on an empty database, as a tarball. */
 export async function pgliteSnapshot(kind: string, key: string, setup: (db: PGlite) => Promise<void>): Promise<Blob> {
   return (await buildSnapshot(kind, key, setup, false)).blob;
+}
+
+/**
+ * Unpacks the snapshot into `dir` (a new file-backed database) without keeping it in this process:
+ * from the disk cache through a small buffer, else built and dropped again (about 40 MB a copy,
+ * which a service would otherwise carry for the rest of its life).
+ */
+export async function restorePGliteSnapshot(kind: string, key: string, setup: (db: PGlite) => Promise<void>, dir: string): Promise<void> {
+  const id = snapshotId(kind, key);
+  const file = path.join(cacheDir, `pglite-${id}.tar`);
+  const known = snapshots.has(id);
+  if (!known && existsSync(file)) return extractTarFile(file, dir);
+  const { blob } = await buildSnapshot(kind, key, setup, false);
+  if (!known) snapshots.delete(id);
+  extractTar(new Uint8Array(await blob.arrayBuffer()), dir);
 }
 
 /**

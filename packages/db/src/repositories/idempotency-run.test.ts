@@ -14,7 +14,7 @@ describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (ki
   afterAll(() => db?.close());
 
   it('renews the lease of a request that runs longer than it, so a retry meanwhile neither runs nor takes the key over', async () => {
-    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000, waitForRunningMs: 200, pollMs: 20 });
+    const run = createIdempotency(createIdempotencyStore(db), systemClock, { leaseMs: 1_000, waitForRunningMs: 200, pollMs: 20 });
     const project = randomUUID();
     let executions = 0;
     const slow = async () => {
@@ -31,7 +31,7 @@ describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (ki
   });
 
   it('stores client errors and releases the key after a server error', async () => {
-    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000 });
+    const run = createIdempotency(createIdempotencyStore(db), systemClock, { leaseMs: 1_000 });
     const project = randomUUID();
     const failing = (status: number) => async () => ({ status, body: { status } });
     expect(await run(project, 'client', 'h', failing(422))).toMatchObject({ status: 422, replayed: false });
@@ -41,7 +41,7 @@ describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (ki
   });
 
   it('a released key runs only its own request again; a refusal for a key of another request leaves no trace', async () => {
-    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000, waitForRunningMs: 200 });
+    const run = createIdempotency(createIdempotencyStore(db), systemClock, { leaseMs: 1_000, waitForRunningMs: 200 });
     const project = randomUUID();
     const refusal = (flag: 'releasesIdempotencyKey' | 'leavesIdempotencyKeyAlone') => async () => {
       const error = new ApiError(flag === 'releasesIdempotencyKey' ? 403 : 409, 'X', flag);

@@ -14,7 +14,7 @@ describe.each(testDatabaseKinds)('idempotency store (%s)', (kind) => {
   let store: IdempotencyStore;
   beforeAll(async () => {
     db = await createTestDatabase(kind);
-    store = createIdempotencyStore(db.prisma);
+    store = createIdempotencyStore(db);
   });
   afterAll(() => db?.close());
 

@@ -35,8 +35,8 @@ export function createStores(database: Database) {
     apiKeys: createApiKeyStore(database),
     wallets: createWalletStore(database),
     audit: createAuditStore(database),
-    idempotency: createIdempotencyStore(prisma),
-    rateLimits: createDatabaseRateLimitStore(prisma),
+    idempotency: createIdempotencyStore(database),
+    rateLimits: createDatabaseRateLimitStore(database),
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
     transactions: createTransactionStore(database),
@@ -69,7 +69,7 @@ export function createStores(database: Database) {
     approvalPreparations: createApprovalPreparationStore(database),
     /** Users' delegation consents and adjustable parameter values, with their revisions. */
     delegation: createDelegationStore(database),
-    workerLeases: createWorkerLeaseStore(prisma),
+    workerLeases: createWorkerLeaseStore(database),
     yieldOperations: createYieldOperationStore(database),
   };
 }

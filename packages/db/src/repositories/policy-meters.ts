@@ -79,7 +79,7 @@ const movedTotals = (error: unknown): bigint[] | null => {
  * statement checks and reserves (`policy_spend_reserve`); the reservation becomes spent in the
  * signature's audit append (`policy_spend_settle`, which only marks it).
  */
-export function createPolicyMeterStore({ prisma, query }: Database): MeterStore & SpendMeterPruning {
+export function createPolicyMeterStore({ query }: Database): MeterStore & SpendMeterPruning {
   const hints = new Map<string, bigint>();
   const hint = (id: string, total: bigint) => {
     if (hints.size >= maxHints && !hints.has(id)) hints.clear();
@@ -217,22 +217,32 @@ export function createPolicyMeterStore({ prisma, query }: Database): MeterStore 
       return keys.length === 0 ? Promise.resolve(new Map()) : readMeters(keys);
     },
 
+    // The prunes run on the driver, like every statement the idle workers run: a Prisma query would
+    // load Prisma's query compiler (WebAssembly, ~45 MB resident) into a process at rest.
     async pruneMeters(windowEndedBefore, limit) {
       // window_start < cutoff lets the window_start index narrow the scan; the window end decides.
-      return prisma.$executeRaw`
-        DELETE FROM policy_spend_meters WHERE ctid IN (
-          SELECT ctid FROM policy_spend_meters
-          WHERE window_start < ${windowEndedBefore}::timestamptz
-            AND window_start + window_ms * interval '1 millisecond' < ${windowEndedBefore}::timestamptz
-          LIMIT ${limit})`;
+      const rows = await query(
+        `DELETE FROM policy_spend_meters WHERE ctid IN (
+           SELECT ctid FROM policy_spend_meters
+           WHERE window_start < $1::timestamptz
+             AND window_start + window_ms * interval '1 millisecond' < $1::timestamptz
+           LIMIT $2)
+         RETURNING 1`,
+        [windowEndedBefore, limit],
+      );
+      return rows.length;
     },
 
     async pruneReservations(settledBefore, limit) {
-      return prisma.$executeRaw`
-        DELETE FROM policy_spend_reservations WHERE id IN (
-          SELECT id FROM policy_spend_reservations
-          WHERE settled_at < ${settledBefore}::timestamptz AND status IN ('spent', 'released')
-          LIMIT ${limit})`;
+      const rows = await query(
+        `DELETE FROM policy_spend_reservations WHERE id IN (
+           SELECT id FROM policy_spend_reservations
+           WHERE settled_at < $1::timestamptz AND status IN ('spent', 'released')
+           LIMIT $2)
+         RETURNING 1`,
+        [settledBefore, limit],
+      );
+      return rows.length;
     },
   };
 }

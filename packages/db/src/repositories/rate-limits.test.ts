@@ -11,7 +11,7 @@ const kinds: [string, () => Promise<Opened>][] = testDatabaseKinds.map((kind) =>
   `database (${kind})`,
   async () => {
     const database = await createTestDatabase(kind);
-    return { store: createDatabaseRateLimitStore(database.prisma), close: () => database.close() };
+    return { store: createDatabaseRateLimitStore(database), close: () => database.close() };
   },
 ]);
 if (process.env.TEST_REDIS_URL) {

@@ -442,7 +442,9 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
 
 /** What resolving a reset chain needs (packages/domain/src/transactions/chain-reset.ts). */
 export function createChainResetStore(database: Database): ChainResetStore {
-  const { prisma, query } = database;
+  // On the driver: local mode resolves reset devnets at start (every fresh DATA_DIR), and a Prisma
+  // query there would load Prisma's query compiler (WebAssembly, ~45 MB resident) into a process at rest.
+  const { query } = database;
   return {
     async resetNonces(chainId) {
       const rows = await query<{ n: string | number }>(
@@ -454,12 +456,13 @@ export function createChainResetStore(database: Database): ChainResetStore {
       return Number(rows[0]?.n ?? 0);
     },
     async listUnresolvedOnChain(walletType, chain, limit) {
-      const rows = await prisma.transactionRecord.findMany({
-        where: { walletType, status: { in: ['pending', 'submitted'] }, ...(walletType === 'EVM' ? { chainId: chain } : { network: chain }) },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        take: limit,
-      });
-      return rows.map(toTransactionRecord);
+      const rows = await query<RecordRow>(
+        `SELECT ${RECORD_COLUMNS} FROM transaction_records
+         WHERE wallet_type = $1 AND status IN ('pending', 'submitted') AND ${walletType === 'EVM' ? 'chain_id' : 'network'} = $2
+         ORDER BY created_at, id LIMIT $3`,
+        [walletType, chain, limit],
+      );
+      return rows.map(fromRecordRow);
     },
     update: createTransactionStore(database).update,
   };

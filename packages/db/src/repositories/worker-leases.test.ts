@@ -12,7 +12,7 @@ describe.each(testDatabaseKinds)('worker lease store (%s)', (kind) => {
   afterAll(() => db?.close());
 
   it('gives a lease to exactly one of several processes, lets the holder extend it, and hands it over when it expires or is released', async () => {
-    const store = createWorkerLeaseStore(db.prisma);
+    const store = createWorkerLeaseStore(db);
     const won = await Promise.all(Array.from({ length: 8 }, (_, i) => store.acquire('job', `p${i}`, at(0), at(30))));
     expect(won.filter(Boolean)).toHaveLength(1);
     const holder = `p${won.indexOf(true)}`;
