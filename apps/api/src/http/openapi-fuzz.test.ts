@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvalsProject, LARGE, type ApprovalsProject } from '../testing/approval-fixtures.ts';
+import { allRoutes } from '../app.ts';
+import { approvalsProject, LARGE, partnerReviewPolicy, requirementPath, reviewPath, type ApprovalsProject } from '../testing/approval-fixtures.ts';
 import { createConformance, operationsOf, type FuzzRequest, type OpenApiDocument, type Operation } from '../testing/fuzz-document.ts';
 import { createRng, idempotencyKey, malformedBody, malformedQuery, oversizePathParam, pathParamValues, sampleValid, seedFrom, type Rng } from '../testing/fuzz-inputs.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { examplePolicy } from '../testing/policy-fixtures.ts';
 
 /**
  * Walks every operation of the served /v1/openapi.json with seeded malformed inputs (path params,
@@ -44,14 +46,17 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
 
   beforeAll(async () => {
     app = await startTestApp(kind);
-    project = await approvalsProject(app);
+    // evm-approvals.json's conditional approval plus a partner review: one signature opens a case and a review.
+    const conditional = examplePolicy('evm-approvals.json') as { rules: unknown[] };
+    project = await approvalsProject(app, { policy: partnerReviewPolicy('evm-approvals', conditional.rules) });
     const wallets = [project.wallet.id];
     for (const type of ['COSMOS', 'SOLANA', 'STELLAR', 'SUI']) wallets.push((await project.newWallet(type)).id);
     const userId = await project.member([]);
     const opened = await project.sign(LARGE, { 'Idempotency-Key': 'fuzz-case' });
-    expect(opened.body.caseId, JSON.stringify(opened.body)).toEqual(expect.any(String));
+    expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ caseId: expect.any(String), reviewId: expect.any(String) });
+    for (const path of [requirementPath('org-1'), reviewPath(opened.body.reviewId as string)]) expect((await project.get(path)).status, path).toBe(200);
     // Real objects for the path params not under test, so requests get past the 404 into validation.
-    // No fixture makes a transaction, review or yield operation here: those ids are unknown uuids.
+    // No fixture makes a transaction or yield operation here (they need a devnet): those ids are unknown uuids.
     valid = {
       walletId: (rng) => rng.pick(wallets),
       policyId: () => 'evm-approvals',
@@ -60,7 +65,7 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
       authorizationScopeId: () => 'org-1',
       userId: () => userId,
       caseId: () => opened.body.caseId as string,
-      reviewId: () => randomUUID(),
+      reviewId: () => opened.body.reviewId as string,
       transactionId: () => randomUUID(),
       operationId: () => randomUUID(),
     };
@@ -89,7 +94,11 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
     const pathParams = operation.parameters.filter((p) => p.in === 'path');
     const queryParams = operation.parameters.filter((p) => p.in === 'query');
     const request: FuzzRequest = { pathValues: {}, query: '' };
-    for (const p of pathParams) request.pathValues[p.name] = encodeURIComponent(valid[p.name]?.(rng) ?? 'x');
+    for (const p of pathParams) {
+      const value = valid[p.name];
+      if (!value) throw new Error(`no real object for path parameter ${p.name} of ${operation.method} ${operation.path}: add one to \`valid\``);
+      request.pathValues[p.name] = encodeURIComponent(value(rng));
+    }
     request.query = queryParams
       .filter((p) => p.required)
       .map((p) => `${p.name}=${encodeURIComponent(p.name === 'chainId' ? '84532' : p.name === 'walletId' ? project.wallet.id : String(sampleValid(p.schema, document.components.schemas, rng)))}`)
@@ -162,6 +171,8 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
         if (problems.length > 0) failures.push(`${name} #${i} → ${response.status} ${problems.join('; ')}\n    ${describeRequest(request)}`);
       }
     }
+    // The document lists every route the service serves, and each was fuzzed or listed with its reason.
+    expect(operations.length).toBe(allRoutes(app.services).length);
     const skipped = operations.map((o) => `${o.method} ${o.path}`).filter((name) => !fuzzed.has(name) && !NOT_FUZZED[name]);
     expect(skipped).toEqual([]);
     expect(fuzzed.size).toBe(operations.length - Object.keys(NOT_FUZZED).length);
