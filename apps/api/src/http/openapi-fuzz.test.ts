@@ -120,6 +120,8 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
     return request;
   }
 
+  const documented = (operation: Operation) => new Set(Object.keys(document.paths[operation.path]![operation.method.toLowerCase()]!.responses ?? {}));
+
   const describeRequest = (request: FuzzRequest) =>
     JSON.stringify({ ...request, body: request.body && { label: request.body.label, contentType: request.body.contentType, raw: request.body.raw?.slice(0, 200) } });
 
@@ -164,6 +166,7 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
         }
         if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) problems.push(`content-type ${response.headers.get('content-type')}`);
         if (response.status >= 400 && (typeof body?.code !== 'string' || typeof body?.message !== 'string')) problems.push(`error body without code and message: ${text.slice(0, 120)}`);
+        if (!documented(operation).has(String(response.status))) problems.push(`status ${response.status} is not documented for the operation`);
         if (malformed && response.status < 400) problems.push(`malformed (${malformed}) but answered ${response.status}`);
         const refused = malformed !== undefined || response.status >= 400;
         const unexpected = written.filter((table) => table !== STORED_REFUSAL_TABLE || response.status === 400 || response.status < 400);

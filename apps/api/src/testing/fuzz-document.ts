@@ -24,7 +24,7 @@ export interface Operation {
 }
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses?: Record<string, unknown> }>>;
   components: { schemas: Record<string, Schema> };
 }
 
