@@ -13,6 +13,7 @@ import { startMonitorWorker } from './workers/monitor-worker.ts';
 import { startYieldWorker } from './workers/yield-worker.ts';
 import { startPruneWorker } from './workers/prune-worker.ts';
 import { startNonceGapWorker } from './workers/nonce-gap-worker.ts';
+import { answerClientErrorsWithJson } from './http/client-errors.ts';
 import { createMetrics } from './http/metrics.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
 
@@ -100,6 +101,7 @@ const server = app.listen(config.port, config.host, () => {
     });
   }
 });
+answerClientErrorsWithJson(server);
 server.keepAliveTimeout = 65_000;
 let removeControlFile = () => undefined as void;
 let localConsole: LocalConsole | undefined;

@@ -90,6 +90,18 @@ describe.each(testDatabaseKinds)('control characters and deep bodies over HTTP o
     expect(await countRows()).toEqual(before);
   });
 
+  it('refuses an unknown NUL key under an Idempotency-Key with 400, stores nothing, and the corrected body then runs under that key', async () => {
+    const before = await countRows();
+    const headers = { 'idempotency-key': `nul-key-${kind}` };
+    const refused = await app.request('POST', '/v1/wallets', { key, rawBody: '{"type":"EVM","userIdentifier":"nul-key","userIdentifierType":"CUSTOM_ID","\\u0000":1}', headers });
+    expectInvalid(refused);
+    expect(refused.body.details).toEqual([{ path: '', message: 'Unrecognized key: "\u0000"' }]);
+    expect(await countRows()).toEqual(before);
+    const corrected = await app.request('POST', '/v1/wallets', { key, body: { type: 'EVM', userIdentifier: 'nul-key', userIdentifierType: 'CUSTOM_ID' }, headers });
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('still accepts what is not an identifier: a message to sign holding NUL, newlines and tabs', async () => {
     for (const message of ['a\u0000b', 'line\nnext\ttab\r\n']) {
       const response = await app.request('POST', `/v1/wallets/${walletId}/sign-message`, { key, body: { message } });

@@ -11,6 +11,8 @@ const commonErrors: Record<number, string> = {
   403: 'Invalid API key',
   404: 'Not found (also another project\'s object)',
   409: 'Conflict',
+  413: 'Request body larger than 1 MB',
+  431: 'Request line and headers larger than 16 KB',
   429: 'Rate limit exceeded; see Retry-After',
   500: 'Internal error',
 };

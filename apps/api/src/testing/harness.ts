@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Clock } from '@wallet/domain';
 import { createTestDatabase, type Database, type DatabaseKind } from '@wallet/db';
 import { createApp, type AppOptions } from '../app.ts';
+import { answerClientErrorsWithJson } from '../http/client-errors.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
@@ -88,6 +89,7 @@ export async function startTestApp(
   const app = createApp({ services, logger, ...options.app });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(0, host);
+  answerClientErrorsWithJson(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, createIdempotency, systemClock } from '@wallet/domain';
+import { ApiError, createIdempotency, invalidRequest, notFound, systemClock } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type Database } from '../database.ts';
 import { createIdempotencyStore } from './idempotency.ts';
@@ -38,6 +38,23 @@ describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (ki
     expect(await run(project, 'client', 'h', failing(200))).toMatchObject({ status: 422, replayed: true });
     expect(await run(project, 'server', 'h', failing(503))).toMatchObject({ status: 503, replayed: false });
     expect(await run(project, 'server', 'h', failing(200))).toMatchObject({ status: 200, replayed: false });
+  });
+
+  it('leaves no record for a request refused as invalid, so the corrected request runs under the same key; other client errors are stored', async () => {
+    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000 });
+    const project = randomUUID();
+    const invalid = async () => {
+      throw invalidRequest('Invalid request: amount: Required', { details: [{ path: 'amount', message: 'Required' }] });
+    };
+    await expect(run(project, 'typo', 'h', invalid)).rejects.toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(await db.prisma.idempotencyRecord.count({ where: { projectId: project } })).toBe(0);
+    expect(await run(project, 'typo', 'corrected', async () => ({ status: 201, body: { ok: true } }))).toMatchObject({ status: 201, replayed: false });
+
+    const missing = async () => {
+      throw notFound('Wallet');
+    };
+    await expect(run(project, 'missing', 'h', missing)).rejects.toMatchObject({ status: 404 });
+    expect(await run(project, 'missing', 'h', async () => ({ status: 200, body: {} }))).toMatchObject({ status: 404, replayed: true });
   });
 
   it('a released key runs only its own request again; a refusal for a key of another request leaves no trace', async () => {

@@ -46,9 +46,11 @@ export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
  * Runs `execute` once per (project, key). A repeat with the same fingerprint gets the stored
  * response; a different fingerprint gets 409 CONFLICT; a repeat that arrives while the first is
  * still running waits for it (bounded), then answers 409. Client errors are stored like successes
- * (the request did run), except those marked `releasesIdempotencyKey` (a request paused for
- * approval: the key keeps its fingerprint, so only the same request runs again) and
- * `leavesIdempotencyKeyAlone` (deleted); server errors release the key so a retry runs again. A running request
+ * (the request did run), except 400 INVALID_REQUEST (the request failed validation and changed
+ * nothing: deleted, so the corrected request can use the key, as Stripe does), those marked
+ * `releasesIdempotencyKey` (a request paused for approval: the key keeps its fingerprint, so only
+ * the same request runs again) and `leavesIdempotencyKeyAlone` (deleted); server errors release
+ * the key so a retry runs again. A running request
  * holds a renewed lease: if its process dies, a retry takes the key over once the lease has passed.
  */
 export function createIdempotency(store: IdempotencyStore, clock: Clock, options: IdempotencyOptions = {}) {
@@ -92,7 +94,7 @@ export function createIdempotency(store: IdempotencyStore, clock: Clock, options
         // The key stays bound to this request: were it deleted, another request could take it over
         // (and store its answer there) before the approved resend of this one comes back.
         await store.release(projectId, key, owner);
-      } else if (error instanceof ApiError && !error.leavesIdempotencyKeyAlone && (error.status < 500 || typeof error.extra.transactionId === 'string')) {
+      } else if (error instanceof ApiError && !error.leavesIdempotencyKeyAlone && !isInvalidRequest(error) && (error.status < 500 || typeof error.extra.transactionId === 'string')) {
         const transactionId = error.extra.transactionId;
         response = { status: error.status, body: error.toBody(), headers: typeof transactionId === 'string' ? { 'x-transaction-id': transactionId } : {} };
         await store.complete(projectId, key, owner, response);
@@ -107,5 +109,8 @@ export function createIdempotency(store: IdempotencyStore, clock: Clock, options
     return { ...response, replayed: false };
   };
 }
+
+/** A validation refusal: the request changed nothing, so its key is not spent on it. */
+const isInvalidRequest = (error: ApiError) => error.status === 400 && error.code === 'INVALID_REQUEST';
 
 export type RunIdempotent = ReturnType<typeof createIdempotency>;
