@@ -24,6 +24,7 @@ import { createApprovalCaseLinks } from './approval-case-links.ts';
 import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
 import { createApprovalCaseStore } from './approval-cases.ts';
 import { createDelegationStore } from './delegation.ts';
+import { createRequestLogStore } from './request-log.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -66,6 +67,8 @@ export function createStores(database: Database) {
     approvalPreparations: createApprovalPreparationStore(database),
     /** Users' delegation consents and adjustable parameter values, with their revisions. */
     delegation: createDelegationStore(database),
+    /** The request log: batched appends (the request-log writer), partner-scoped reads, pruning. */
+    requestLog: createRequestLogStore(database),
     workerLeases: createWorkerLeaseStore(prisma),
     yieldOperations: createYieldOperationStore(database),
   };
