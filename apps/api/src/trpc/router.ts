@@ -5,6 +5,7 @@ import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, wall
 import { partnerReviewsRouter } from './partner-reviews.ts';
 import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
+import { requestLogRouter } from './request-log.ts';
 import { router } from './trpc.ts';
 
 /** The console's API. Every procedure calls a domain use case; no business rule lives here. */
@@ -22,6 +23,7 @@ export const appRouter = router({
   approvalCases: approvalCasesRouter,
   partnerReviews: partnerReviewsRouter,
   yield: yieldRouter,
+  requestLog: requestLogRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -6,7 +6,7 @@ import type { RequestLogEntry, RequestLogStore } from './ports.ts';
 export const REQUEST_LOG_PAGE_DEFAULT = 50;
 export const REQUEST_LOG_PAGE_MAX = 200;
 
-const isoTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+const isoTime = z.iso.datetime({ offset: true });
 
 /** The filters of the console page and the GraphQL `requestLog` query. */
 export const requestLogListInput = z.strictObject({
@@ -31,8 +31,14 @@ export type RequestLogEntryView = Omit<RequestLogEntry, 'at'> & { at: string };
 export function createConsoleRequestLog(deps: { store: Pick<RequestLogStore, 'list'> }) {
   return {
     async list(principal: PartnerPrincipal, input: z.input<typeof requestLogListInput>): Promise<RequestLogEntryView[]> {
-      const { limit, ...filters } = parseInput(requestLogListInput, input);
-      const entries = await deps.store.list({ partnerId: principal.partnerId, ...filters, limit: limit ?? REQUEST_LOG_PAGE_DEFAULT });
+      const { limit, from, to, ...filters } = parseInput(requestLogListInput, input);
+      const entries = await deps.store.list({
+        partnerId: principal.partnerId,
+        ...filters,
+        ...(from !== undefined ? { from: new Date(from) } : {}),
+        ...(to !== undefined ? { to: new Date(to) } : {}),
+        limit: limit ?? REQUEST_LOG_PAGE_DEFAULT,
+      });
       return entries.map((entry) => ({ ...entry, at: entry.at.toISOString() }));
     },
   };
