@@ -40,6 +40,8 @@ import {
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
   createConsoleApprovalCases,
+  createConsoleWalletSupport,
+  createSearchService,
   createConsolePartnerReviews,
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
@@ -266,6 +268,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       apiKeys,
       webhooks,
       yield: { store: stores.consoleYield, operations: stores.yieldOperations, positions: yieldPositions, markets: yieldCatalog.list },
+      directory,
       nonceGaps,
       audit: stores.audit,
       clock,
@@ -298,6 +301,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     partnerReviews,
     /** The console's partner review queue (tRPC): the review use cases above, decided by owners as the staff member. */
     consolePartnerReviews: createConsolePartnerReviews({ scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }), reviews: partnerReviews }),
+    /** The console's wallet page: live balances per chain (2 s each) and the policies that select the wallet. */
+    consoleWalletSupport: createConsoleWalletSupport({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      directory,
+      gateways,
+      policies: stores.policies,
+      clock,
+    }),
     /** The console's "Reviews & cases" page (tRPC) and support GraphQL: the case use cases above, acting as the staff member. */
     consoleApprovalCases: createConsoleApprovalCases({
       scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
@@ -305,6 +316,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       store: stores.approvalCases,
       audit: stores.audit,
     }),
+    /** The console's search box (GraphQL `search`, tRPC `search.query`): one use case across the partner's projects. */
+    search: createSearchService({ store: stores.search }),
     /** Users' delegation consents and adjustable parameter values: partner reads (REST), user writes (users CLI). */
     delegation: createDelegationService({
       store: stores.delegation,

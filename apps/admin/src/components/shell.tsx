@@ -8,6 +8,7 @@ import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 import { Button, cx, ErrorBox, Loading } from './ui';
 import { ProjectPicker, ProjectProvider } from './project';
+import { SearchBox } from './search-box';
 
 const nav = [
   { href: '/', label: 'Overview' },
@@ -72,6 +73,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
         <div className="flex min-w-0 flex-1 flex-col">
           <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 bg-white px-6 py-3">
             <ProjectPicker />
+            <SearchBox />
             <div className="flex items-center gap-3">
               <span data-testid="whoami" className="text-slate-600">
                 {staff.email} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">{staff.role}</span>

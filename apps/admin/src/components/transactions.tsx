@@ -2,10 +2,12 @@
 
 import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useState } from 'react';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useState } from 'react';
 import { intentKinds, transactionStatuses } from '@/lib/schemas';
 import { useTRPC } from '@/lib/trpc';
-import { Badge, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
+import { Amount, useChains } from './amount';
+import { Badge, Button, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
 
 /** Marks a record the service sent itself at a nonce nothing held (`serviceInitiated: 'nonce_gap_filler'`). */
 export function GapFillerBadge() {
@@ -20,47 +22,117 @@ export function GapFillerBadge() {
   );
 }
 
-/** A project's records (or one wallet's), newest first, with status and intent filters. */
-export function TransactionList({ projectId, walletId }: { projectId: string; walletId?: string }) {
+/** The list's filters, as the URL query names them (`/transactions?user=…&status=failed`). */
+export const filterKeys = ['user', 'wallet', 'status', 'intent', 'chain', 'token', 'from', 'to'] as const;
+export type Filters = Partial<Record<(typeof filterKeys)[number], string>>;
+
+/** The filters kept in the URL query, so a filtered list is a link (the main list). */
+export function useUrlFilters(): [Filters, (next: Filters) => void] {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const filters: Filters = Object.fromEntries(filterKeys.flatMap((k) => (params.get(k) ? [[k, params.get(k)!]] : [])));
+  const set = (next: Filters) => {
+    const query = new URLSearchParams(Object.entries(next).filter(([, v]) => v) as [string, string][]).toString();
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  };
+  return [filters, set];
+}
+
+/** The user filter: applied a moment after typing stops. */
+function UserFilter({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  useEffect(() => {
+    if (text.trim() === value) return;
+    const timer = setTimeout(() => onChange(text.trim()), 300);
+    return () => clearTimeout(timer);
+  }, [text, value, onChange]);
+  return <Input aria-label="User" className="w-56" placeholder="User identifier (starts with)" value={text} onChange={(e) => setText(e.target.value)} />;
+}
+
+/**
+ * A project's records (or one wallet's), newest first, with support's filters (user, wallet,
+ * status, intent, chain, token, dates) and amounts in the token's symbol and decimals. With
+ * `filters`/`onFiltersChange` the caller keeps them (the main list: in the URL).
+ */
+export function TransactionList({ projectId, walletId, filters: given, onFiltersChange }: { projectId: string; walletId?: string; filters?: Filters; onFiltersChange?: (next: Filters) => void }) {
   const trpc = useTRPC();
-  const [status, setStatus] = useState('');
-  const [intentKind, setIntentKind] = useState('');
+  const chains = useChains();
+  const [local, setLocal] = useState<Filters>({});
+  const filters = given ?? local;
+  const setFilters = onFiltersChange ?? setLocal;
+  const update = (key: keyof Filters, value: string) => setFilters({ ...filters, [key]: value || undefined });
+  const wallet = walletId ?? filters.wallet;
   const input = {
     projectId,
-    ...(walletId ? { walletId } : {}),
-    ...(status ? { status: status as (typeof transactionStatuses)[number] } : {}),
-    ...(intentKind ? { intentKind: intentKind as (typeof intentKinds)[number] } : {}),
+    ...(wallet ? { walletId: wallet } : {}),
+    ...(filters.user ? { user: filters.user } : {}),
+    ...(filters.status ? { status: filters.status as (typeof transactionStatuses)[number] } : {}),
+    ...(filters.intent ? { intentKind: filters.intent as (typeof intentKinds)[number] } : {}),
+    ...(filters.chain ? { chain: filters.chain } : {}),
+    ...(filters.token ? { token: filters.token } : {}),
+    ...(filters.from ? { from: filters.from } : {}),
+    ...(filters.to ? { to: filters.to } : {}),
     limit: 25,
   };
   const list = useInfiniteQuery(trpc.transactions.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined, refetchInterval: 3_000 }));
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const filtered = Object.values(filters).some(Boolean);
   return (
     <div className="space-y-3">
-      <div className="flex flex-wrap gap-2">
-        <Select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
+      <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Filters">
+        {walletId ? null : <UserFilter value={filters.user ?? ''} onChange={(v) => update('user', v)} />}
+        {walletId || !filters.wallet ? null : (
+          <Button variant="secondary" onClick={() => update('wallet', '')} title="Show every wallet's records">
+            Wallet {short(filters.wallet, 8, 4)} ✕
+          </Button>
+        )}
+        <Select aria-label="Status" value={filters.status ?? ''} onChange={(e) => update('status', e.target.value)}>
           <option value="">Any status</option>
           {transactionStatuses.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </Select>
-        <Select aria-label="Intent" value={intentKind} onChange={(e) => setIntentKind(e.target.value)}>
+        <Select aria-label="Intent" value={filters.intent ?? ''} onChange={(e) => update('intent', e.target.value)}>
           <option value="">Any intent</option>
           {intentKinds.map((k) => (
             <option key={k}>{k}</option>
           ))}
         </Select>
+        <Select aria-label="Chain" value={filters.chain ?? ''} onChange={(e) => update('chain', e.target.value)}>
+          <option value="">Any chain</option>
+          {chains.map((c) => (
+            <option key={c.chainId ?? c.network} value={c.chainId ?? c.network}>
+              {c.name}
+            </option>
+          ))}
+        </Select>
+        <Select aria-label="Token" value={filters.token ?? ''} onChange={(e) => update('token', e.target.value)}>
+          <option value="">Any token</option>
+          <option value="native">Native currency</option>
+          <option value="usdc">USDC</option>
+        </Select>
+        <label className="flex items-center gap-1 text-xs text-slate-500">
+          From
+          <Input type="date" aria-label="From" value={filters.from ?? ''} onChange={(e) => update('from', e.target.value)} />
+        </label>
+        <label className="flex items-center gap-1 text-xs text-slate-500">
+          To
+          <Input type="date" aria-label="To" value={filters.to ?? ''} onChange={(e) => update('to', e.target.value)} />
+        </label>
       </div>
       {list.isPending ? (
         <Loading />
       ) : list.error ? (
         <ErrorBox error={list.error} />
       ) : rows.length === 0 ? (
-        <Empty title={status || intentKind ? 'No transaction matches these filters' : 'No transactions yet'}>
+        <Empty title={filtered ? 'No transaction matches these filters' : 'No transactions yet'}>
           Transfers and <code>sign-transaction</code> calls with <code>broadcast: true</code> create records.
         </Empty>
       ) : (
         <>
-          <Table head={['Created', 'Status', 'Intent', 'Chain', 'Hash', 'To', 'Value', ...(walletId ? [] : ['Wallet']), 'Failure']}>
+          <Table head={['Created', 'Status', 'Intent', 'Chain', 'Hash', 'To', 'Amount', ...(walletId ? [] : ['User', 'Wallet']), 'Failure']}>
             {rows.map((tx) => (
               <tr key={tx.transactionId} data-testid={`tx-${tx.transactionId}`} className="hover:bg-slate-50">
                 <Td className="whitespace-nowrap">
@@ -82,13 +154,20 @@ export function TransactionList({ projectId, walletId }: { projectId: string; wa
                 <Td>
                   <Mono title={tx.to}>{short(tx.to, 8, 4)}</Mono>
                 </Td>
-                <Td>{tx.value ?? '—'}</Td>
+                <Td>
+                  <Amount value={tx.value} at={tx} />
+                </Td>
                 {walletId ? null : (
-                  <Td>
-                    <Link className="text-indigo-600 hover:underline" href={`/wallets/${tx.walletId}`}>
-                      <Mono>{short(tx.walletId, 8, 4)}</Mono>
-                    </Link>
-                  </Td>
+                  <>
+                    <Td>
+                      <span data-testid="tx-user">{tx.userIdentifier ?? '—'}</span>
+                    </Td>
+                    <Td>
+                      <Link className="text-indigo-600 hover:underline" href={`/wallets/${tx.walletId}`}>
+                        <Mono>{short(tx.walletId, 8, 4)}</Mono>
+                      </Link>
+                    </Td>
+                  </>
                 )}
                 <Td>{tx.failureCode ?? tx.failureStage ?? '—'}</Td>
               </tr>

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { yieldOperationStatuses } from '@/lib/schemas';
 import { useSession } from '@/lib/session';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
+import { UsdcAmount } from './amount';
 import { Badge, Button, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
 
 type Operation = RouterOutputs['yield']['list']['data'][number];
@@ -65,7 +66,7 @@ export function YieldOperationList({ projectId, walletId }: { projectId: string;
         </Empty>
       ) : (
         <>
-          <Table head={['Created', 'Status', 'Action', 'Amount (USDC)', 'Market', ...(walletId ? [] : ['Wallet']), 'Steps', 'Error', '']}>
+          <Table head={['Created', 'Status', 'Action', 'Amount', 'Market', ...(walletId ? [] : ['Wallet']), 'Steps', 'Error', '']}>
             {rows.map((op) => (
               <tr key={op.id} data-testid={`yield-${op.id}`} data-status={op.status} className="hover:bg-slate-50">
                 <Td className="whitespace-nowrap">
@@ -76,7 +77,9 @@ export function YieldOperationList({ projectId, walletId }: { projectId: string;
                   <Badge value={op.status} />
                 </Td>
                 <Td>{op.action}</Td>
-                <Td>{op.amount}</Td>
+                <Td>
+                  <UsdcAmount amount={op.amount} chainId={op.chainId} />
+                </Td>
                 <Td>
                   <Mono>{op.marketId}</Mono>
                 </Td>
@@ -122,7 +125,7 @@ export function YieldPositions({ walletId }: { walletId: string }) {
   if (positions.error) return <ErrorBox title="Positions could not be read" error={positions.error} />;
   if (positions.data.length === 0) return <Empty title="No yield markets for this wallet">Yield is available for EVM wallets only.</Empty>;
   return (
-    <Table head={['Market', 'Supplied (USDC)', 'Withdrawable now', 'Shares', 'Block']}>
+    <Table head={['Market', 'Supplied', 'Withdrawable now', 'Shares', 'Block']}>
       {positions.data.map(({ market, position, error }) => (
         <tr key={market.id} data-testid={`position-${market.id}`}>
           <Td>
@@ -131,8 +134,12 @@ export function YieldPositions({ walletId }: { walletId: string }) {
           </Td>
           {position ? (
             <>
-              <Td>{position.suppliedBalance}</Td>
-              <Td>{position.withdrawal.availableAmount ?? '—'}</Td>
+              <Td>
+                <UsdcAmount amount={position.suppliedBalance} chainId={market.chainId} />
+              </Td>
+              <Td>
+                <UsdcAmount amount={position.withdrawal.availableAmount} chainId={market.chainId} />
+              </Td>
               <Td>{'shares' in position ? position.shares.balance : '—'}</Td>
               <Td>{position.blockNumber}</Td>
             </>

@@ -133,7 +133,8 @@ describe.each(testDatabaseKinds)('console procedures over tRPC on %s', (kind) =>
     const list = await a.support.transactions.list.query({ projectId: a.key.projectId, walletId: wallet.id });
     expect(list.data.map((t) => t.transactionId)).toEqual([second.id, first.id]);
     const restList = await app.request('GET', `/v1/wallets/${wallet.id}/transactions`, { key: a.key.apiKey });
-    expect(list.data).toEqual(restList.body.data.map((t: object) => ({ ...t, projectId: a.key.projectId })));
+    // The REST summary plus the project and the wallet's user (the list's user column).
+    expect(list.data).toEqual(restList.body.data.map((t: object) => ({ ...t, projectId: a.key.projectId, userIdentifier: wallet.userIdentifier })));
     expect((await a.support.transactions.list.query({ projectId: a.key.projectId, walletId: wallet.id, status: 'failed' })).data).toHaveLength(1);
 
     const detail = await a.support.transactions.get.query({ transactionId: first.id });

@@ -1,10 +1,11 @@
 import { approvalCasesRouter } from './approval-cases.ts';
 import { approvalConfigurationsRouter } from './approval-configurations.ts';
 import { authRouter } from './auth.ts';
-import { apiKeysRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
+import { apiKeysRouter, chainsRouter, overviewRouter, projectsRouter, transactionsRouter, walletsRouter, webhooksRouter, yieldRouter } from './console.ts';
 import { partnerReviewsRouter } from './partner-reviews.ts';
 import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
+import { searchRouter } from './search.ts';
 import { requestLogRouter } from './request-log.ts';
 import { router } from './trpc.ts';
 
@@ -23,6 +24,8 @@ export const appRouter = router({
   approvalCases: approvalCasesRouter,
   partnerReviews: partnerReviewsRouter,
   yield: yieldRouter,
+  chains: chainsRouter,
+  search: searchRouter,
   requestLog: requestLogRouter,
 });
 

@@ -182,6 +182,13 @@ export function createSolanaGateway(opts: CreateSolanaGatewayOptions): SolanaGat
       return big(res.value, 'balance');
     },
 
+    async getTokenBalance(owner, mint) {
+      const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+      if (!(await exists(ata))) return 0n;
+      const res = await rpc.read<{ value: { amount: unknown } }>('getTokenAccountBalance', [ata, { commitment: 'confirmed' }]);
+      return big(res.value.amount, 'token balance');
+    },
+
     getMintDecimals: mintDecimals,
 
     accountExists: exists,

@@ -88,6 +88,16 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
     async listTransactions(filter) {
       // With a hash but no project, the partner's project ids let the (project_id, hash) index serve.
       const projectIds = !filter.projectId && filter.hash !== undefined ? await partnerProjectIds(filter.partnerId) : undefined;
+      const and: Prisma.TransactionRecordWhereInput[] = [afterPosition(filter.after)];
+      if (filter.walletIds !== undefined) and.push({ walletId: { in: filter.walletIds } });
+      if (filter.chain !== undefined) and.push({ OR: [{ chainId: filter.chain }, { network: filter.chain }] });
+      if (filter.token !== undefined) {
+        and.push(
+          'native' in filter.token
+            ? { tokenAddress: null }
+            : { OR: filter.token.addresses.map((a) => (isEvmHex(a) ? { tokenAddress: { equals: a, mode: 'insensitive' as const } } : { tokenAddress: a })) },
+        );
+      }
       const rows = await prisma.transactionRecord.findMany({
         where: {
           partnerId: filter.partnerId,
@@ -96,12 +106,34 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
           status: filter.status,
           intentKind: filter.intentKind,
           hash: filter.hash,
-          ...afterPosition(filter.after),
+          ...(filter.createdFrom || filter.createdBefore ? { createdAt: { gte: filter.createdFrom, lt: filter.createdBefore } } : {}),
+          AND: and,
         },
         orderBy: newestFirst,
         take: filter.limit,
       });
       return rows.map(toTransactionRecord);
+    },
+
+    async walletIdsOfUser({ partnerId, projectId, prefix, limit }) {
+      // Each project's (project_id, lower(user_identifier) COLLATE "C") index (the search's) is read
+      // in byte order from the prefix for at most `limit` entries; those that start with it match.
+      const projectIds = projectId ? [projectId] : await partnerProjectIds(partnerId);
+      const rows = await query<{ id: string }>(
+        `SELECT w.id FROM unnest($1::uuid[]) AS p(id) CROSS JOIN LATERAL (
+           SELECT id, user_identifier FROM wallets
+            WHERE project_id = p.id AND lower(user_identifier) COLLATE "C" >= lower($2)
+            ORDER BY lower(user_identifier) COLLATE "C" LIMIT $3) w
+          WHERE starts_with(lower(w.user_identifier), lower($2)) LIMIT $3`,
+        [projectIds, prefix, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    async walletUsers(walletIds) {
+      if (walletIds.length === 0) return [];
+      const rows = await prisma.wallet.findMany({ where: { id: { in: walletIds } }, select: { id: true, userIdentifier: true, userIdentifierType: true } });
+      return rows.map((r) => ({ walletId: r.id, userIdentifier: r.userIdentifier, userIdentifierType: r.userIdentifierType }));
     },
 
     async transactionEvents(projectId, transactionId) {

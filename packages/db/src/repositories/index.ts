@@ -24,6 +24,7 @@ import { createApprovalCaseLinks } from './approval-case-links.ts';
 import { createAuthorizationScopeDirectoryStore } from './authorization-scope-directory.ts';
 import { createApprovalCaseStore } from './approval-cases.ts';
 import { createDelegationStore } from './delegation.ts';
+import { createSearchStore } from './search.ts';
 import { createRequestLogStore } from './request-log.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
@@ -46,6 +47,8 @@ export function createStores(database: Database) {
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),
     console: createConsoleStore(database),
+    /** The console search box's indexed lookups across a partner's projects. */
+    search: createSearchStore(database),
     /** The console's yield operation reads (the operations themselves are `yieldOperations`). */
     consoleYield: createConsoleYieldStore(database),
     policies: createPolicyStore(database),

@@ -47,8 +47,24 @@ export interface PartnerTransactionFilter {
   intentKind?: IntentKind;
   /** Exact hash (0x hashes case-insensitively). */
   hash?: string;
+  /** Records of any of these wallets (the user filter's wallets). */
+  walletIds?: string[];
+  /** EVM chain id (decimal string) or Solana network. */
+  chain?: string;
+  /** `native`: records without a token; otherwise any of these token addresses (0x ones case-insensitively). */
+  token?: { native: true } | { addresses: string[] };
+  /** `createdAt >= createdFrom` and `createdAt < createdBefore`. */
+  createdFrom?: Date;
+  createdBefore?: Date;
   after?: KeysetPosition;
   limit: number;
+}
+
+/** A wallet's user, for the records list's user column. */
+export interface WalletUser {
+  walletId: string;
+  userIdentifier: string;
+  userIdentifierType: string;
 }
 
 /** A delivery of the endpoint's log with the event it carried. */
@@ -68,6 +84,12 @@ export interface ConsoleStore {
   listWallets(filter: PartnerWalletFilter): Promise<WalletRecord[]>;
   findTransaction(partnerId: string, transactionId: string): Promise<TransactionRecord | null>;
   listTransactions(filter: PartnerTransactionFilter): Promise<TransactionRecord[]>;
+  /**
+   * Ids of the partner's wallets (of one project when given) whose user identifier starts with
+   * `prefix`, case-insensitively; at most `limit`.
+   */
+  walletIdsOfUser(filter: { partnerId: string; projectId?: string; prefix: string; limit: number }): Promise<string[]>;
+  walletUsers(walletIds: string[]): Promise<WalletUser[]>;
   /**
    * The events about a record (the events' indexed `transaction_id`) in the project, oldest first,
    * each with every delivery and its attempts.

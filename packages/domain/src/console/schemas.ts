@@ -59,12 +59,25 @@ export const walletSearchInput = z.strictObject({
 /** The console's wallet list: one project. */
 export const walletListInput = walletSearchInput.omit({ address: true, userIdentifier: true }).extend({ projectId: id });
 
+/** A day (`2026-11-27`, UTC) or an instant with its offset. */
+const dayOrInstant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
 export const transactionSearchInput = z.strictObject({
   projectId: id.optional(),
   walletId: id.optional(),
   status: z.enum(transactionStatuses).optional(),
   intentKind: z.enum(intentKinds).optional(),
   hash: z.string().trim().min(1).max(200).optional(),
+  /** The start of the wallet's user identifier, case-insensitively. */
+  user: z.string().trim().min(1).max(256).optional(),
+  /** EVM chain id (decimal) or Solana network, as GET /v1/chains names them. */
+  chain: z.string().trim().min(1).max(64).optional(),
+  /** `native`, `usdc` (the configured USDC of every chain), or a token address. */
+  token: z.string().trim().min(1).max(128).optional(),
+  /** Created at or after (a day: from its start, UTC). */
+  from: dayOrInstant.optional(),
+  /** Created at or before (a day: to its end, UTC). */
+  to: dayOrInstant.optional(),
   cursor,
   direction,
   limit,

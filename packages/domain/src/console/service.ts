@@ -34,6 +34,8 @@ import {
 } from './schemas.ts';
 import { createPartnerScope, type PartnerPrincipal } from './scope.ts';
 import { createConsoleYield, type ConsoleYieldDeps } from './yield.ts';
+import { recordFilters, withUsers } from './transaction-filters.ts';
+import type { ChainDirectory } from '../chains/service.ts';
 
 /** The signed-in staff member as the console use cases need them: partner scope, and role for writes. */
 export type ConsolePrincipal = Pick<StaffPrincipal, 'partnerId' | 'partnerName' | 'role' | 'staffId'>;
@@ -71,6 +73,8 @@ export type ConsoleWalletView = WalletView & {
 };
 
 export type ConsoleTransactionSummary = TransactionSummaryView & { projectId: string };
+/** A row of the console's records list: the summary with its wallet's user (the user column). */
+export type ConsoleTransactionRow = ConsoleTransactionSummary & { userIdentifier: string | null };
 export type ConsoleTransactionView = TransactionDetailView & { projectId: string };
 
 export interface DeliveryAttemptView {
@@ -123,6 +127,8 @@ export interface ConsoleServiceDeps {
   nonceGaps: Pick<NonceGapRepair, 'findStranded' | 'repairWallet'>;
   audit: AuditStore;
   clock: Clock;
+  /** The configured chains: the token filter's USDC addresses. */
+  directory: ChainDirectory;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -221,10 +227,12 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     const wallet = parsed.walletId !== undefined ? await scope.wallet(principal, parsed.walletId) : undefined;
     if (project && wallet && wallet.projectId !== project.id) throw notFound('Wallet');
     const hash = parsed.hash === undefined ? undefined : normalizeEvmHash(parsed.hash);
+    const filters = await recordFilters({ store, directory: deps.directory }, principal.partnerId, project?.id, parsed);
+    if (filters === null) return { data: [], nextCursor: null };
     return consolePage(
       parsed,
       (after, limit) =>
-        store.listTransactions({ partnerId: principal.partnerId, projectId: project?.id, walletId: wallet?.id, status: parsed.status, intentKind: parsed.intentKind, hash, after, limit }),
+        store.listTransactions({ partnerId: principal.partnerId, projectId: project?.id, walletId: wallet?.id, status: parsed.status, intentKind: parsed.intentKind, hash, ...filters, after, limit }),
       view,
     );
   }
@@ -353,8 +361,9 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
         return { ...toTransactionDetail(record), projectId: record.projectId };
       },
       /** The list as REST lists records (summary fields), across the partner's projects or of one. */
-      async list(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionSummary>> {
-        return searchRecords(principal, input, transactionSummary);
+      async list(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionRow>> {
+        const page = await searchRecords(principal, input, transactionSummary);
+        return { ...page, data: await withUsers(store, page.data) };
       },
       /** The same list with every lookup field (GraphQL nodes are full records). */
       async search(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionView>> {

@@ -8,6 +8,7 @@
 import { compilePolicy, type CompiledPolicy } from '../policies/compile.ts';
 import type { PolicyCondition } from '../policies/conditions.ts';
 import type { PolicyDocument } from '../policies/document.ts';
+import { selectorTakesWallet } from '../policies/evaluate.ts';
 import type { PolicyVersionRecord } from '../policies/ports.ts';
 import type { WalletRecord } from '../ports.ts';
 import { parameterDeclarations, parameterValueFits } from './parameters.ts';
@@ -21,9 +22,7 @@ export interface DelegationDenial {
 
 /** Whether an active policy is a delegation policy whose selector takes this wallet. */
 export const selectsWallet = (policy: PolicyVersionRecord, wallet: Pick<WalletRecord, 'id' | 'type'>) =>
-  policy.document.metadata.productMode === 'delegation' &&
-  policy.walletType === wallet.type &&
-  (!policy.document.selector.walletId || policy.document.selector.walletId.some((id) => id.toLowerCase() === wallet.id.toLowerCase()));
+  policy.document.metadata.productMode === 'delegation' && selectorTakesWallet(policy, wallet);
 
 /** The document with each parameterised limit set to the saved value when it fits the bounds, else its default. */
 export function withParameterValues(document: PolicyDocument, values: Record<string, string>): PolicyDocument {

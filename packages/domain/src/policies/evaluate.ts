@@ -6,6 +6,7 @@
  * statement to check); the dry run feeds it the same and reserves nothing.
  */
 import type { Environment } from '../ports.ts';
+import type { PolicyDocument } from './document.ts';
 import type { CompiledCondition, CompiledPolicy, CompiledRule } from './compile.ts';
 import { aggregatesOf, normalizeValue } from './compile.ts';
 import type { MeterBound, MeterCharge, MeterKey, RequestFacts, RequestLeg } from './evaluation-types.ts';
@@ -113,6 +114,13 @@ export function applyingPolicies(policies: CompiledPolicy[], facts: RequestFacts
       (p.apiKeyIds === null || p.apiKeyIds.has(facts.apiKeyId.toLowerCase())),
   );
 }
+
+/**
+ * Whether a policy's selector takes a wallet: its wallet type, and its wallet set when it names one.
+ * Networks and API keys are per request (`applyingPolicies`); the wallet page lists these.
+ */
+export const selectorTakesWallet = (policy: { walletType: string; document: Pick<PolicyDocument, 'selector'> }, wallet: { id: string; type: string }) =>
+  policy.walletType === wallet.type && (!policy.document.selector.walletId || policy.document.selector.walletId.some((id) => id.toLowerCase() === wallet.id.toLowerCase()));
 
 /** The policies whose effective window holds `now` (from inclusive, until exclusive). */
 export function inWindow(policies: CompiledPolicy[], now: Date): CompiledPolicy[] {

@@ -129,6 +129,8 @@ export interface SolanaGateway {
   /** getSlot at `finalized` commitment: a signature status at this slot or below can be finalized. */
   getFinalizedSlot(): Promise<bigint>;
   getBalance(address: string): Promise<bigint>;
+  /** Base units of an SPL mint in the owner's associated token account (0 when it has none). */
+  getTokenBalance(owner: string, mint: string): Promise<bigint>;
   /** Decimals of an SPL mint, or null when the account is not a mint. */
   getMintDecimals(mint: string): Promise<number | null>;
   /** Whether the account exists (e.g. the recipient's associated token account). */

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
+import { CaseAmount } from '../amount';
 import { actionLabel, amountLabel, approvalCount, chainLabel, eligibilityLabel, isCancellable, statusTimes } from '@/lib/approval-cases';
 import { decisionNote, partnerDecisionLabel, reviewerLabel } from '@/lib/partner-reviews';
 import { useSession } from '@/lib/session';
@@ -131,6 +132,7 @@ export function CaseDetail({ location, caseId, onClose }: { location: ScopeLocat
               ['Action', actionLabel(c.request.action)],
               ['Operation', c.request.operation],
               ['Chain', chainLabel(c.request.chain)],
+              ['Amount', transfer ? <CaseAmount key="am" request={c.request} /> : null],
               ['Amount (base units)', amountLabel(transfer)],
               ['Recipient', transfer ? <Mono key="to">{transfer.to}</Mono> : null],
               ['Request hash', <Mono key="h">{c.requestHash}</Mono>],

@@ -4,6 +4,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { requestSummary } from '@/lib/approval-cases';
+import { CaseAmount } from '../amount';
 import { approvalCaseStatuses } from '@/lib/schemas';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 import type { ScopeLocation } from '../scopes/shared';
@@ -57,7 +58,9 @@ export function CaseList({ location, selected, onSelect }: { location: ScopeLoca
                     {summary.action}
                     <div className="text-xs text-slate-500">{summary.chain}</div>
                   </Td>
-                  <Td>{summary.amount ? <Mono>{summary.amount}</Mono> : <span className="text-slate-400">—</span>}</Td>
+                  <Td>
+                    <CaseAmount request={c.request} />
+                  </Td>
                   <Td>{summary.recipient ? <Mono title={summary.recipient}>{short(summary.recipient)}</Mono> : <span className="text-slate-400">—</span>}</Td>
                   <Td className="whitespace-nowrap">{formatDate(c.expiresAt)}</Td>
                   <Td>

@@ -4,6 +4,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { requestSummary } from '@/lib/approval-cases';
+import { CaseAmount } from '../amount';
 import { decisionNote, isDecidable, reviewerLabel, timeLeft, withDecisions } from '@/lib/partner-reviews';
 import { partnerReviewStatuses } from '@/lib/schemas';
 import { useSession } from '@/lib/session';
@@ -138,7 +139,9 @@ export function PartnerReviewQueue({ location }: { location: ScopeLocation }) {
                     {summary.action}
                     <div className="text-xs text-slate-500">{summary.chain}</div>
                   </Td>
-                  <Td>{summary.amount ? <Mono>{summary.amount}</Mono> : <span className="text-slate-400">—</span>}</Td>
+                  <Td>
+                    <CaseAmount request={r.request} />
+                  </Td>
                   <Td>{summary.recipient ? <Mono title={summary.recipient}>{short(summary.recipient)}</Mono> : <span className="text-slate-400">—</span>}</Td>
                   <Td className="whitespace-nowrap">
                     {formatDate(r.expiresAt)}

@@ -1,9 +1,9 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { Suspense, useState, type FormEvent } from 'react';
 import { WithProject } from '@/components/project';
-import { TransactionList } from '@/components/transactions';
+import { TransactionList, useUrlFilters } from '@/components/transactions';
 import { Button, Card, Input, PageHeader } from '@/components/ui';
 import { graphql } from '@/lib/graphql';
 
@@ -48,10 +48,16 @@ function FindByHash() {
   );
 }
 
+/** The project's records, filtered by the URL query (`?user=…`, `?wallet=…`, `?status=…`). */
+function FilteredRecords({ projectId }: { projectId: string }) {
+  const [filters, setFilters] = useUrlFilters();
+  return <TransactionList projectId={projectId} filters={filters} onFiltersChange={setFilters} />;
+}
+
 export default function TransactionsPage() {
   return (
     <>
-      <PageHeader title="Transactions" subtitle="Broadcast records of the current project, newest first; the list refreshes every few seconds." />
+      <PageHeader title="Transactions" subtitle="Broadcast records of the current project, newest first, filtered by user, wallet, status, intent, chain, token and dates (the filters are in the link); the list refreshes every few seconds." />
       <div className="space-y-6">
         <Card>
           <FindByHash />
@@ -59,7 +65,9 @@ export default function TransactionsPage() {
         <WithProject>
           {(projectId) => (
             <Card title="Records">
-              <TransactionList projectId={projectId} />
+              <Suspense>
+                <FilteredRecords projectId={projectId} />
+              </Suspense>
             </Card>
           )}
         </WithProject>

@@ -1,5 +1,6 @@
 'use client';
 
+import { Amount } from '@/components/amount';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
@@ -47,6 +48,7 @@ export default function TransactionPage() {
               ['Block hash', tx.blockHash ? <Mono key="bh">{tx.blockHash}</Mono> : null],
               ['Nonce', tx.nonce === null ? null : String(tx.nonce)],
               ['To', tx.to ? <Mono key="to">{tx.to}</Mono> : null],
+              ['Amount', tx.value === null ? null : <Amount key="am" value={tx.value} at={tx} />],
               ['Value (base units)', tx.value ?? null],
               ['Token', tx.tokenAddress ? <Mono key="tk">{tx.tokenAddress}</Mono> : 'native'],
               ['Wallet', <Link key="w" className="text-indigo-600 hover:underline" href={`/wallets/${tx.walletId}`}><Mono>{tx.walletId}</Mono></Link>],

@@ -1,10 +1,12 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { StrandedWalletBanner } from '@/components/nonce-gaps';
 import { WalletScope } from '@/components/scopes/wallet-scope';
 import { TransactionList } from '@/components/transactions';
+import { WalletBalances, WalletCases, WalletPolicies } from '@/components/wallet-support';
 import { YieldOperationList, YieldPositions } from '@/components/yield';
 import { Badge, Card, DefinitionList, ErrorBox, formatDate, Loading, Mono, PageHeader } from '@/components/ui';
 import { useTRPC } from '@/lib/trpc';
@@ -37,13 +39,28 @@ export default function WalletPage() {
             ]}
           />
         </Card>
+        <Card title="Balances">
+          <section aria-label="Balances">
+            <WalletBalances walletId={w.id} />
+          </section>
+        </Card>
         <Card title="Authorization scope">
           <section aria-label="Authorization scope">
             <WalletScope walletId={w.id} />
           </section>
         </Card>
-        <Card title="Transactions of this wallet">
+        <Card title="Transactions of this wallet" actions={<Link className="text-sm text-indigo-600 hover:underline" href={`/transactions?wallet=${w.id}`}>Open in the transactions list</Link>}>
           <TransactionList projectId={w.projectId} walletId={w.id} />
+        </Card>
+        <Card title="Approval cases">
+          <section aria-label="Approval cases">
+            <WalletCases walletId={w.id} />
+          </section>
+        </Card>
+        <Card title="Policies that apply">
+          <section aria-label="Policies">
+            <WalletPolicies walletId={w.id} />
+          </section>
         </Card>
         {w.type === 'EVM' ? (
           <Card title="Yield">

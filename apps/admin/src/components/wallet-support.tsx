@@ -1,0 +1,98 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { formatAmount } from '@wallet/domain/chains/amounts.ts';
+import { useTRPC } from '@/lib/trpc';
+import { CaseAmount } from './amount';
+import { Badge, Empty, ErrorBox, formatDate, Loading, Mono, short, Table, Td } from './ui';
+
+/** Native and USDC balances on every configured chain of the wallet's type, read live (a silent chain: unavailable). */
+export function WalletBalances({ walletId }: { walletId: string }) {
+  const trpc = useTRPC();
+  const balances = useQuery(trpc.wallets.balances.queryOptions({ walletId }, { refetchInterval: 15_000 }));
+  if (balances.isPending) return <Loading label="Reading balances…" />;
+  if (balances.error) return <ErrorBox title="Balances could not be read" error={balances.error} />;
+  if (balances.data.length === 0) return <Empty title="No configured chain for this wallet type" />;
+  return (
+    <Table head={['Chain', 'Asset', 'Balance']}>
+      {balances.data.flatMap((chain) =>
+        chain.balances.map((b) => (
+          <tr key={`${chain.chainId ?? chain.network}-${b.asset}`} data-testid={`balance-${chain.chainId ?? chain.network}-${b.asset}`}>
+            <Td>
+              {chain.name}
+              <div className="text-xs text-slate-400">{chain.chainId ?? chain.network}</div>
+            </Td>
+            <Td>{b.symbol}</Td>
+            <Td>
+              {b.unavailable || b.baseUnits === null ? (
+                <span className="text-amber-700" title={chain.error ?? undefined}>
+                  unavailable
+                </span>
+              ) : (
+                <span title={`${b.baseUnits} base units`}>{formatAmount(b.baseUnits, b)}</span>
+              )}
+            </Td>
+          </tr>
+        )),
+      )}
+    </Table>
+  );
+}
+
+/** The wallet's approval cases (both environments), newest first. */
+export function WalletCases({ walletId }: { walletId: string }) {
+  const trpc = useTRPC();
+  const cases = useQuery(trpc.wallets.approvalCases.queryOptions({ walletId, limit: 20 }));
+  if (cases.isPending) return <Loading />;
+  if (cases.error) return <ErrorBox title="Cases not available" error={cases.error} />;
+  if (cases.data.length === 0) return <Empty title="No approval cases for this wallet" />;
+  return (
+    <Table head={['Created', 'Status', 'Environment', 'Amount', 'Case']}>
+      {cases.data.map((c) => (
+        <tr key={c.caseId} data-testid={`wallet-case-${c.caseId}`}>
+          <Td className="whitespace-nowrap">{formatDate(c.createdAt)}</Td>
+          <Td>
+            <Badge value={c.status} />
+          </Td>
+          <Td>{c.environment}</Td>
+          <Td>
+            <CaseAmount request={c.request} />
+          </Td>
+          <Td>
+            <Link className="text-indigo-600 hover:underline" href={`/cases?project=${c.projectId}&env=${c.environment}&case=${c.caseId}`}>
+              <Mono>{short(c.caseId, 8, 4)}</Mono>
+            </Link>
+          </Td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** The active policies whose selector takes the wallet (networks and API keys narrow them further per request). */
+export function WalletPolicies({ walletId }: { walletId: string }) {
+  const trpc = useTRPC();
+  const policies = useQuery(trpc.wallets.policies.queryOptions({ walletId }));
+  if (policies.isPending) return <Loading />;
+  if (policies.error) return <ErrorBox title="Policies not available" error={policies.error} />;
+  if (policies.data.length === 0) return <Empty title="No active policy selects this wallet" />;
+  return (
+    <Table head={['Policy', 'Version', 'Environment', 'Networks', 'API keys', 'Effective']}>
+      {policies.data.map((p) => (
+        <tr key={`${p.environment}-${p.policyId}`} data-testid={`wallet-policy-${p.policyId}`}>
+          <Td>
+            <Mono>{p.policyId}</Mono>
+          </Td>
+          <Td>{p.version}</Td>
+          <Td>{p.environment}</Td>
+          <Td>{p.definition.selector.chainId?.join(', ') ?? 'every network'}</Td>
+          <Td>{p.definition.selector.apiKeyId ? `${p.definition.selector.apiKeyId.length} key(s)` : 'every key'}</Td>
+          <Td className="whitespace-nowrap">
+            {p.effectiveFrom ? formatDate(p.effectiveFrom) : 'always'} – {p.effectiveUntil ? formatDate(p.effectiveUntil) : 'no end'}
+          </Td>
+        </tr>
+      ))}
+    </Table>
+  );
+}

@@ -1,0 +1,23 @@
+import type { SearchLookup } from './recognise.ts';
+
+/** The kinds of record a search finds, in the order results are listed. */
+export const searchKinds = ['TRANSACTION', 'WALLET', 'USER', 'APPROVAL_CASE', 'REVIEW', 'WEBHOOK_EVENT', 'REQUEST'] as const;
+export type SearchKind = (typeof searchKinds)[number];
+
+/** One record a lookup found, with what its label and console link are made of. */
+export type SearchHit =
+  | { kind: 'TRANSACTION'; id: string; hash: string | null; status: string; walletType: string }
+  | { kind: 'WALLET'; id: string; address: string; type: string; userIdentifier: string }
+  | { kind: 'USER'; identifier: string }
+  /** An approval case; a partner review when `partnerReview` (its review id is the case id). */
+  | { kind: 'CASE'; id: string; projectId: string; environment: string; status: string; partnerReview: boolean }
+  | { kind: 'WEBHOOK_EVENT'; id: string; projectId: string; type: string }
+  | { kind: 'REQUEST'; id: string; method: string; route: string; status: number };
+
+export interface SearchStore {
+  /**
+   * The records of the partner's projects `lookup` finds, at most `limit` of each kind (indexed
+   * lookups only). Another partner's records are never returned.
+   */
+  find(partnerId: string, lookup: SearchLookup, limit: number): Promise<SearchHit[]>;
+}
