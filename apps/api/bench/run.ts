@@ -1,7 +1,9 @@
 /**
  * npm run bench: wallet creations per second and GET /v1/wallets/{id} latency against the real
  * service (embedded PGlite, own process), next to a bare express route measured in the same run;
- * signing per wallet type next to the raw signer; signing with 100 policies next to none (policies.ts).
+ * signing per wallet type next to the raw signer; signing with 100 policies next to none (policies.ts);
+ * signing with the request log on next to a second service with it off (request-log.ts).
+ * BENCH_ONLY=policies or BENCH_ONLY=request-log runs that section alone.
  * Not a test: figures depend on the machine; compare the two columns, not absolute numbers.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -16,6 +18,7 @@ import { deriveAddress, generateKey, schemeOfType, signers, type WalletType } fr
 import { createScratchDatabase } from '@wallet/db';
 import { closedLoop, openLoop, type LoadResult } from './load.ts';
 import { policyBench } from './policies.ts';
+import { requestLogBench } from './request-log.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 20000);
@@ -61,7 +64,10 @@ function freePort(): Promise<number> {
 
 const database = await benchDatabaseUrl();
 const port = await freePort();
-const env = { ...process.env, LOCAL_DEVNETS: 'off', CONSOLE: 'off', APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '' };
+const env = { ...process.env, LOCAL_DEVNETS: 'off', CONSOLE: 'off', APP_ENV: 'local', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: database?.url ?? '', REQUEST_LOG: 'on' };
+const only = process.env.BENCH_ONLY;
+// The request log section's second service (REQUEST_LOG=off): its own data directory and port.
+const offDataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-off-'));
 
 // BENCH_SERVICE_NODE_ARGS: extra node options for the service process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
 // (NODE_OPTIONS does not accept --cpu-prof).
@@ -118,8 +124,8 @@ try {
     process.exit(1);
   });
   const serviceUrl = await waitForHealth(`http://127.0.0.1:${port}`);
-  // BENCH_ONLY=policies: only the policies section (the sections before it take minutes).
-  if (process.env.BENCH_ONLY !== 'policies') {
+  // BENCH_ONLY=policies or request-log: only that section (the first ones take minutes).
+  if (!only) {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'bench', '--rate-limit', '0'], { cwd: repoRoot, env });
     const apiKey = (JSON.parse(stdout) as { apiKey: string }).apiKey;
     const headers = { 'x-api-key': apiKey };
@@ -180,7 +186,7 @@ try {
 
   }
 
-  await policyBench({
+  if (!only || only === 'policies') await policyBench({
     serviceUrl,
     dataDir,
     signs: SIGNS,
@@ -193,10 +199,33 @@ try {
       return JSON.parse(created.stdout) as { apiKey: string; projectId: string };
     },
   });
+
+  if (!only || only === 'request-log') {
+    const offPort = await freePort();
+    const offEnv = { DATA_DIR: offDataDir, PORT: String(offPort), REQUEST_LOG: 'off' };
+    void startProcess([...serviceNodeArgs, ...startCommand.args], () => undefined, { ...startCommand.env, ...offEnv }).catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
+    const offUrl = await waitForHealth(`http://127.0.0.1:${offPort}`);
+    const key = async (extraEnv: Record<string, string>) => {
+      const created = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'bench-request-log', '--rate-limit', '0'], { cwd: repoRoot, env: { ...env, ...extraEnv } });
+      return (JSON.parse(created.stdout) as { apiKey: string }).apiKey;
+    };
+    await requestLogBench({
+      services: { on: { url: serviceUrl, apiKey: await key({}) }, off: { url: offUrl, apiKey: await key(offEnv) } },
+      signs: SIGNS,
+      concurrency: CONCURRENCY,
+      openLoopRate: OPEN_LOOP_RATE,
+      openLoopSeconds: OPEN_LOOP_SECONDS,
+      row,
+    });
+  }
 } finally {
   finished = true;
   for (const child of children) child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(offDataDir, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@ import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { authenticate, errorHandler, jsonBody, notFoundHandler, requestContext, routeHandler } from './http/pipeline.ts';
-import { dispatchRoutes } from './http/dispatch.ts';
+import { dispatchRoutes, routeTemplateOf } from './http/dispatch.ts';
 import type { RouteDef } from './http/route.ts';
 import { docsRouter } from './routes/docs.ts';
 import { chainRoutes } from './routes/chains.ts';
@@ -75,7 +75,9 @@ export function createApp({
   // Built on first request (converting every zod schema costs start time most processes never need).
   let openApi: ReturnType<typeof buildOpenApi> | undefined;
 
-  app.use(requestContext(logger, metrics));
+  const requestLog = services.requestLog;
+  if (requestLog) metrics.watchRequestLog(requestLog);
+  app.use(requestContext(logger, metrics, requestLog && { record: requestLog.record, routeTemplate: routeTemplateOf(routes, '/v1') }));
   // The driver directly: a Prisma query would load Prisma's query compiler (WebAssembly, ~45 MB
   // resident) into a process that otherwise may not need it.
   app.get('/health', async (_req, res) => {

@@ -20,12 +20,14 @@ describe('loadConfig', () => {
       webhooks: { timeoutMs: 10_000, pollMs: 100, allowPrivateAddresses: true },
       idempotencyLeaseMs: 30_000,
       pruneIntervalMs: 60_000,
+      requestLog: { enabled: true, retentionDays: 30 },
     });
   });
 
   it('reads every switch the process uses from the one schema', () => {
     const config = loadConfig({ LOCAL_DEVNETS: 'off', WORKERS: 'off', CONSOLE: 'off', CONSOLE_PORT: '3100', TRUST_PROXY: 'true', AUTH_CACHE_MS: '0', IDEMPOTENCY_LEASE_MS: '1500', PRUNE_INTERVAL_MS: '500' });
     expect(config).toMatchObject({ localDevnets: false, workers: false, console: { enabled: false, port: 3100 }, trustProxy: true, authCacheMs: 0, idempotencyLeaseMs: 1500, nonceReservationMs: 1000, pruneIntervalMs: 500 });
+    expect(loadConfig({ REQUEST_LOG: 'off', REQUEST_LOG_RETENTION_DAYS: '7' }).requestLog).toEqual({ enabled: false, retentionDays: 7 });
     // Devnets and the console are local conveniences only.
     expect(loadConfig(production)).toMatchObject({ localDevnets: false, console: { enabled: false }, kekSource: 'env', webhooks: { allowPrivateAddresses: false } });
   });
@@ -53,6 +55,9 @@ describe('loadConfig', () => {
     [{ NONCE_RESERVATION_MS: '30000' }, 'NONCE_RESERVATION_MS: must be shorter than IDEMPOTENCY_LEASE_MS, so a retried request finds its lapsed nonce free again'],
     [{ CRASH_AT: 'halfway' }, 'CRASH_AT: must be one of nonce-allocated, signed, record-committed, broadcast'],
     [{ PRUNE_INTERVAL_MS: '0' }, 'PRUNE_INTERVAL_MS: must be a positive whole number of milliseconds'],
+    [{ REQUEST_LOG: 'yes' }, 'REQUEST_LOG: must be on or off'],
+    [{ REQUEST_LOG_RETENTION_DAYS: '0' }, 'REQUEST_LOG_RETENTION_DAYS: must be a positive whole number of days'],
+    [{ REQUEST_LOG_RETENTION_DAYS: '30d' }, 'REQUEST_LOG_RETENTION_DAYS: must be a positive whole number of days'],
     [{ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '6000' }, 'WEBHOOK_LEASE_MS: must be at least twice WEBHOOK_TIMEOUT_MS'],
     [{ WEBHOOK_TIMEOUT_MS: '40000' }, 'WEBHOOK_TIMEOUT_MS: above 30000 needs WEBHOOK_LEASE_MS of at least twice it'],
     [{ CHAINS: '[{' }, 'CHAINS: must be a JSON array of chains'],

@@ -108,6 +108,13 @@ const envSchema = z
     CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     PRUNE_INTERVAL_MS: milliseconds.default(60_000),
+    REQUEST_LOG: onOff.default(true),
+    REQUEST_LOG_RETENTION_DAYS: z
+      .string()
+      .regex(/^\d+$/, 'must be a positive whole number of days')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be a positive whole number of days')
+      .default(30),
   })
   .superRefine((env, ctx) => {
     if (env.APP_ENV !== 'local') {
@@ -183,6 +190,12 @@ function configFrom(env: z.output<typeof envSchema>) {
     crashAt: env.CRASH_AT,
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */
     pruneIntervalMs: env.PRUNE_INTERVAL_MS,
+    requestLog: {
+      /** Every /v1 request that changed state or was refused, written in batches (REQUEST_LOG, default on). */
+      enabled: env.REQUEST_LOG,
+      /** Entries older than this are pruned (REQUEST_LOG_RETENTION_DAYS, default 30). */
+      retentionDays: env.REQUEST_LOG_RETENTION_DAYS,
+    },
     /** Local mode only: the admin console next to the API (CONSOLE, CONSOLE_PORT). */
     console: { enabled: env.APP_ENV === 'local' && env.CONSOLE, port: env.CONSOLE_PORT },
     webhooks: {

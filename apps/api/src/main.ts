@@ -39,7 +39,7 @@ const [devnets, database] = await Promise.all([
     : undefined,
   openConfiguredDatabase(config),
 ]);
-const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains), database });
+const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains), database, logger });
 // Before the monitor starts: a devnet that started fresh (its state lost) takes its unresolved
 // records (failed, CHAIN_RESET) and its nonce counters with it.
 if (devnets) {

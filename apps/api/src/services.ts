@@ -57,10 +57,13 @@ import {
   createYieldPositionService,
   type LocalYieldContracts,
   type CrashAt,
+  createConsoleRequestLog,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
 import { createHttpsSender } from './webhooks/https-sender.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createRequestLogWriter } from './request-log/writer.ts';
 
 export interface ServiceOptions {
   /** The chains this deployment talks to, and in local mode the devnet faucet and yield contracts. */
@@ -76,6 +79,8 @@ export interface ServiceOptions {
   webhooks?: { owner?: string; send?: WebhookSender; options?: WebhookDeliveryDeps['options']; random?: () => number };
   /** The signing pipeline's policy port (default: the policy engine over the stored policies and spend meters). */
   signing?: { policy?: PolicyEngine };
+  /** Where the request-log writer warns about dropped entries (default: a logger at the configured level). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** A lease owner name unique to this monitor: host, process and a random part. */
@@ -221,6 +226,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   });
   const yieldPositions = createYieldPositionService({ catalog: yieldCatalog, gateways, loadWallet: wallets.loadWallet });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
+  const requestLog = config.requestLog.enabled ? createRequestLogWriter({ store: stores.requestLog, logger: options.logger ?? createLogger(config.logLevel) }) : undefined;
 
   return {
     database,
@@ -242,7 +248,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock, { leaseMs: config.idempotencyLeaseMs }),
-    pruner: createPruner({ idempotency: stores.idempotency, rateLimits: stores.rateLimits, spendMeters: stores.policyMeters, clock }),
+    pruner: createPruner({
+      idempotency: stores.idempotency,
+      rateLimits: stores.rateLimits,
+      spendMeters: stores.policyMeters,
+      requestLog: { store: stores.requestLog, retentionMs: config.requestLog.retentionDays * 24 * 3_600_000 },
+      clock,
+    }),
+    /** The request log's batched writer (undefined when REQUEST_LOG=off); the HTTP pipeline feeds it. */
+    requestLog,
+    /** Support's partner-scoped reads of the request log (GraphQL, tRPC). */
+    consoleRequestLog: createConsoleRequestLog({ store: stores.requestLog }),
     /** Webhook configuration per API key, test pings, delivery log and resend (CLI now, tRPC next). */
     webhooks,
     /** The console's use cases (tRPC, GraphQL), scoped to the signed-in staff member's partner. */
@@ -330,6 +346,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {
+      await requestLog?.stop();
       await webhookDelivery.stop();
       if ('close' in webhookSender && typeof webhookSender.close === 'function') webhookSender.close();
       await redis?.close();

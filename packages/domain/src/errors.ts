@@ -1,3 +1,5 @@
+import type { DecidingRule } from './request-log/ports.ts';
+
 /**
  * The one error type of the service. Every transport maps it once to the spec's
  * error body `{ code, message, ...extra }` with `status` as the HTTP status.
@@ -14,6 +16,11 @@ export class ApiError extends Error {
    * nothing under that key, so its claim is deleted rather than stored or released to it.
    */
   leavesIdempotencyKeyAlone = false;
+  /**
+   * A policy refusal's deciding rules, for the request log (POLICY_DENIED's `deniedBy` rules, or
+   * the requirements of the approval case behind POLICY_REVIEW_REQUIRED); never part of the body.
+   */
+  decidingRules: DecidingRule[] | null = null;
 
   constructor(
     readonly status: number,

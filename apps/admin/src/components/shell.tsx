@@ -21,6 +21,7 @@ const nav = [
   { href: '/scopes', label: 'Authorization scopes' },
   { href: '/approval-configurations', label: 'Approval configurations' },
   { href: '/cases', label: 'Reviews & cases' },
+  { href: '/request-log', label: 'Request log' },
 ];
 
 export function ConsoleShell({ children }: { children: ReactNode }) {

@@ -16,6 +16,7 @@ import type { Services } from '../services.ts';
 import { addApprovalCaseFields } from './approval-cases.ts';
 import { addAuthorizationScopeFields } from './authorization-scopes.ts';
 import { addSearchFields } from './search.ts';
+import { addRequestLogFields } from './request-log.ts';
 
 export interface GraphQLContext {
   services: Services;
@@ -383,12 +384,13 @@ builder.queryType({
   }),
 });
 
-/** The builder's type, for the files that add their types and fields (authorization-scopes.ts, approval-cases.ts, search.ts). */
+/** The builder's type, for the files that add their types and fields (authorization-scopes.ts, approval-cases.ts, search.ts, request-log.ts). */
 export type SchemaBuilderOf = typeof builder;
 
 addAuthorizationScopeFields(builder, principal);
 addApprovalCaseFields(builder, principal);
 addSearchFields(builder, principal);
+addRequestLogFields(builder, principal);
 
 /** The support schema: queries only (no mutations). */
 export const graphqlSchema = builder.toSchema();

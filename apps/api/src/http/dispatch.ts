@@ -18,27 +18,13 @@ export function dispatchRoutes(
   handlerOf: (route: RouteDef) => (req: Request, res: Response) => Promise<void>,
 ): RequestHandler {
   const entries = routes.map((route) => {
-    if (!route.path.startsWith(mount)) throw new Error(`route ${route.path} is outside ${mount}`);
-    const names: string[] = [];
-    const source = route.path
-      .slice(mount.length)
-      .split('/')
-      .map((segment) => {
-        const param = /^(?:\{(\w+)\}|:(\w+))$/.exec(segment);
-        if (param) {
-          names.push((param[1] ?? param[2])!);
-          return '([^/]+)';
-        }
-        if (!/^[\w.-]*$/.test(segment)) throw new Error(`unsupported path segment ${segment} in ${route.path}`);
-        return segment.replace(/\./g, '\\.');
-      })
-      .join('/');
+    const { pattern, names } = compile(route, mount);
     const method = route.method.toUpperCase();
     return {
       method,
       // Route._methods(): a GET route also answers HEAD.
       allow: method === 'GET' ? ['GET', 'HEAD'] : [method],
-      pattern: new RegExp(`^${source}/?$`, 'i'),
+      pattern,
       names,
       handle: handlerOf(route),
       label: toExpressPath(route.path),
@@ -74,7 +60,11 @@ export function dispatchRoutes(
         return;
       }
       req.params = params;
-      (res.locals as { route?: string }).route = entry.label;
+      const facts = res.locals as { route?: string; walletId?: string; transactionId?: string };
+      facts.route = entry.label;
+      // For the request log (pipeline.ts): the ids the path names.
+      facts.walletId = params.walletId;
+      facts.transactionId = params.transactionId;
       entry.handle(req, res).catch(next as NextFunction);
       return;
     }
@@ -88,6 +78,43 @@ export function dispatchRoutes(
       return;
     }
     next();
+  };
+}
+
+/** A route's path (below `mount`) as the pattern dispatch matches with, and its param names in order. */
+function compile(route: RouteDef, mount: string): { pattern: RegExp; names: string[] } {
+  if (!route.path.startsWith(mount)) throw new Error(`route ${route.path} is outside ${mount}`);
+  const names: string[] = [];
+  const source = route.path
+    .slice(mount.length)
+    .split('/')
+    .map((segment) => {
+      const param = /^(?:\{(\w+)\}|:(\w+))$/.exec(segment);
+      if (param) {
+        names.push((param[1] ?? param[2])!);
+        return '([^/]+)';
+      }
+      if (!/^[\w.-]*$/.test(segment)) throw new Error(`unsupported path segment ${segment} in ${route.path}`);
+      return segment.replace(/\./g, '\\.');
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}/?$`, 'i'), names };
+}
+
+/**
+ * The template of the route a request's path and method would reach under `mount`, matched as
+ * dispatchRoutes matches; for requests refused before dispatch (e.g. a bad API key), so their
+ * request log entry still names the route. Undefined when no route matches.
+ */
+export function routeTemplateOf(routes: RouteDef[], mount: string): (method: string, url: string) => string | undefined {
+  const entries = routes.map((route) => ({ method: route.method.toUpperCase(), pattern: compile(route, mount).pattern, label: toExpressPath(route.path) }));
+  const prefix = new RegExp(`^${mount}(?=[/?]|$)`, 'i');
+  return (method, url) => {
+    const below = url.replace(prefix, '');
+    const query = below.indexOf('?');
+    const path = query < 0 ? below : below.slice(0, query);
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    return entries.find((entry) => entry.method === wanted && entry.pattern.test(path))?.label;
   };
 }
 

@@ -31,6 +31,26 @@ export function createMetrics() {
     help: 'Stranded wallets this process failed to fill in a run (see the log)',
     registers: [registry],
   });
+  const requestLogSources: Array<() => { written: number; dropped: Record<string, number> }> = [];
+  new Counter({
+    name: 'request_log_dropped_total',
+    help: 'Request log entries dropped by this process: buffer_full (the database could not keep up or was down), write_failed (their batch INSERT failed), stopped (after shutdown began)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const source of requestLogSources) for (const [reason, count] of Object.entries(source().dropped)) this.inc({ reason }, count);
+    },
+  });
+  new Counter({
+    name: 'request_log_written_total',
+    help: 'Request log entries this process wrote',
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const source of requestLogSources) this.inc(source().written);
+    },
+  });
   // Label children resolved once per (method, route, status) rather than hashed on every request.
   const children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
   return {
@@ -40,6 +60,10 @@ export function createMetrics() {
       strandedWallets.set(result.stranded);
       gapFills.inc(result.filled);
       gapFillErrors.inc(result.errors);
+    },
+    /** Exports the request-log writer's counts (read at each scrape). */
+    watchRequestLog(writer: { stats(): { written: number; dropped: Record<string, number> } }) {
+      requestLogSources.push(() => writer.stats());
     },
     observe(method: string, route: string, status: number, seconds: number) {
       const key = `${method} ${status} ${route}`;

@@ -12,6 +12,10 @@ import {
   type Caller,
   type RateLimiter,
   type RunIdempotent,
+  refusalFacts,
+  uuidOrNull,
+  type RefusalFacts,
+  type RequestLogEntry,
 } from '@wallet/domain';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from './metrics.ts';
@@ -24,6 +28,12 @@ interface Locals {
   caller?: Caller;
   /** The matched route's metrics label, set by dispatchRoutes. */
   route?: string;
+  /** For the request log: the route's `walletId` param (dispatchRoutes) or the created wallet's id (sendJson). */
+  walletId?: string;
+  /** For the request log: the route's `transactionId` param, or the record the answer names (sendJson). */
+  transactionId?: string;
+  /** For the request log: the refusal's code, deciding rules and ids (errorHandler). */
+  refusal?: RefusalFacts;
 }
 
 const locals = (res: Response) => res.locals as Locals;
@@ -32,8 +42,44 @@ interface Timed extends Locals {
   started: bigint;
 }
 
-/** Echoes a uuid X-Request-Id or makes one; logs and measures every request when it ends. */
-export function requestContext(logger: Logger, metrics: Metrics): RequestHandler {
+/** Where finished /v1 requests leave their request log entry (the request-log writer); absent when REQUEST_LOG=off. */
+export interface RequestLogHook {
+  record(entry: RequestLogEntry): void;
+  /** The route template of a request refused before dispatch (dispatch.ts routeTemplateOf). */
+  routeTemplate(method: string, url: string): string | undefined;
+}
+
+const V1 = /^\/v1(?:[/?]|$)/i;
+const CHANGES_STATE: Record<string, true> = { POST: true, PUT: true, PATCH: true, DELETE: true };
+
+/** The request log's entry of a finished /v1 request that changed state or was refused; never its body or key. */
+function logEntry(req: Request, res: Response, route: string, seconds: number): RequestLogEntry {
+  const facts = res.locals as Timed;
+  const refusal = facts.refusal;
+  const latencyMs = seconds * 1000;
+  return {
+    projectId: facts.caller?.projectId ?? null,
+    requestId: facts.requestId,
+    method: req.method,
+    route,
+    status: res.statusCode,
+    code: refusal?.code ?? null,
+    apiKeyId: uuidOrNull(facts.caller?.apiKeyId),
+    walletId: uuidOrNull(facts.walletId),
+    transactionId: uuidOrNull(facts.transactionId) ?? refusal?.transactionId ?? null,
+    caseId: refusal?.caseId ?? null,
+    latencyMs,
+    deniedBy: refusal?.deniedBy ?? null,
+    at: new Date(Date.now() - latencyMs),
+  };
+}
+
+/**
+ * Echoes a uuid X-Request-Id or makes one; logs and measures every request when it ends, and hands
+ * every /v1 request that changed state (a 2xx POST, PUT, PATCH or DELETE) or was refused (non-2xx)
+ * to the request log.
+ */
+export function requestContext(logger: Logger, metrics: Metrics, requestLog?: RequestLogHook): RequestHandler {
   // One listener for every response (no closure per request); the request's facts are in res.locals.
   function finished(this: Response) {
     const res = this;
@@ -42,6 +88,10 @@ export function requestContext(logger: Logger, metrics: Metrics): RequestHandler
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route = dispatched ?? (req.route ? `${req.baseUrl}${req.route.path}` : 'unmatched');
     metrics.observe(req.method, route, res.statusCode, seconds);
+    const status = res.statusCode;
+    if (requestLog && (status < 200 || status > 299 || CHANGES_STATE[req.method]) && V1.test(req.originalUrl)) {
+      requestLog.record(logEntry(req, res, dispatched ?? requestLog.routeTemplate(req.method, req.originalUrl) ?? route, seconds));
+    }
     if (logger.isLevelEnabled('info')) {
       logger.info({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     }
@@ -143,6 +193,12 @@ export function routeHandler(route: RouteDef, runIdempotent: RunIdempotent): (re
  */
 function sendJson(req: Request, res: Response, result: RouteResult): void {
   res.statusCode = result.status;
+  const body = result.body as { id?: unknown; transactionId?: unknown } | null | undefined;
+  if (typeof body === 'object' && body !== null) {
+    const facts = locals(res);
+    if (typeof body.transactionId === 'string') facts.transactionId = body.transactionId;
+    else if (facts.walletId === undefined && facts.route === '/v1/wallets' && req.method === 'POST' && typeof body.id === 'string') facts.walletId = body.id;
+  }
   if (result.headers) for (const name in result.headers) res.setHeader(name, result.headers[name]!);
   if (result.status === 204 || result.status === 205) {
     res.status(result.status).json(result.body);
@@ -183,6 +239,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     // A broadcast that failed after its record was created names the record (spec: Errors).
     if (typeof apiError.extra.transactionId === 'string') res.setHeader('x-transaction-id', apiError.extra.transactionId);
+    locals(res).refusal = refusalFacts(apiError);
     res.status(apiError.status).json(apiError.toBody());
   };
 }

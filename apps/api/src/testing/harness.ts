@@ -77,7 +77,7 @@ export async function startTestApp(
   const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...options.env });
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
-  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing });
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger });
   const recorded = new Map<string, SecretKind>();
   const as = (kind: SecretKind) => (value: string) => void recorded.set(value, kind);
   recordFrom(services.apiKeys, 'create', (r) => [r.apiKey], as('API key'));

@@ -6,6 +6,7 @@ import { partnerReviewsRouter } from './partner-reviews.ts';
 import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
 import { searchRouter } from './search.ts';
+import { requestLogRouter } from './request-log.ts';
 import { router } from './trpc.ts';
 
 /** The console's API. Every procedure calls a domain use case; no business rule lives here. */
@@ -25,6 +26,7 @@ export const appRouter = router({
   yield: yieldRouter,
   chains: chainsRouter,
   search: searchRouter,
+  requestLog: requestLogRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -25,6 +25,7 @@ import { createAuthorizationScopeDirectoryStore } from './authorization-scope-di
 import { createApprovalCaseStore } from './approval-cases.ts';
 import { createDelegationStore } from './delegation.ts';
 import { createSearchStore } from './search.ts';
+import { createRequestLogStore } from './request-log.ts';
 
 export { createRedisRateLimitStore } from './redis-rate-limits.ts';
 
@@ -69,6 +70,8 @@ export function createStores(database: Database) {
     approvalPreparations: createApprovalPreparationStore(database),
     /** Users' delegation consents and adjustable parameter values, with their revisions. */
     delegation: createDelegationStore(database),
+    /** The request log: batched appends (the request-log writer), partner-scoped reads, pruning. */
+    requestLog: createRequestLogStore(database),
     workerLeases: createWorkerLeaseStore(database),
     yieldOperations: createYieldOperationStore(database),
   };

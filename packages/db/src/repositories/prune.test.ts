@@ -33,9 +33,9 @@ describe.each(testDatabaseKinds)('the pruner on the database stores (%s)', (kind
       more = result.more;
     }
     expect(runs).toEqual([
-      { idempotency: 3, rateLimits: 4, spendMeters: 0, spendReservations: 0, more: true },
-      { idempotency: 0, rateLimits: 4, spendMeters: 0, spendReservations: 0, more: true },
-      { idempotency: 0, rateLimits: 0, spendMeters: 0, spendReservations: 0, more: false },
+      { idempotency: 3, rateLimits: 4, spendMeters: 0, spendReservations: 0, requestLog: 0, more: true },
+      { idempotency: 0, rateLimits: 4, spendMeters: 0, spendReservations: 0, requestLog: 0, more: true },
+      { idempotency: 0, rateLimits: 0, spendMeters: 0, spendReservations: 0, requestLog: 0, more: false },
     ]);
     expect((await db.prisma.idempotencyRecord.findMany({ where: { projectId: project } })).map((r) => r.key)).toEqual(['live']);
     const windows = await db.prisma.rateLimitCounter.findMany({ where: { apiKeyId: apiKey }, orderBy: { windowStart: 'asc' } });

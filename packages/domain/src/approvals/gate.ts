@@ -42,18 +42,23 @@ export function reviewRequired(record: ApprovalCaseRecord): ApiError {
     : 'A conditional approval is required: resend this exact request with the same Idempotency-Key once the approval case is completed';
   const error = new ApiError(403, 'POLICY_REVIEW_REQUIRED', message, { reviewId: record.id, caseId: record.id, expiresAt: record.expiresAt.toISOString() });
   error.releasesIdempotencyKey = true;
+  error.decidingRules = caseRules(record);
   return error;
 }
+
+const caseRules = (record: ApprovalCaseRecord) => record.requirements.map((r) => ({ policyId: r.policyId, policyVersion: r.policyVersion, ruleId: r.ruleId }));
 
 const deniedReasons = { rejected: 'review-rejected', expired: 'review-expired', invalidated: 'review-invalidated', cancelled: 'review-cancelled' } as const;
 
 function reviewDenied(record: ApprovalCaseRecord, status: keyof typeof deniedReasons): ApiError {
   const reason = deniedReasons[status];
-  return new ApiError(403, 'POLICY_DENIED', `The approval case of this request is ${status}${record.terminalReason ? ` (${record.terminalReason})` : ''}; send the request with a new Idempotency-Key to open a new case`, {
+  const error = new ApiError(403, 'POLICY_DENIED', `The approval case of this request is ${status}${record.terminalReason ? ` (${record.terminalReason})` : ''}; send the request with a new Idempotency-Key to open a new case`, {
     reason,
     caseId: record.id,
     deniedBy: [{ reason, caseId: record.id }],
   });
+  error.decidingRules = caseRules(record);
+  return error;
 }
 
 function keyConflict(message: string, record: ApprovalCaseRecord): ApiError {

@@ -1,5 +1,6 @@
 import type { IdempotencyStore, RateLimitStore } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { RequestLogStore } from '../request-log/ports.ts';
 
 /** Rate-limit windows are one minute; a counter is kept one more window, then deleted. */
 const RATE_LIMIT_KEEP_MS = 2 * 60_000;
@@ -21,13 +22,15 @@ export interface PruneResult {
   rateLimits: number;
   spendMeters: number;
   spendReservations: number;
+  requestLog: number;
   /** A batch came back full: more rows are due, run again at once. */
   more: boolean;
 }
 
 /**
  * Deletes expired idempotency records (past their 24 h), old rate-limit counters, spend meters a day
- * after their window ended and settled spend reservations after 7 days, in batches, so the tables
+ * after their window ended, settled spend reservations after 7 days and request log entries after
+ * their retention, in batches, so the tables
  * stay small without any request paying for it. Safe in several processes at once: each delete only
  * removes rows that are already dead.
  */
@@ -35,6 +38,8 @@ export function createPruner(deps: {
   idempotency: Pick<IdempotencyStore, 'pruneExpired'>;
   rateLimits: Pick<RateLimitStore, 'prune'>;
   spendMeters?: SpendMeterPruning;
+  /** Request log entries older than `retentionMs` (REQUEST_LOG_RETENTION_DAYS). */
+  requestLog?: { store: Pick<RequestLogStore, 'prune'>; retentionMs: number };
   clock: Clock;
   batchSize?: number;
 }) {
@@ -47,8 +52,9 @@ export function createPruner(deps: {
       const rateLimits = await deps.rateLimits.prune(ago(RATE_LIMIT_KEEP_MS), batchSize);
       const spendMeters = deps.spendMeters ? await deps.spendMeters.pruneMeters(ago(SPEND_METER_KEEP_MS), batchSize) : 0;
       const spendReservations = deps.spendMeters ? await deps.spendMeters.pruneReservations(ago(SPEND_RESERVATION_KEEP_MS), batchSize) : 0;
-      const more = [idempotency, rateLimits, spendMeters, spendReservations].some((n) => n >= batchSize);
-      return { idempotency, rateLimits, spendMeters, spendReservations, more };
+      const requestLog = deps.requestLog ? await deps.requestLog.store.prune(ago(deps.requestLog.retentionMs), batchSize) : 0;
+      const more = [idempotency, rateLimits, spendMeters, spendReservations, requestLog].some((n) => n >= batchSize);
+      return { idempotency, rateLimits, spendMeters, spendReservations, requestLog, more };
     },
   };
 }

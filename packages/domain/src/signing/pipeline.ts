@@ -163,7 +163,9 @@ export const policyDeniedResponse = {
 
 /** 403 POLICY_DENIED with `deniedBy` (spec: guardrail enforcement on signing routes). */
 export function policyDenied(deniedBy: PolicyDenial[], message = 'The request was denied by a policy'): ApiError {
-  return new ApiError(403, 'POLICY_DENIED', message, { reason: deniedBy[0]?.reason ?? 'denied', deniedBy });
+  const error = new ApiError(403, 'POLICY_DENIED', message, { reason: deniedBy[0]?.reason ?? 'denied', deniedBy });
+  error.decidingRules = deniedBy.flatMap((d) => (d.policyId !== undefined ? [{ policyId: d.policyId, policyVersion: d.policyVersion ?? '', ruleId: d.ruleId ?? null }] : []));
+  return error;
 }
 
 export interface SignatureResult {

@@ -1,0 +1,189 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter, useSearchParams } from 'next/navigation';
+import { Suspense, type FormEvent } from 'react';
+import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, Loading, Mono, PageHeader, short, Table, Td } from '@/components/ui';
+import { useTRPC, type RouterInputs } from '@/lib/trpc';
+
+type Filters = RouterInputs['requestLog']['list'];
+
+/** The URL query's names: the page's filters, so a link (`/request-log?requestId=…`) opens them. */
+const TEXT_FILTERS = ['requestId', 'code', 'apiKeyId', 'walletId'] as const;
+
+function filtersOf(params: URLSearchParams): Filters {
+  const filters: Filters = {};
+  for (const name of TEXT_FILTERS) {
+    const value = params.get(name)?.trim();
+    if (value) filters[name] = value;
+  }
+  const status = params.get('status');
+  if (status && /^\d{3}$/.test(status)) filters.status = Number(status);
+  for (const name of ['from', 'to'] as const) {
+    const value = params.get(name);
+    if (value) filters[name] = value;
+  }
+  return filters;
+}
+
+/** datetime-local value (local time) <-> ISO time of the URL. */
+const toLocalInput = (iso: string | undefined) => {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? '' : new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : '');
+
+function FilterForm({ filters }: { filters: Filters }) {
+  const router = useRouter();
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const query = new URLSearchParams();
+    for (const name of [...TEXT_FILTERS, 'status']) {
+      const value = String(form.get(name) ?? '').trim();
+      if (value) query.set(name, value);
+    }
+    for (const name of ['from', 'to']) {
+      const value = fromLocalInput(String(form.get(name) ?? ''));
+      if (value) query.set(name, value);
+    }
+    router.replace(`/request-log${query.size > 0 ? `?${query}` : ''}`);
+  }
+  const field = 'flex flex-col gap-1 text-xs text-slate-600';
+  return (
+    <form role="search" aria-label="Request log filters" onSubmit={submit} className="grid grid-cols-1 gap-3 md:grid-cols-4" key={JSON.stringify(filters)}>
+      <label className={field}>
+        Request id
+        <Input name="requestId" defaultValue={filters.requestId ?? ''} placeholder="X-Request-Id" />
+      </label>
+      <label className={field}>
+        Status
+        <Input name="status" inputMode="numeric" defaultValue={filters.status?.toString() ?? ''} placeholder="e.g. 403" />
+      </label>
+      <label className={field}>
+        Code
+        <Input name="code" defaultValue={filters.code ?? ''} placeholder="e.g. POLICY_DENIED" />
+      </label>
+      <label className={field}>
+        API key
+        <Input name="apiKeyId" defaultValue={filters.apiKeyId ?? ''} placeholder="API key id" />
+      </label>
+      <label className={field}>
+        Wallet
+        <Input name="walletId" defaultValue={filters.walletId ?? ''} placeholder="Wallet id" />
+      </label>
+      <label className={field}>
+        From
+        <Input name="from" type="datetime-local" defaultValue={toLocalInput(filters.from)} />
+      </label>
+      <label className={field}>
+        To
+        <Input name="to" type="datetime-local" defaultValue={toLocalInput(filters.to)} />
+      </label>
+      <div className="flex items-end gap-2">
+        <Button type="submit">Apply filters</Button>
+        <Button type="button" variant="secondary" onClick={() => router.replace('/request-log')}>
+          Clear
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function Entries({ filters }: { filters: Filters }) {
+  const trpc = useTRPC();
+  const list = useQuery(trpc.requestLog.list.queryOptions({ ...filters, limit: 100 }));
+  if (list.isPending) return <Loading />;
+  if (list.error) return <ErrorBox error={list.error} />;
+  if (list.data.length === 0) {
+    return (
+      <Empty title={Object.keys(filters).length > 0 ? 'No request matches these filters' : 'No requests logged yet'}>
+        Requests that changed state or were refused appear here within a second.
+      </Empty>
+    );
+  }
+  return (
+    <Table head={['At', 'Request', 'Status', 'Code', 'Request id', 'API key', 'Links', 'Deciding rules', 'Latency']}>
+      {list.data.map((entry) => (
+        <tr key={`${entry.requestId}-${entry.at}`} data-testid={`request-${entry.requestId}`} className="align-top hover:bg-slate-50">
+          <Td className="whitespace-nowrap">{formatDate(entry.at)}</Td>
+          <Td>
+            <span className="font-medium">{entry.method}</span> <Mono>{entry.route}</Mono>
+          </Td>
+          <Td>{entry.status}</Td>
+          <Td>{entry.code ? <Badge value={entry.code} /> : '—'}</Td>
+          <Td>
+            <Mono title={entry.requestId}>{entry.requestId}</Mono>
+          </Td>
+          <Td>{entry.apiKeyId ? <Mono title={entry.apiKeyId}>{short(entry.apiKeyId, 8, 4)}</Mono> : '—'}</Td>
+          <Td className="space-y-1">
+            {entry.transactionId ? (
+              <Link className="block text-indigo-600 hover:underline" href={`/transactions/${entry.transactionId}`}>
+                Record {short(entry.transactionId, 8, 4)}
+              </Link>
+            ) : null}
+            {entry.walletId ? (
+              <Link className="block text-indigo-600 hover:underline" href={`/wallets/${entry.walletId}`}>
+                Wallet {short(entry.walletId, 8, 4)}
+              </Link>
+            ) : null}
+            {entry.caseId && entry.projectId ? (
+              <Link className="block text-indigo-600 hover:underline" href={`/cases?project=${entry.projectId}&case=${entry.caseId}`}>
+                Approval case {short(entry.caseId, 8, 4)}
+              </Link>
+            ) : null}
+            {!entry.transactionId && !entry.walletId && !entry.caseId ? '—' : null}
+          </Td>
+          <Td>
+            {entry.deniedBy?.length ? (
+              <ul aria-label="Deciding rules" className="space-y-0.5">
+                {entry.deniedBy.map((rule) => (
+                  <li key={`${rule.policyId}:${rule.policyVersion}:${rule.ruleId}`}>
+                    <Mono>
+                      {rule.policyId} v{rule.policyVersion}
+                      {rule.ruleId ? ` / ${rule.ruleId}` : ''}
+                    </Mono>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              '—'
+            )}
+          </Td>
+          <Td className="whitespace-nowrap">{entry.latencyMs.toFixed(1)} ms</Td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+function RequestLogView() {
+  const filters = filtersOf(useSearchParams());
+  return (
+    <>
+      <PageHeader
+        title="Request log"
+        subtitle="Every API request of your projects that changed state or was refused, newest first: its request id, route, status, error code and the policy rules that decided a refusal. Never bodies or keys."
+      />
+      <div className="space-y-6">
+        <Card>
+          <FilterForm filters={filters} />
+        </Card>
+        <Card title="Requests">
+          <Entries filters={filters} />
+        </Card>
+      </div>
+    </>
+  );
+}
+
+export default function RequestLogPage() {
+  // useSearchParams needs a Suspense boundary on a statically rendered page.
+  return (
+    <Suspense>
+      <RequestLogView />
+    </Suspense>
+  );
+}

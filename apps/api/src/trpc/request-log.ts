@@ -1,0 +1,7 @@
+import { requestLogListInput } from '@wallet/domain';
+import { router, staffProcedure } from './trpc.ts';
+
+/** The console's Request log page: entries of the partner's projects, newest first, by the page's filters. */
+export const requestLogRouter = router({
+  list: staffProcedure.input(requestLogListInput).query(({ ctx, input }) => ctx.services.consoleRequestLog.list(ctx.staff, input)),
+});

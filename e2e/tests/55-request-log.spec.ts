@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+
+/**
+ * Support follows a partner's quote ("request id X was refused") in the Request log: a transfer is
+ * refused by a policy over REST (a key and a policy of the owner's partner made through the local
+ * CLI control route, as an operator would), then the support account opens the Request log, filters
+ * by the refused request's id, sees its code and the deciding rule, and clicks through to the wallet.
+ */
+test.describe.configure({ mode: 'serial' });
+
+const DEAD = '0x000000000000000000000000000000000000dEaD';
+const OTHER = '0x1111111111111111111111111111111111111111';
+
+/** A command of the operator CLIs, sent to the running service through its control file. */
+async function cli(command: string, args: Record<string, unknown>) {
+  const control = JSON.parse(readFileSync(path.join(stack.dataDir, 'control.json'), 'utf8')) as { url: string; token: string };
+  const response = await fetch(`${control.url}/internal/cli/${command}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${control.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(response.status, `${command}: ${JSON.stringify(body)}`).toBe(200);
+  return body;
+}
+
+test('support filters the Request log by a refused transfer\'s request id, sees its code and deciding rule, and opens the wallet', async ({ page }) => {
+  const key = await cli('keys.create', { partner: 'local', project: 'request log e2e', plan: 'scale', rateLimitPerMinute: 0 });
+  const apiKey = key.apiKey as string;
+  rememberSecret(apiKey);
+  await cli('policies.apply', {
+    projectId: key.projectId,
+    environment: 'development',
+    document: {
+      id: 'recipients-e2e',
+      schemaVersion: 'permissions.policy.v1',
+      version: '1',
+      selector: { walletType: 'EVM' },
+      metadata: { productMode: 'guardrail' },
+      rules: [{ id: 'only-dead', effect: 'deny', actions: ['transfer'], condition: { fact: 'request.to', op: 'nin', value: [DEAD] } }],
+    },
+  });
+  const rest = (method: string, urlPath: string, body: unknown) =>
+    fetch(`${stack.apiUrl}${urlPath}`, { method, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const wallet = (await (await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'request-log-e2e@example.com', userIdentifierType: 'EMAIL' })).json()) as { id: string };
+  expect((await rest('POST', '/v1/local/faucet', { walletId: wallet.id, amount: '1', token: 'native' })).status).toBeLessThan(300);
+  const refused = await rest('POST', `/v1/wallets/${wallet.id}/transfer`, { to: OTHER, value: '1000', chainId: 84532 });
+  expect(refused.status).toBe(403);
+  const requestId = refused.headers.get('x-request-id')!;
+  expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+
+  await signIn(page, stack.support);
+  await nav(page, 'Request log');
+  await expect(page.getByRole('heading', { name: 'Request log', exact: true })).toBeVisible();
+  const filters = page.getByRole('search', { name: 'Request log filters' });
+  await filters.getByLabel('Request id').fill(requestId);
+  await filters.getByRole('button', { name: 'Apply filters' }).click();
+  await expect(page).toHaveURL(new RegExp(`/request-log\\?requestId=${requestId}$`));
+
+  const entries = page.locator('[data-testid^="request-"]');
+  await expect(entries).toHaveCount(1);
+  const entry = page.getByTestId(`request-${requestId}`);
+  await expect(entry).toContainText('POST /v1/wallets/:walletId/transfer');
+  await expect(entry).toContainText('403');
+  await expect(entry).toContainText('POLICY_DENIED');
+  await expect(entry.getByRole('list', { name: 'Deciding rules' })).toHaveText('recipients-e2e v1 / only-dead');
+  await snap(page, 'request-log-refused');
+
+  // The link the search feature uses opens the same filter.
+  await page.goto(`/request-log?requestId=${requestId}`);
+  await expect(page.getByTestId(`request-${requestId}`)).toContainText('POLICY_DENIED');
+  await expect(page.getByRole('search', { name: 'Request log filters' }).getByLabel('Request id')).toHaveValue(requestId);
+
+  await page.getByTestId(`request-${requestId}`).getByRole('link', { name: /^Wallet / }).click();
+  await expect(page).toHaveURL(new RegExp(`/wallets/${wallet.id}$`));
+  await expect(page.getByRole('heading', { name: 'Wallet', exact: true })).toBeVisible();
+});

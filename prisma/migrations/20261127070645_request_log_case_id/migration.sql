@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "request_log" ADD COLUMN     "case_id" UUID;
