@@ -180,6 +180,9 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
     expect(skipped).toEqual([]);
     expect(fuzzed.size).toBe(operations.length - Object.keys(NOT_FUZZED).length);
     expect(failures, `rerun with FUZZ_SEED=${SEED}\n${failures.join('\n')}`).toEqual([]);
+    // Every refusal reached the request log: no batch of these inputs failed to insert.
+    await app.services.requestLog!.flush();
+    expect(app.services.requestLog!.stats().dropped).toEqual({ buffer_full: 0, write_failed: 0, stopped: 0 });
     // A larger FUZZ_CASES needs more time than the suite's default.
   }, Math.max(120_000, CASES * 10_000));
 });
