@@ -1,5 +1,5 @@
 import { expect, test as base, type Page } from '@playwright/test';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './stack.ts';
 
@@ -81,4 +81,17 @@ export async function newProjectWithKey(page: Page, project: string): Promise<st
   rememberSecret(apiKey);
   await page.getByRole('button', { name: 'Done' }).click();
   return apiKey;
+}
+
+/** A command of the operator CLIs (keys, policies…), sent to the running service through its control file. */
+export async function cli(command: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const control = JSON.parse(readFileSync(path.join(stack.dataDir, 'control.json'), 'utf8')) as { url: string; token: string };
+  const response = await fetch(`${control.url}/internal/cli/${command}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${control.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(response.status, `${command}: ${JSON.stringify(body)}`).toBe(200);
+  return body;
 }

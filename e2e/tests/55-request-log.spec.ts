@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { cli, expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Support follows a partner's quote ("request id X was refused") in the Request log: a transfer is
@@ -12,19 +10,6 @@ test.describe.configure({ mode: 'serial' });
 
 const DEAD = '0x000000000000000000000000000000000000dEaD';
 const OTHER = '0x1111111111111111111111111111111111111111';
-
-/** A command of the operator CLIs, sent to the running service through its control file. */
-async function cli(command: string, args: Record<string, unknown>) {
-  const control = JSON.parse(readFileSync(path.join(stack.dataDir, 'control.json'), 'utf8')) as { url: string; token: string };
-  const response = await fetch(`${control.url}/internal/cli/${command}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${control.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(args),
-  });
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(response.status, `${command}: ${JSON.stringify(body)}`).toBe(200);
-  return body;
-}
 
 test('support filters the Request log by a refused transfer\'s request id, sees its code and deciding rule, and opens the wallet', async ({ page }) => {
   const key = await cli('keys.create', { partner: 'local', project: 'request log e2e', plan: 'scale', rateLimitPerMinute: 0 });

@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'next/navigation';
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 import { ErrorBox, Loading, Select } from './ui';
@@ -47,6 +48,19 @@ export function useProject(): ProjectState {
   const value = useContext(ProjectContext);
   if (!value) throw new Error('useProject outside ProjectProvider');
   return value;
+}
+
+/**
+ * A link that names a project (`?project=<id>`, as search results do) switches the console to it,
+ * when it is one of the partner's. Render it inside <Suspense> (it reads the URL's query).
+ */
+export function ProjectFromLink() {
+  const linked = useSearchParams().get('project');
+  const { projects, projectId, setProjectId } = useProject();
+  useEffect(() => {
+    if (linked && linked !== projectId && projects?.some((p) => p.projectId === linked)) setProjectId(linked);
+  }, [linked, projectId, projects, setProjectId]);
+  return null;
 }
 
 export function ProjectPicker() {

@@ -41,7 +41,12 @@ describe.each(testDatabaseKinds)('search over GraphQL and tRPC on %s', (kind) =>
     });
     const byPrefix = await graphql(app, a.cookies.support, SEARCH, { query: identifier.slice(0, 12).toLowerCase() });
     expect(byPrefix.body.data.search).toEqual([
-      { kind: 'USER', id: wallet.userIdentifier, label: wallet.userIdentifier, href: `/transactions?user=${encodeURIComponent(wallet.userIdentifier)}` },
+      {
+        kind: 'USER',
+        id: `${a.key.projectId}:${wallet.userIdentifier}`,
+        label: wallet.userIdentifier,
+        href: `/transactions?project=${a.key.projectId}&user=${encodeURIComponent(wallet.userIdentifier)}`,
+      },
     ]);
     // Another partner's staff: nothing, exactly as for an address nobody has.
     expect((await graphql(app, b.cookies.support, SEARCH, { query: wallet.address })).body).toEqual({ data: { search: [] } });

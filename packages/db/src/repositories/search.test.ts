@@ -103,12 +103,12 @@ describe.each(testDatabaseKinds)('search across a partner (%s)', (kind) => {
   it('finds users by a case-insensitive prefix of their identifier, among wallets and signed-up users, once each', async () => {
     const users = await search(partner, 'ALI');
     expect(users).toEqual([
-      { kind: 'USER', id: 'Alice@example.com', label: 'Alice@example.com', href: '/transactions?user=Alice%40example.com' },
-      { kind: 'USER', id: 'alina@example.com', label: 'alina@example.com', href: '/transactions?user=alina%40example.com' },
+      { kind: 'USER', id: `${project}:Alice@example.com`, label: 'Alice@example.com', href: `/transactions?project=${project}&user=Alice%40example.com` },
+      { kind: 'USER', id: `${project}:alina@example.com`, label: 'alina@example.com', href: `/transactions?project=${project}&user=alina%40example.com` },
     ]);
-    expect((await search(other, 'ali')).map((r) => r.id)).toEqual(['alicia@other.example', 'alistair@other.example']);
+    expect((await search(other, 'ali')).map((r) => r.label)).toEqual(['alicia@other.example', 'alistair@other.example']);
     // LIKE's wildcards in the query are plain characters.
-    expect((await search(partner, 'dave_1%')).map((r) => r.id)).toEqual(['dave_1%@example.com']);
+    expect((await search(partner, 'dave_1%')).map((r) => r.label)).toEqual(['dave_1%@example.com']);
     expect(await search(partner, 'dave%')).toEqual([]);
     expect(await search(partner, '_ave')).toEqual([]);
   });

@@ -110,20 +110,20 @@ export function createSearchStore({ query }: Database): SearchStore {
           // Each project's index is read in byte order from the prefix for at most
           // USER_ROWS_PER_PROJECT entries; the matching ones are those that start with it.
           const rows = await query<Row>(
-            `SELECT DISTINCT identifier FROM (
-               SELECT m.identifier FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
+            `SELECT DISTINCT identifier, project_id FROM (
+               SELECT m.identifier, p.id AS project_id FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
                  SELECT user_identifier AS identifier FROM wallets
                   WHERE project_id = p.id AND lower(user_identifier) COLLATE "C" >= lower($2)
                   ORDER BY lower(user_identifier) COLLATE "C" LIMIT ${USER_ROWS_PER_PROJECT}) m
                UNION ALL
-               SELECT u.identifier FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
+               SELECT u.identifier, p.id FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
                  SELECT identifier FROM users
                   WHERE project_id = p.id AND lower(identifier) COLLATE "C" >= lower($2)
                   ORDER BY lower(identifier) COLLATE "C" LIMIT ${USER_ROWS_PER_PROJECT}) u
-             ) found WHERE starts_with(lower(identifier), lower($2)) ORDER BY identifier LIMIT $3`,
+             ) found WHERE starts_with(lower(identifier), lower($2)) ORDER BY identifier, project_id LIMIT $3`,
             [partnerId, lookup.prefix, limit],
           );
-          return rows.map((r) => ({ kind: 'USER', identifier: String(r.identifier) }));
+          return rows.map((r) => ({ kind: 'USER', identifier: String(r.identifier), projectId: String(r.project_id) }));
         }
       }
     },

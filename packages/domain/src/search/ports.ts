@@ -8,7 +8,8 @@ export type SearchKind = (typeof searchKinds)[number];
 export type SearchHit =
   | { kind: 'TRANSACTION'; id: string; hash: string | null; status: string; walletType: string }
   | { kind: 'WALLET'; id: string; address: string; type: string; userIdentifier: string }
-  | { kind: 'USER'; identifier: string }
+  /** A user identifier is per project: the same one in two projects is two users. */
+  | { kind: 'USER'; identifier: string; projectId: string }
   /** An approval case; a partner review when `partnerReview` (its review id is the case id). */
   | { kind: 'CASE'; id: string; projectId: string; environment: string; status: string; partnerReview: boolean }
   | { kind: 'WEBHOOK_EVENT'; id: string; projectId: string; type: string }

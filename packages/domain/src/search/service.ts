@@ -30,7 +30,7 @@ function toResult(hit: SearchHit): SearchResult {
     case 'WALLET':
       return { kind: 'WALLET', id: hit.id, label: `${hit.address} · ${hit.type} · ${hit.userIdentifier}`, href: `/wallets/${hit.id}` };
     case 'USER':
-      return { kind: 'USER', id: hit.identifier, label: hit.identifier, href: `/transactions?user=${q(hit.identifier)}` };
+      return { kind: 'USER', id: `${hit.projectId}:${hit.identifier}`, label: hit.identifier, href: `/transactions?project=${hit.projectId}&user=${q(hit.identifier)}` };
     case 'CASE': {
       const kind = hit.partnerReview ? 'REVIEW' : 'APPROVAL_CASE';
       const what = hit.partnerReview ? 'Partner review' : 'Approval case';

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { Suspense, useState, type FormEvent } from 'react';
-import { WithProject } from '@/components/project';
+import { ProjectFromLink, WithProject } from '@/components/project';
 import { TransactionList, useUrlFilters } from '@/components/transactions';
 import { Button, Card, Input, PageHeader } from '@/components/ui';
 import { graphql } from '@/lib/graphql';
@@ -59,6 +59,9 @@ export default function TransactionsPage() {
     <>
       <PageHeader title="Transactions" subtitle="Broadcast records of the current project, newest first, filtered by user, wallet, status, intent, chain, token and dates (the filters are in the link); the list refreshes every few seconds." />
       <div className="space-y-6">
+        <Suspense>
+          <ProjectFromLink />
+        </Suspense>
         <Card>
           <FindByHash />
         </Card>
