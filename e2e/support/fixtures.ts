@@ -95,3 +95,27 @@ export async function cli(command: string, args: Record<string, unknown>): Promi
   expect(response.status, `${command}: ${JSON.stringify(body)}`).toBe(200);
   return body;
 }
+
+/** A /v1 answer: status, headers and JSON body. */
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** A /v1 call with a partner's API key, as the partner's backend makes it. */
+export async function callApi(apiKey: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
+  const response = await fetch(`${stack.apiUrl}${urlPath}`, {
+    method,
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** A /v1 call that must succeed (2xx): its JSON body. */
+export async function callApiOk(apiKey: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const answer = await callApi(apiKey, method, urlPath, body, headers);
+  expect(answer.status, `${method} ${urlPath}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+  return answer.body;
+}

@@ -1,5 +1,5 @@
 import { startReceiver, verifyWebhook, type Receiver } from '../../apps/api/src/webhooks/testing/receiver.ts';
-import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApiOk, expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * The owner's day: a project and an API key in the console, the key used over REST to create a
@@ -20,16 +20,7 @@ test.afterAll(async () => {
   await receiver?.close();
 });
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  expect(response.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-  return json;
-}
+const rest = (method: string, path: string, body?: unknown) => callApiOk(apiKey, method, path, body);
 
 test('empty states, then a project and an API key whose secret is shown once', async ({ page }) => {
   await signIn(page, stack.owner);

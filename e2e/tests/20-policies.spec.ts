@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApi, expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Policy authoring in the console: an owner fills the draft from a template, breaks it and sees
@@ -19,14 +19,7 @@ const DEAD = '0x000000000000000000000000000000000000dEaD';
 /** The project's API key (shown once in the console) and an EVM wallet of it, funded on the devnet. */
 const shared = { apiKey: '', walletId: '' };
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const rest = (method: string, path: string, body?: unknown) => callApi(shared.apiKey, method, path, body);
 
 /** Fills the dry-run panel (first key of the project and environment) and runs it. */
 async function dryRun(page: Page, route: string, body: unknown) {

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApiOk, expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Yield in the console: deposits made over REST on the local devnet's pool, seen by an owner on the
@@ -21,16 +21,8 @@ interface Operation {
   transactions: { phase: string; transactionId: string; hash: string }[];
 }
 
-async function rest(method: string, path: string, body?: unknown, idempotencyKey?: string) {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  expect(response.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-  return json;
-}
+const rest = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+  callApiOk(shared.apiKey, method, path, body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
 
 async function fundedWallet(userIdentifier: string) {
   const wallet = await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier, userIdentifierType: 'EMAIL' });

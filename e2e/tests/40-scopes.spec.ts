@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from '@playwright/test';
 import { repoRoot } from '../support/stack.ts';
-import { expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApi, callApiOk, expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Authorization scopes and conditional approvals in the console: an owner enables the permissions
@@ -24,20 +24,9 @@ const shared = { apiKey: '', projectId: '', walletId: '', userId: '', secondUser
 const LARGE = '2000000000000000'; // 0.002 ETH: above evm-approvals' 0.001 ETH threshold
 const DEAD = '0x000000000000000000000000000000000000dEaD';
 
-async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => callApi(shared.apiKey, method, path, body, headers);
 
-async function rest(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const { status, body: json } = await send(method, path, body, headers);
-  expect(status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-  return json;
-}
+const rest = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => callApiOk(shared.apiKey, method, path, body, headers);
 
 /** The users CLI against the running stack (it goes through the service holding the embedded database): its one JSON line. */
 async function usersCli(...args: string[]): Promise<Record<string, unknown>> {

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApi, expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Partner reviews in the console: an owner activates a policy on the Policies page whose
@@ -26,14 +26,7 @@ const POLICY = {
 type Review = { key: string; walletId: string; reviewId: string };
 const shared = { apiKey: '', projectId: '', pending: { key: '', walletId: '', reviewId: '' } as Review };
 
-async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => callApi(shared.apiKey, method, path, body, headers);
 
 /** The same Idempotency-Key and body each time: a resend is identical. */
 const transfer = (key: string, walletId: string) => send('POST', `/v1/wallets/${walletId}/transfer`, { to: DEAD, value: LARGE, chainId: 84532 }, { 'Idempotency-Key': key });

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApiOk, expect, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * A stranded wallet in the console, made from outside: a transaction signed and broadcast over REST
@@ -24,16 +24,7 @@ interface TransactionRecord {
   serviceInitiated?: string;
 }
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  expect(response.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-  return json;
-}
+const rest = (method: string, path: string, body?: unknown) => callApiOk(shared.apiKey, method, path, body);
 
 /** A funded EVM wallet with one transaction queued on the node behind the nonce 0 it never used. */
 async function strandedWallet(userIdentifier: string) {

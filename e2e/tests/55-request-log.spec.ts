@@ -1,4 +1,4 @@
-import { cli, expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApi, callApiOk, cli, expect, nav, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Support follows a partner's quote ("request id X was refused") in the Request log: a transfer is
@@ -27,12 +27,10 @@ test('support filters the Request log by a refused transfer\'s request id, sees 
       rules: [{ id: 'only-dead', effect: 'deny', actions: ['transfer'], condition: { fact: 'request.to', op: 'nin', value: [DEAD] } }],
     },
   });
-  const rest = (method: string, urlPath: string, body: unknown) =>
-    fetch(`${stack.apiUrl}${urlPath}`, { method, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const wallet = (await (await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'request-log-e2e@example.com', userIdentifierType: 'EMAIL' })).json()) as { id: string };
-  expect((await rest('POST', '/v1/local/faucet', { walletId: wallet.id, amount: '1', token: 'native' })).status).toBeLessThan(300);
-  const refused = await rest('POST', `/v1/wallets/${wallet.id}/transfer`, { to: OTHER, value: '1000', chainId: 84532 });
-  expect(refused.status).toBe(403);
+  const wallet = await callApiOk(apiKey, 'POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'request-log-e2e@example.com', userIdentifierType: 'EMAIL' });
+  await callApiOk(apiKey, 'POST', '/v1/local/faucet', { walletId: wallet.id, amount: '1', token: 'native' });
+  const refused = await callApi(apiKey, 'POST', `/v1/wallets/${wallet.id as string}/transfer`, { to: OTHER, value: '1000', chainId: 84532 });
+  expect(refused.status, JSON.stringify(refused.body)).toBe(403);
   const requestId = refused.headers.get('x-request-id')!;
   expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -59,6 +57,6 @@ test('support filters the Request log by a refused transfer\'s request id, sees 
   await expect(page.getByRole('search', { name: 'Request log filters' }).getByLabel('Request id')).toHaveValue(requestId);
 
   await page.getByTestId(`request-${requestId}`).getByRole('link', { name: /^Wallet / }).click();
-  await expect(page).toHaveURL(new RegExp(`/wallets/${wallet.id}$`));
+  await expect(page).toHaveURL(new RegExp(`/wallets/${wallet.id as string}$`));
   await expect(page.getByRole('heading', { name: 'Wallet', exact: true })).toBeVisible();
 });

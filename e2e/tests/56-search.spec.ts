@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { cli, expect, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApi, cli, expect, rememberSecret, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * The header's search box, as support meets it: a partner's key and a policy that lets transfers
@@ -27,14 +27,7 @@ async function searchFor(page: Page, query: string) {
   await expect(page.getByRole('heading', { name: 'Search', exact: true })).toBeVisible();
 }
 
-async function rest(method: string, urlPath: string, body: unknown) {
-  const response = await fetch(`${stack.apiUrl}${urlPath}`, {
-    method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
-}
+const rest = (method: string, urlPath: string, body: unknown) => callApi(shared.apiKey, method, urlPath, body);
 
 test('a partner wallet of an e-mail user sends one transfer and has one refused by policy', async () => {
   const key = await cli('keys.create', { partner: 'local', project: 'search e2e', plan: 'scale', rateLimitPerMinute: 0 });

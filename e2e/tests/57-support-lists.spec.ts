@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { callApiOk, expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Support's lists: the transactions list filtered by user (typed) and status (picked), its amounts
@@ -11,16 +11,7 @@ test.describe.configure({ mode: 'serial' });
 const PROJECT = 'support lists e2e';
 const shared = { apiKey: '', alice: '', bob: '', aliceTx: '', bobTx: '' };
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': shared.apiKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  expect(response.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-  return json;
-}
+const rest = (method: string, path: string, body?: unknown) => callApiOk(shared.apiKey, method, path, body);
 
 /** A wallet funded with 1 ETH by the local faucet that sends `wei` to a burn address; answers the wallet and record ids. */
 async function walletWithTransfer(userIdentifier: string, wei: string) {
