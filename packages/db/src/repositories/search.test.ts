@@ -28,6 +28,7 @@ describe.each(testDatabaseKinds)('search across a partner (%s)', (kind) => {
   const requestId = randomUUID();
   const foreignRequestId = randomUUID();
   const eventId = 'evt_searchTestEvent-1';
+  const recordEventId = 'evt_searchTestEvent-2';
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
@@ -64,7 +65,12 @@ describe.each(testDatabaseKinds)('search across a partner (%s)', (kind) => {
       expiresAt: new Date(Date.now() + 60_000), createdAt: new Date(),
     });
     await prisma.approvalCase.createMany({ data: [approvalCase(caseId, false), approvalCase(reviewId, true)] });
-    await prisma.event.create({ data: { id: eventId, projectId: project, type: 'test.ping', data: {} } });
+    await prisma.event.createMany({
+      data: [
+        { id: eventId, projectId: project, type: 'test.ping', data: {} },
+        { id: recordEventId, projectId: project, type: 'send.confirmed', data: {}, transactionId: record.id },
+      ],
+    });
     for (const [id, projectId] of [[requestId, project], [foreignRequestId, otherProject]]) {
       await database.query(
         `INSERT INTO request_log (project_id, request_id, method, route, status, latency_ms, at) VALUES ($1, $2, 'POST', '/v1/wallets', 201, 3.5, now())`,
@@ -125,7 +131,11 @@ describe.each(testDatabaseKinds)('search across a partner (%s)', (kind) => {
 
   it('finds webhook events and requests by id, of the partner only', async () => {
     expect(await search(partner, eventId)).toEqual([
-      { kind: 'WEBHOOK_EVENT', id: eventId, label: `test.ping · ${eventId}`, href: `/webhooks?project=${project}&event=${eventId}` },
+      { kind: 'WEBHOOK_EVENT', id: eventId, label: `test.ping · ${eventId}`, href: `/webhooks?project=${project}` },
+    ]);
+    // An event about a record opens the record, whose page lists the event's deliveries.
+    expect(await search(partner, recordEventId)).toEqual([
+      { kind: 'WEBHOOK_EVENT', id: recordEventId, label: `send.confirmed · ${recordEventId}`, href: `/transactions/${record.id}` },
     ]);
     expect(await search(other, eventId)).toEqual([]);
     expect(await search(partner, eventId.toUpperCase())).toEqual([]);

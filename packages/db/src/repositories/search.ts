@@ -83,10 +83,16 @@ export function createSearchStore({ query }: Database): SearchStore {
           return byId(query, partnerId, lookup.id, limit);
         case 'eventId': {
           const rows = await query<Row>(
-            `SELECT id, project_id, type FROM events WHERE id = $2 AND project_id = ANY(${PARTNER_PROJECTS})`,
+            `SELECT id, project_id, type, transaction_id FROM events WHERE id = $2 AND project_id = ANY(${PARTNER_PROJECTS})`,
             [partnerId, lookup.id],
           );
-          return rows.map((r) => ({ kind: 'WEBHOOK_EVENT', id: String(r.id), projectId: String(r.project_id), type: String(r.type) }));
+          return rows.map((r) => ({
+            kind: 'WEBHOOK_EVENT',
+            id: String(r.id),
+            projectId: String(r.project_id),
+            type: String(r.type),
+            transactionId: r.transaction_id === null ? null : String(r.transaction_id),
+          }));
         }
         case 'hash': {
           const rows = await query<Row>(

@@ -12,7 +12,8 @@ export type SearchHit =
   | { kind: 'USER'; identifier: string; projectId: string }
   /** An approval case; a partner review when `partnerReview` (its review id is the case id). */
   | { kind: 'CASE'; id: string; projectId: string; environment: string; status: string; partnerReview: boolean }
-  | { kind: 'WEBHOOK_EVENT'; id: string; projectId: string; type: string }
+  /** `transactionId`: the record the event is about (send.*, rest.transaction.*), null for the others. */
+  | { kind: 'WEBHOOK_EVENT'; id: string; projectId: string; type: string; transactionId: string | null }
   | { kind: 'REQUEST'; id: string; method: string; route: string; status: number };
 
 export interface SearchStore {

@@ -42,7 +42,14 @@ function toResult(hit: SearchHit): SearchResult {
       };
     }
     case 'WEBHOOK_EVENT':
-      return { kind: 'WEBHOOK_EVENT', id: hit.id, label: `${hit.type} · ${hit.id}`, href: `/webhooks?project=${hit.projectId}&event=${q(hit.id)}` };
+      // A record's event opens the record, whose page lists the event's deliveries (with resend);
+      // the others open the project's webhook delivery log.
+      return {
+        kind: 'WEBHOOK_EVENT',
+        id: hit.id,
+        label: `${hit.type} · ${hit.id}`,
+        href: hit.transactionId ? `/transactions/${hit.transactionId}` : `/webhooks?project=${hit.projectId}`,
+      };
     case 'REQUEST':
       return { kind: 'REQUEST', id: hit.id, label: `${hit.method} ${hit.route} · ${hit.status} · ${hit.id}`, href: `/request-log?requestId=${hit.id}` };
   }

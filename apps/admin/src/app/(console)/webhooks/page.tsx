@@ -1,8 +1,8 @@
 'use client';
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
-import { WithProject } from '@/components/project';
+import { Suspense, useEffect, useState, type FormEvent } from 'react';
+import { ProjectFromLink, WithProject } from '@/components/project';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, Field, formatDate, Input, Loading, LoadMore, Mono, PageHeader, SecretOnce, Select, Table, Td } from '@/components/ui';
 import { fieldErrors } from '@/lib/forms';
 import { WEBHOOK_EVENT_TYPES, webhookSetInput } from '@/lib/schemas';
@@ -244,6 +244,9 @@ export default function WebhooksPage() {
   return (
     <>
       <PageHeader title="Webhooks" subtitle="One HTTPS endpoint per API key, for the events of the key's project." />
+      <Suspense>
+        <ProjectFromLink />
+      </Suspense>
       <WithProject>{(projectId) => <Webhooks projectId={projectId} />}</WithProject>
     </>
   );
