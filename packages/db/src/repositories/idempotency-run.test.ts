@@ -41,7 +41,7 @@ describe.each(testDatabaseKinds)('runIdempotent on the database store (%s)', (ki
   });
 
   it('leaves no record for a request refused as invalid, so the corrected request runs under the same key; other client errors are stored', async () => {
-    const run = createIdempotency(createIdempotencyStore(db.prisma), systemClock, { leaseMs: 1_000 });
+    const run = createIdempotency(createIdempotencyStore(db), systemClock, { leaseMs: 1_000 });
     const project = randomUUID();
     const invalid = async () => {
       throw invalidRequest('Invalid request: amount: Required', { details: [{ path: 'amount', message: 'Required' }] });
