@@ -42,7 +42,7 @@ export interface LocalDevnets {
   discardedState: string[];
   /**
    * With `yieldMarkets`: the real Aave V3 pool and MetaMorpho vault stack on the EVM devnet, over
-   * its test USDC (README: "Yield contracts on the local devnet").
+   * its test USDC (docs/local-chains.md: "Yield contracts on the local devnet").
    */
   yield?: YieldDeployment;
   /**
@@ -78,7 +78,7 @@ export interface LocalDevnetsOptions {
 /**
  * Local mode: anvil (EVM, chain id 84532) and our LiteSVM JSON-RPC server (SOLANA_DEVNET), each
  * with a test USDC, started with the service and stopped with it. With `dataDir` their state lives
- * in `dataDir/devnets` and survives restarts (README: "Local chains").
+ * in `dataDir/devnets` and survives restarts (docs/local-chains.md).
  */
 export async function startLocalDevnets(options: LocalDevnetsOptions = {}): Promise<LocalDevnets> {
   const stateDir = options.dataDir ? path.join(options.dataDir, 'devnets') : undefined;

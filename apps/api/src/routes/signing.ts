@@ -26,7 +26,7 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
       tag: 'Signing',
       body: documentedBody(operation.name),
       responses: {
-        200: { description: 'The signature (shape by wallet type, see the README)', schema: z.record(z.string(), z.unknown()) },
+        200: { description: 'The signature (shape by wallet type, see docs/signing.md)', schema: z.record(z.string(), z.unknown()) },
         403: { ...policyDeniedResponse, description: `${policyDeniedResponse.description}; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding` },
         409: { description: 'WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request' },
       },

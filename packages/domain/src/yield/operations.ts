@@ -15,7 +15,7 @@ export type YieldPhase = 'approval' | 'action';
 export const ACTIVE_YIELD_STATUSES: readonly YieldOperationStatus[] = ['pending', 'submitted'];
 export const TERMINAL_YIELD_STATUSES: readonly YieldOperationStatus[] = ['confirmed', 'failed', 'cancelled'];
 
-/** Operation error codes of the spec, plus the outcomes it leaves open (README: Yield). */
+/** Operation error codes of the spec, plus the outcomes it leaves open (docs/yield.md). */
 export type YieldErrorCode =
   | 'AAVE_SUPPLY_CAP_EXCEEDED'
   | 'SIGNING_REQUIRES_ACTION'
