@@ -31,7 +31,7 @@ const NOT_FUZZED: Record<string, string> = {};
 const WRITTEN_ON_REFUSAL = new Set(['request_log', 'rate_limit_counters']);
 /**
  * A refusal other than 400 INVALID_REQUEST (an unknown id's 404, a policy's 403, a 409) is stored
- * under its Idempotency-Key so that a resend replays it (README, Idempotency); a 400 leaves the key free.
+ * under its Idempotency-Key so that a resend replays it (docs/api-conventions.md, Idempotency); a 400 leaves the key free.
  */
 const STORED_REFUSAL_TABLE = 'idempotency_records';
 
