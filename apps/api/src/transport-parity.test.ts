@@ -101,7 +101,8 @@ describe.each(testDatabaseKinds)('one use case through REST, tRPC and GraphQL, a
     const trpcList = await a.support.transactions.list.query({ projectId: a.key.projectId, walletId });
     expect(trpcWallet).toEqual({ ...restWallet.body, projectId: a.key.projectId, custody: 'api_key', claimedAt: null, claimedByUserId: null });
     expect(trpcRecord).toEqual({ ...restRecord.body, projectId: a.key.projectId });
-    expect(trpcList.data).toEqual(restList.body.data.map((t: object) => ({ ...t, projectId: a.key.projectId })));
+    // The console's list rows carry the wallet's user besides the REST summary (its user column).
+    expect(trpcList.data).toEqual(restList.body.data.map((t: object) => ({ ...t, projectId: a.key.projectId, userIdentifier: restWallet.body.userIdentifier })));
     expect(webhookDeliveries.length).toBeGreaterThanOrEqual(3);
 
     const gql = await graphql(
