@@ -1,49 +1,24 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, repoRoot } from '../config.ts';
 import { createServices } from '../services.ts';
+import { freshClone } from '../testing/fresh-clone.ts';
+import { quickstartBlocks } from '../testing/readme-quickstart.ts';
 
 const run = promisify(execFile);
-const cloneDir = mkdtempSync(path.join(tmpdir(), 'wallet-clone-'));
+const clones: string[] = [];
 
-/**
- * A fresh clone after `npm install`: the repository's own files (tracked and new, never ignored
- * ones such as the generated Prisma client) and a node_modules whose packages are this checkout's,
- * except the workspace links, which point into the clone.
- */
-function freshClone(): string {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
-    .split('\0')
-    .filter((file) => file && existsSync(path.join(repoRoot, file)));
-  for (const file of files) {
-    mkdirSync(path.dirname(path.join(cloneDir, file)), { recursive: true });
-    copyFileSync(path.join(repoRoot, file), path.join(cloneDir, file));
-  }
-  const modules = path.join(repoRoot, 'node_modules');
-  mkdirSync(path.join(cloneDir, 'node_modules/@wallet'), { recursive: true });
-  for (const entry of readdirSync(modules)) {
-    if (entry === '@wallet') continue;
-    symlinkSync(path.join(modules, entry), path.join(cloneDir, 'node_modules', entry));
-  }
-  for (const entry of readdirSync(path.join(modules, '@wallet'))) {
-    symlinkSync(readlinkSync(path.join(modules, '@wallet', entry)), path.join(cloneDir, 'node_modules/@wallet', entry));
-  }
-  return cloneDir;
-}
+afterAll(() => clones.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-afterAll(() => rmSync(cloneDir, { recursive: true, force: true }));
-
-/** The first `npm run … keys -- create …` line of the README's First steps, as its words. */
-function firstStepsKeyCommand(): string[] {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const steps = readme.slice(readme.indexOf('## First steps'));
-  const line = steps.split('\n').find((l) => /^npm run (--silent )?keys -- create/.test(l));
-  if (!line) throw new Error('the README\'s First steps create no key');
-  return line.replace(/#.*$/, '').trim().split(/\s+/).slice(1);
+/** The first `npm run … keys -- create …` command of the README's Quickstart, as its words. */
+function quickstartKeyCommand(): string[] {
+  const command = /npm run (--silent )?keys -- create[^)#\n]*/.exec(quickstartBlocks().join('\n'))?.[0];
+  if (!command) throw new Error('the README\'s Quickstart creates no key');
+  return command.trim().split(/\s+/).slice(1);
 }
 
 describe('a fresh clone', () => {
@@ -51,7 +26,7 @@ describe('a fresh clone', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-first-steps-'));
     try {
       const env = { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, DATABASE_URL: '' };
-      const { stdout } = await run('npm', firstStepsKeyCommand(), { cwd: repoRoot, env });
+      const { stdout } = await run('npm', quickstartKeyCommand(), { cwd: repoRoot, env });
       const issued = JSON.parse(stdout.trim().split('\n').at(-1)!) as { partnerId: string; projectId: string };
       const services = await createServices(loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir }));
       try {
@@ -67,6 +42,7 @@ describe('a fresh clone', () => {
 
   it('runs the keys CLI before any start, generating the Prisma client once', async () => {
     const clone = freshClone();
+    clones.push(clone);
     const marker = path.join(clone, 'packages/db/src/generated/prisma/.source-hash');
     expect(existsSync(marker)).toBe(false);
     const env = { ...process.env, APP_ENV: 'local', DATA_DIR: path.join(clone, '.data'), DATABASE_URL: '' };

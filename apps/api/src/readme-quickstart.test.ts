@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshClone } from './testing/fresh-clone.ts';
+import { documentedShapes, quickstartBlocks, shapeMismatch } from './testing/readme-quickstart.ts';
+
+/**
+ * The README's Quickstart, run as a newcomer runs it: in a fresh clone, `npm start` in one process, then every
+ * other shell block pasted in order into one bash. Two things differ from a laptop, both forced by sharing
+ * the machine with other suites: the service listens on a free port (the blocks' `127.0.0.1:8080` is
+ * rewritten to it) and the console is off (the Quickstart never opens it). Every output the README
+ * documents (`# {…}` after a command) must have the keys and values it shows, in order.
+ */
+const clone = freshClone('wallet-quickstart-');
+const processes: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of processes) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+  rmSync(clone, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs `command` in the clone in its own process group; resolves with its output once `ready` matches it, or at exit. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, ready?: RegExp) {
+  const child = spawn(command, args, { cwd: clone, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  processes.push(child);
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const started = new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (ready?.test(output.stdout)) resolve(clearInterval(timer));
+    }, 50);
+    void exited.then((code) => {
+      clearInterval(timer);
+      if (ready) reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.stdout}\n${output.stderr}`));
+    });
+  });
+  return { child, output, exited, started };
+}
+
+describe('the README Quickstart', () => {
+  it('runs as written from a fresh clone, and every output has the documented shape', async () => {
+    const [start, ...rest] = quickstartBlocks();
+    expect(start!.trim()).toBe('npm install && npm start');
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, APP_ENV: 'local', DATABASE_URL: '', DATA_DIR: '', REDIS_URL: '', LOG_LEVEL: 'info' };
+    delete env.DATA_DIR;
+    const service = run('npm', ['start'], { ...env, PORT: String(port), CONSOLE: 'off' }, /wallet service listening/);
+    await service.started;
+
+    const script = rest.join('\n').replaceAll('http://127.0.0.1:8080', `http://127.0.0.1:${port}`);
+    const session = run('bash', ['-e', '-o', 'pipefail', '-c', script], env);
+    const code = await Promise.race([session.exited, new Promise((resolve) => setTimeout(() => resolve('timed out'), 200_000))]);
+    const log = () => `${session.output.stdout}\n--- stderr\n${session.output.stderr}\n--- listen.log\n${readOrEmpty('listen.log')}`;
+    expect(code, log()).toBe(0);
+
+    const outputs = session.output.stdout.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const shapes = documentedShapes(rest.join('\n'));
+    expect(outputs.map((_, i) => shapes[i]?.comment ?? '(undocumented output)'), log()).toEqual(shapes.map((shape) => shape.comment));
+    const mismatches = shapes.map((shape, i) => shapeMismatch(outputs[i]!, shape)).filter(Boolean);
+    expect(mismatches).toEqual([]);
+
+    // What the steps are for, beyond their shapes.
+    const [, faucet, record, , denied, approved, signed] = outputs;
+    expect(faucet).toMatchObject({ token: 'native', amount: '1' });
+    expect(record).toMatchObject({ status: 'confirmed' });
+    expect(denied).toMatchObject({ code: 'POLICY_DENIED', deniedBy: [{ policyId: 'quickstart', ruleId: 'only-dead' }] });
+    expect(approved).toMatchObject({ status: 'approved' });
+    expect(signed!.transactionId).toEqual(expect.any(String));
+  }, 300_000);
+});
+
+function readOrEmpty(file: string): string {
+  try {
+    return readFileSync(path.join(clone, file), 'utf8');
+  } catch {
+    return '';
+  }
+}
