@@ -5,6 +5,7 @@ import {
   type StoredEvent,
 } from '@wallet/domain';
 import type { Database } from '../database.ts';
+import { identifierPrefixScan } from './identifier-prefix.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { toApiKeyRecord, withPartner } from './api-keys.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
@@ -116,15 +117,10 @@ export function createConsoleStore({ prisma, query }: Database): ConsoleStore {
     },
 
     async walletIdsOfUser({ partnerId, projectId, prefix, limit }) {
-      // Each project's (project_id, lower(user_identifier) COLLATE "C") index (the search's) is read
-      // in byte order from the prefix for at most `limit` entries; those that start with it match.
       const projectIds = projectId ? [projectId] : await partnerProjectIds(partnerId);
+      const scan = identifierPrefixScan({ table: 'wallets', column: 'user_identifier', select: 'id, user_identifier', projects: '$1::uuid[]', prefix: '$2', limit: '$3', alias: 'w' });
       const rows = await query<{ id: string }>(
-        `SELECT w.id FROM unnest($1::uuid[]) AS p(id) CROSS JOIN LATERAL (
-           SELECT id, user_identifier FROM wallets
-            WHERE project_id = p.id AND lower(user_identifier) COLLATE "C" >= lower($2)
-            ORDER BY lower(user_identifier) COLLATE "C" LIMIT $3) w
-          WHERE starts_with(lower(w.user_identifier), lower($2)) LIMIT $3`,
+        `SELECT w.id FROM ${scan} WHERE starts_with(lower(w.user_identifier), lower($2)) LIMIT $3`,
         [projectIds, prefix, limit],
       );
       return rows.map((r) => r.id);

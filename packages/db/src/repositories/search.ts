@@ -1,5 +1,6 @@
 import type { SearchHit, SearchLookup, SearchStore } from '@wallet/domain';
 import type { Database } from '../database.ts';
+import { identifierPrefixScan } from './identifier-prefix.ts';
 
 /**
  * The partner's project ids, evaluated once per statement (an init plan), so every lookup below
@@ -113,19 +114,12 @@ export function createSearchStore({ query }: Database): SearchStore {
           return rows.map(walletHit);
         }
         case 'userPrefix': {
-          // Each project's index is read in byte order from the prefix for at most
-          // USER_ROWS_PER_PROJECT entries; the matching ones are those that start with it.
+          const scan = { projects: PARTNER_PROJECTS, prefix: '$2', limit: String(USER_ROWS_PER_PROJECT) };
           const rows = await query<Row>(
             `SELECT DISTINCT identifier, project_id FROM (
-               SELECT m.identifier, p.id AS project_id FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
-                 SELECT user_identifier AS identifier FROM wallets
-                  WHERE project_id = p.id AND lower(user_identifier) COLLATE "C" >= lower($2)
-                  ORDER BY lower(user_identifier) COLLATE "C" LIMIT ${USER_ROWS_PER_PROJECT}) m
+               SELECT m.identifier, p.id AS project_id FROM ${identifierPrefixScan({ ...scan, table: 'wallets', column: 'user_identifier', select: 'user_identifier AS identifier', alias: 'm' })}
                UNION ALL
-               SELECT u.identifier, p.id FROM unnest(${PARTNER_PROJECTS}) AS p(id) CROSS JOIN LATERAL (
-                 SELECT identifier FROM users
-                  WHERE project_id = p.id AND lower(identifier) COLLATE "C" >= lower($2)
-                  ORDER BY lower(identifier) COLLATE "C" LIMIT ${USER_ROWS_PER_PROJECT}) u
+               SELECT u.identifier, p.id FROM ${identifierPrefixScan({ ...scan, table: 'users', column: 'identifier', select: 'identifier', alias: 'u' })}
              ) found WHERE starts_with(lower(identifier), lower($2)) ORDER BY identifier, project_id LIMIT $3`,
             [partnerId, lookup.prefix, limit],
           );
