@@ -28,6 +28,22 @@ export interface LocalFaucet {
   fund(target: { type: 'EVM' | 'SOLANA'; address: string }, asset: FaucetAsset, baseUnits: bigint): Promise<{ txHash: string }>;
 }
 
+/**
+ * Local mode only: where the local devnets answer JSON-RPC (`GET /v1/local/devnets`, and the
+ * `{"devnets": …}` line `npm start` prints), so viem, cast or a Solana client can reach them.
+ */
+export interface LocalDevnetEndpoints {
+  evm: { chainId: number; rpcUrl: string }[];
+  solana: { network: string; rpcUrl: string }[];
+}
+
+export const localDevnetsResponse = z
+  .object({
+    evm: z.array(z.object({ chainId: z.number().int(), rpcUrl: z.url() })),
+    solana: z.array(z.object({ network: z.string(), rpcUrl: z.url() })),
+  })
+  .meta({ id: 'LocalDevnets' });
+
 export const chainListSchema = z
   .object({
     chains: z.array(
@@ -66,12 +82,13 @@ export function toBaseUnits(amount: string, decimals: number): bigint {
 export interface ChainServiceDeps {
   directory: ChainDirectory;
   faucet?: LocalFaucet;
+  devnets?: LocalDevnetEndpoints;
   loadWallet: WalletService['loadWallet'];
   /** Unscoped lookup for the operator's faucet CLI. */
   findWallet(walletId: string): Promise<WalletRecord | null>;
 }
 
-export function createChainService({ directory, faucet, loadWallet, findWallet }: ChainServiceDeps) {
+export function createChainService({ directory, faucet, devnets, loadWallet, findWallet }: ChainServiceDeps) {
   async function fundWallet(wallet: WalletRecord, input: z.output<typeof faucetBody>) {
     if (!faucet) throw invalidRequest('The faucet exists only in local mode');
     if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') throw invalidRequest('The local faucet funds EVM and SOLANA wallets');
@@ -87,6 +104,12 @@ export function createChainService({ directory, faucet, loadWallet, findWallet }
   return {
     list(): z.output<typeof chainListSchema> {
       return { chains: directory.list() };
+    },
+
+    /** Local mode only (the route is not mounted otherwise). */
+    localDevnets(): LocalDevnetEndpoints {
+      if (!devnets) throw invalidRequest('The local devnets exist only in local mode');
+      return devnets;
     },
 
     /** Absent outside local mode (the route is not mounted). */
