@@ -106,6 +106,20 @@ describe('chains and the local faucet', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.code).toBe('INVALID_REQUEST');
     }
+    // Amounts are whole tokens; each refusal says so and quotes what it got.
+    const wholeTokens = 'a positive decimal amount in whole tokens as a string (e.g. "1.5" for 1.5 ETH, SOL or USDC), not base units';
+    const amountMessages: [unknown, string][] = [
+      ['1e6', `expected ${wholeTokens}, got "1e6"`],
+      [1.5, `expected ${wholeTokens}, got 1.5`],
+      ['0', `expected ${wholeTokens}, got "0"`],
+      [undefined, `required: ${wholeTokens}`],
+    ];
+    for (const [amount, message] of amountMessages) {
+      const response = await faucet({ walletId: evm.id, amount });
+      expect(response.body, JSON.stringify(amount)).toEqual({ code: 'INVALID_REQUEST', message: `Invalid request: amount: ${message}`, details: [{ path: 'amount', message }] });
+    }
+    const tooPrecise = await faucet({ walletId: evm.id, amount: '1.1234567', token: 'usdc' });
+    expect(tooPrecise.body).toMatchObject({ message: 'Invalid request: amount: expected at most 6 decimals in whole tokens (USDC has 6), got "1.1234567"', details: [{ path: 'amount' }] });
     const stranger = (await app.createKey()).apiKey;
     expect((await faucet({ walletId: evm.id, amount: '1' }, stranger)).status).toBe(404);
   });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { invalidRequest, notFound } from '../errors.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
-import { parseInput, uuidSchema } from '../shared/zod.ts';
+import { tooManyDecimalsMessage, wholeTokensMessage } from '../shared/amount-messages.ts';
+import { fieldError, parseInput, uuidSchema } from '../shared/zod.ts';
 import type { WalletService } from '../wallets/service.ts';
 
 /** One configured chain as partners see it in GET /v1/chains. */
@@ -60,10 +61,16 @@ export const chainListSchema = z
   })
   .meta({ id: 'ChainList' });
 
+const FAUCET_EXAMPLE = '"1.5" for 1.5 ETH, SOL or USDC';
+const amountError = (issue: { input?: unknown }) => wholeTokensMessage(FAUCET_EXAMPLE, issue.input);
+
 export const faucetBody = z
   .strictObject({
     walletId: z.string().max(64),
-    amount: z.string().regex(/^(0|[1-9]\d{0,17})(\.\d{1,18})?$/, 'a positive decimal amount in standard units, e.g. "10" or "0.5"'),
+    amount: z
+      .string({ error: amountError })
+      .regex(/^(0|[1-9]\d{0,17})(\.\d{1,18})?$/, { error: amountError })
+      .describe('Whole tokens as a decimal string ("1.5" is 1.5 ETH, SOL or USDC), not base units; at most the token\'s decimals'),
     token: z.enum(['native', 'usdc']).default('native'),
   })
   .meta({ id: 'LocalFaucetRequest' });
@@ -72,10 +79,10 @@ export const faucetResponse = z
   .object({ walletId: z.string(), address: z.string(), token: z.enum(['native', 'usdc']), amount: z.string(), baseUnits: z.string(), txHash: z.string() })
   .meta({ id: 'LocalFaucetResponse' });
 
-/** Decimal string in standard units to integer base units; more decimals than the asset has is a 400. */
-export function toBaseUnits(amount: string, decimals: number): bigint {
+/** Decimal string in whole tokens to integer base units; more decimals than the asset (`symbol`) has is a 400. */
+export function toBaseUnits(amount: string, { symbol, decimals }: { symbol: string; decimals: number }): bigint {
   const [whole = '0', fraction = ''] = amount.split('.');
-  if (fraction.length > decimals) throw invalidRequest(`Invalid request: amount: at most ${decimals} decimals for this asset`);
+  if (fraction.length > decimals) throw fieldError('amount', tooManyDecimalsMessage(symbol, decimals, amount));
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
 }
 
@@ -94,9 +101,9 @@ export function createChainService({ directory, faucet, devnets, loadWallet, fin
     if (wallet.type !== 'EVM' && wallet.type !== 'SOLANA') throw invalidRequest('The local faucet funds EVM and SOLANA wallets');
     const chain = directory.list().find((c) => c.type === wallet.type && c.isDevnet);
     if (!chain) throw invalidRequest(`No local ${wallet.type} devnet is running`);
-    const decimals = input.token === 'usdc' ? (chain.usdc?.decimals ?? 6) : chain.nativeCurrency.decimals;
-    const baseUnits = toBaseUnits(input.amount, decimals);
-    if (baseUnits === 0n) throw invalidRequest('Invalid request: amount: must be greater than zero');
+    const asset = input.token === 'usdc' ? { symbol: 'USDC', decimals: chain.usdc?.decimals ?? 6 } : chain.nativeCurrency;
+    const baseUnits = toBaseUnits(input.amount, asset);
+    if (baseUnits === 0n) throw fieldError('amount', wholeTokensMessage(FAUCET_EXAMPLE, input.amount));
     const { txHash } = await faucet.fund({ type: wallet.type, address: wallet.address }, input.token, baseUnits);
     return { walletId: wallet.id, address: wallet.address, token: input.token, amount: input.amount, baseUnits: baseUnits.toString(), txHash };
   }
