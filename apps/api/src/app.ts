@@ -53,7 +53,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...userPermissionRoutes(services.delegation),
     ...yieldRoutes(services.yield),
     ...yieldPositionRoutes(services.yieldPositions),
-    ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined }),
+    ...chainRoutes(services.chains, { localFaucet: services.localFaucet !== undefined, localDevnets: services.localDevnets !== undefined }),
   ];
 }
 

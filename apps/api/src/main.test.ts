@@ -30,6 +30,13 @@ async function cli(args: string[], script = 'keys') {
   return JSON.parse(lines[0]!);
 }
 
+/** The `{"devnets": …}` line a start printed (exactly one). */
+function startedDevnets(output: string): { evm: { chainId: number; rpcUrl: string }[]; solana: { network: string; rpcUrl: string }[] } {
+  const lines = output.split('\n').filter((l) => l.startsWith('{"devnets":'));
+  expect(lines).toHaveLength(1);
+  return (JSON.parse(lines[0]!) as { devnets: ReturnType<typeof startedDevnets> }).devnets;
+}
+
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
@@ -46,6 +53,15 @@ describe('the service process', () => {
     expect(consoleOwner.password).toMatch(/^[A-Za-z0-9]{20}$/);
     const issued = await cli(['create', '--partner', 'demo']);
     expect(Object.keys(issued).sort()).toEqual(['apiKey', 'apiKeyId', 'partnerId', 'projectId']);
+    // Every local start prints where the devnets answer JSON-RPC: one JSON line, the same as GET /v1/local/devnets.
+    const printed = startedDevnets(first.output());
+    const served = await fetch(`${first.url}/v1/local/devnets`, { headers: { 'x-api-key': issued.apiKey } });
+    expect(served.status).toBe(200);
+    expect(await served.json()).toEqual(printed);
+    expect(printed.evm).toEqual([{ chainId: 84532, rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }]);
+    expect(printed.solana).toEqual([{ network: 'SOLANA_DEVNET', rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }]);
+    const chainId = await fetch(printed.evm[0]!.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+    expect(Number(((await chainId.json()) as { result: string }).result)).toBe(84532);
     const created = await fetch(`${first.url}/v1/wallets`, {
       method: 'POST',
       headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' },
@@ -101,6 +117,7 @@ describe('the service process', () => {
       expect(second.output()).not.toContain(secret);
     }
     expect(second.output()).not.toContain('consoleOwner');
+    expect(startedDevnets(second.output()).evm[0]!.chainId).toBe(84532);
     expect(second.output()).not.toContain(consoleOwner.password);
     await stopService(second.child);
   }, 180_000);

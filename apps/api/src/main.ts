@@ -73,6 +73,8 @@ if (config.appEnv === 'local') {
   const owner = await services.staff.ensureLocalOwner();
   if (owner) process.stdout.write(`${JSON.stringify({ consoleOwner: { email: owner.email, password: owner.password, partnerId: owner.partnerId } })}\n`);
 }
+// Local mode: where the devnets answer JSON-RPC, at every start (the same as GET /v1/local/devnets).
+if (devnets) process.stdout.write(`${JSON.stringify({ devnets: devnets.endpoints })}\n`);
 const embedded = !config.databaseUrl;
 const controlToken = newControlToken();
 const app = createApp({
@@ -91,7 +93,7 @@ const server = app.listen(config.port, config.host, () => {
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   removeControlFile = embedded ? writeControlFile(config.dataDir, url, controlToken) : () => undefined;
   logger.info(
-    { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', evmRpcUrl: devnets?.evmRpcUrl, solanaRpcUrl: devnets?.solanaRpcUrl, devnetState: devnets?.stateDir },
+    { url, appEnv: config.appEnv, database: services.database.kind, monitor: monitorWorker ? services.monitor.owner : 'off', devnetState: devnets?.stateDir },
     'wallet service listening',
   );
   // Local mode: the console (apps/admin) next to the API, on CONSOLE_PORT (3000); CONSOLE=off skips it.

@@ -28,6 +28,7 @@ import {
   createYieldSteps,
   type Clock,
   type MonitorCadence,
+  type LocalDevnetEndpoints,
   type LocalFaucet,
   createWebhookDelivery,
   createWebhookService,
@@ -66,8 +67,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { createRequestLogWriter } from './request-log/writer.ts';
 
 export interface ServiceOptions {
-  /** The chains this deployment talks to, and in local mode the devnet faucet and yield contracts. */
-  chains?: { directory: ChainDirectory; gateways: ChainGateways; faucet?: LocalFaucet; yield?: LocalYieldContracts };
+  /** The chains this deployment talks to, and in local mode the devnet faucet, yield contracts and RPC URLs. */
+  chains?: { directory: ChainDirectory; gateways: ChainGateways; faucet?: LocalFaucet; yield?: LocalYieldContracts; endpoints?: LocalDevnetEndpoints };
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   clock?: Clock;
@@ -241,8 +242,15 @@ export async function createServices(config: Config, options: ServiceOptions = {
     nonceGaps,
     gateways,
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
-    chains: createChainService({ directory, faucet: options.chains?.faucet, loadWallet: wallets.loadWallet, findWallet: (id) => stores.wallets.findById(id) }),
+    chains: createChainService({
+      directory,
+      faucet: options.chains?.faucet,
+      devnets: options.chains?.endpoints,
+      loadWallet: wallets.loadWallet,
+      findWallet: (id) => stores.wallets.findById(id),
+    }),
     localFaucet: options.chains?.faucet,
+    localDevnets: options.chains?.endpoints,
     /** Console staff accounts and sessions (tRPC, GraphQL, the staff CLI). */
     staff: createStaffService({ store: stores.staff, clock }),
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),

@@ -13,7 +13,16 @@ import {
   writeFileAtomic,
   type YieldDeployment,
 } from '@wallet/chains/devnets';
-import { resolveChainReset, type ChainDirectory, type ChainGateways, type ChainResetStore, type Clock, type LocalFaucet, type ResetChain } from '@wallet/domain';
+import {
+  resolveChainReset,
+  type ChainDirectory,
+  type ChainGateways,
+  type ChainResetStore,
+  type Clock,
+  type LocalDevnetEndpoints,
+  type LocalFaucet,
+  type ResetChain,
+} from '@wallet/domain';
 
 /** The EVM devnet answers as Base Sepolia, where the spec's local-test yield markets live. */
 export const LOCAL_EVM_CHAIN_ID = 84532;
@@ -35,6 +44,8 @@ export interface LocalDevnets {
   faucet: LocalFaucet;
   evmRpcUrl: string;
   solanaRpcUrl: string;
+  /** The devnets' JSON-RPC URLs as `GET /v1/local/devnets` answers them and `npm start` prints them. */
+  endpoints: LocalDevnetEndpoints;
   identities: DevnetIdentity[];
   /** With `dataDir`: where the devnets keep their state. */
   stateDir?: string;
@@ -152,6 +163,7 @@ export async function startLocalDevnets(options: LocalDevnetsOptions = {}): Prom
       faucet,
       evmRpcUrl: anvil.rpcUrl,
       solanaRpcUrl: sol.rpcUrl,
+      endpoints: { evm: [{ chainId: LOCAL_EVM_CHAIN_ID, rpcUrl: anvil.rpcUrl }], solana: [{ network: 'SOLANA_DEVNET', rpcUrl: sol.rpcUrl }] },
       identities,
       ...(stateDir ? { stateDir } : {}),
       discardedState: [anvil.discardedState, sol.discardedState].filter((f): f is string => f !== undefined),

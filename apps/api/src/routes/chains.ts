@@ -1,7 +1,7 @@
-import { chainListSchema, faucetBody, faucetResponse, type ChainService } from '@wallet/domain';
+import { chainListSchema, faucetBody, faucetResponse, localDevnetsResponse, type ChainService } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
 
-export function chainRoutes(chains: ChainService, { localFaucet }: { localFaucet: boolean }): RouteDef[] {
+export function chainRoutes(chains: ChainService, { localFaucet, localDevnets }: { localFaucet: boolean; localDevnets: boolean }): RouteDef[] {
   const routes: RouteDef[] = [
     {
       method: 'get',
@@ -23,6 +23,17 @@ export function chainRoutes(chains: ChainService, { localFaucet }: { localFaucet
       body: faucetBody,
       responses: { 200: { description: 'The funding transaction', schema: faucetResponse } },
       handler: async ({ caller, body }) => ({ status: 200, body: await chains.fund(caller, body) }),
+    });
+  }
+  if (localDevnets) {
+    routes.push({
+      method: 'get',
+      path: '/v1/local/devnets',
+      operationId: 'localDevnets',
+      summary: 'Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client)',
+      tag: 'Local',
+      responses: { 200: { description: 'The local devnets and their RPC URLs', schema: localDevnetsResponse } },
+      handler: async () => ({ status: 200, body: chains.localDevnets() }),
     });
   }
   return defineRoutes(routes);

@@ -49,8 +49,12 @@ describe.each(testDatabaseKinds)('transfer validation details (%s)', (kind) => {
     ['chain not configured', { ...evmBase, chainId: 999999 }, 'chainId'],
     ['network on EVM', { ...evmBase, network: 'SOLANA_DEVNET' }, 'network', 'Invalid request: network: not allowed for EVM wallets'],
     ['to not an address', { ...evmBase, to: 'not-an-address' }, 'to', 'Invalid request: to: not an EVM address'],
-    ['negative value', { ...evmBase, value: '-1' }, 'value'],
-    ['zero value', { ...evmBase, value: '0' }, 'value', 'Invalid request: value: must be greater than zero'],
+    ['negative value', { ...evmBase, value: '-1' }, 'value', `Invalid request: value: expected a positive integer in base units (wei for ETH, the token's smallest unit for ERC-20) as a decimal string, got "-1"`],
+    ['zero value', { ...evmBase, value: '0' }, 'value', `Invalid request: value: expected a positive integer in base units (wei for ETH, the token's smallest unit for ERC-20) as a decimal string, got "0"`],
+    ['value in whole tokens', { ...evmBase, value: '1.5' }, 'value', `Invalid request: value: expected a positive integer in base units (wei for ETH, the token's smallest unit for ERC-20) as a decimal string, got "1.5"`],
+    ['value a JSON number', { ...evmBase, value: 1000 }, 'value', `Invalid request: value: expected a positive integer in base units (wei for ETH, the token's smallest unit for ERC-20) as a decimal string, got 1000`],
+    ['value missing', { to: RECIPIENT, chainId: EVM_CHAIN }, 'value', `Invalid request: value: required: a positive integer in base units (wei for ETH, the token's smallest unit for ERC-20) as a decimal string`],
+    ['gasLimit not an integer', { ...evmBase, gasLimit: '21000.5' }, 'gasLimit', 'Invalid request: gasLimit: expected a non-negative integer in gas units as a decimal string, got "21000.5"'],
     ['SPL on EVM', { ...evmBase, kind: 'SPL', tokenAddress: RECIPIENT }, 'kind'],
     ['ERC20 without token', { ...evmBase, kind: 'ERC20' }, 'tokenAddress', 'Invalid request: tokenAddress: required for ERC20 transfers'],
     ['NATIVE with token', { ...evmBase, kind: 'NATIVE', tokenAddress: usdc }, 'tokenAddress', 'Invalid request: tokenAddress: not allowed for NATIVE transfers'],
@@ -73,8 +77,9 @@ describe.each(testDatabaseKinds)('transfer validation details (%s)', (kind) => {
     ['SPL without mint', { ...solBase(), kind: 'SPL' }, 'tokenAddress', 'Invalid request: tokenAddress: required for SPL transfers (the mint)'],
     ['NATIVE with mint', { ...solBase(), kind: 'NATIVE', tokenAddress: sol.address }, 'tokenAddress'],
     ['mint not an address', { ...solBase(), tokenAddress: RECIPIENT }, 'tokenAddress', 'Invalid request: tokenAddress: not a Solana address'],
-    ['value above u64', { ...solBase(), value: (2n ** 64n).toString() }, 'value', 'Invalid request: value: larger than a u64'],
-    ['zero value', { ...solBase(), value: '0' }, 'value'],
+    ['value above u64', { ...solBase(), value: (2n ** 64n).toString() }, 'value', `Invalid request: value: expected at most 18446744073709551615 (a u64) in base units (lamports for SOL, the mint's smallest unit for SPL), got "18446744073709551616"`],
+    ['zero value', { ...solBase(), value: '0' }, 'value', `Invalid request: value: expected a positive integer in base units (lamports for SOL, the mint's smallest unit for SPL) as a decimal string, got "0"`],
+    ['value in whole tokens', { ...solBase(), value: '0.5' }, 'value', `Invalid request: value: expected a positive integer in base units (lamports for SOL, the mint's smallest unit for SPL) as a decimal string, got "0.5"`],
     ['network not configured', { to: sol.address, value: '1' }, 'network', 'Invalid request: network: SOLANA is not configured in this deployment (see GET /v1/chains)'],
     // Needs the chain: an address that is not a mint.
     ['mint unknown on the network', { ...solBase(), tokenAddress: sol.address }, 'tokenAddress', 'Invalid request: tokenAddress: not an SPL token mint on this network'],
@@ -99,6 +104,8 @@ describe.each(testDatabaseKinds)('transfer validation details (%s)', (kind) => {
   it('estimate-fee applies the same rules except value > 0; nothing is recorded', async () => {
     for (const [, body, path] of evmCases().filter(([name]) => name !== 'zero value')) await expectDetail(`/v1/wallets/${evm.id}/estimate-fee`, body, path);
     for (const [, body, path] of solCases().filter(([name]) => name !== 'zero value')) await expectDetail(`/v1/wallets/${sol.id}/estimate-fee`, body, path);
+    const notAnInteger = `Invalid request: value: expected a non-negative integer in base units (wei for ETH, the token's smallest unit for ERC-20) as a decimal string, got "1.5"`;
+    await expectDetail(`/v1/wallets/${evm.id}/estimate-fee`, { ...evmBase, value: '1.5' }, 'value', notAnInteger);
     const zero = await app.request('POST', `/v1/wallets/${evm.id}/estimate-fee`, { key, body: { ...evmBase, value: '0' } });
     expect(zero.status, JSON.stringify(zero.body)).toBe(200);
     for (const w of [evm, sol]) expect((await app.request('GET', `/v1/wallets/${w.id}/transactions`, { key })).body.data).toHaveLength(0);

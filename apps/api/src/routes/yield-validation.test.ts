@@ -153,6 +153,20 @@ describe.each(testDatabaseKinds)('yield POST validation, idempotency, switch and
         expect(response.body.code, text).toBe('INVALID_REQUEST');
         if (path !== null) expect(response.body.details, text).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
       }
+      // An amount is whole USDC, never base units: each refusal says so and quotes what it got.
+      const wholeTokens = 'a positive decimal amount in whole tokens as a string (e.g. "1.5" for 1.5 USDC), not base units';
+      const amountMessages: [Action, unknown, string][] = [
+        ['deposits', '1e6', `expected ${wholeTokens}, got "1e6"`],
+        ['deposits', 1500000, `expected ${wholeTokens}, got 1500000`],
+        ['deposits', '0', `expected ${wholeTokens}, got "0"`],
+        ['withdrawals', '-1', `expected ${wholeTokens}, got "-1"; or "all"`],
+        ['deposits', '1.1234567', 'expected at most 6 decimals in whole tokens (USDC has 6), got "1.1234567"'],
+        ['deposits', undefined, `required: ${wholeTokens}`],
+      ];
+      for (const [action, amount, message] of amountMessages) {
+        const response = await api.post(wallet.id, action, { marketId: POOL, amount }, `k-unit-${action}-${String(amount)}`);
+        expect(response.body, `${action} ${JSON.stringify(amount)}`).toEqual({ code: 'INVALID_REQUEST', message: `Invalid request: amount: ${message}`, details: [{ path: 'amount', message }] });
+      }
       // Bytes outside 0x21-0x7E that HTTP clients refuse to send, written on the socket. Bytes above
       // 0x7F reach the app (INVALID_REQUEST); control characters and DEL are refused by Node's HTTP
       // parser itself with a bare 400 before any route runs (nothing can be created either way).

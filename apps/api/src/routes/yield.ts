@@ -6,7 +6,7 @@ const yieldBody = z
   .strictObject({
     marketId: z.string().optional().meta({ description: 'A market id of GET .../yield/markets; determines chain and asset' }),
     chainId: z.union([z.number().int(), z.string()]).optional().meta({ description: '1, 8453, 11155111 or 84532 (integer or its string form); alone it selects the pool-provider market of that chain' }),
-    amount: z.string().meta({ description: 'Decimal USDC (not base units), at most six decimals and 85 characters, greater than zero; withdrawals also take `all`' }),
+    amount: z.string().meta({ description: 'Whole USDC as a decimal string ("1.5" is 1.5 USDC; not base units), at most six decimals and 85 characters, greater than zero; withdrawals also take `all`' }),
   })
   .meta({ id: 'YieldRequest' });
 

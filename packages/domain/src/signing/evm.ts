@@ -44,6 +44,7 @@ import {
 } from 'viem';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
+import { baseUnitsMessage, quoteInput } from '../shared/amount-messages.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
 import { signSecp256k1 } from './secp256k1.ts';
 import type { ChainSigner, SignOperation } from './types.ts';
@@ -107,6 +108,17 @@ const quantitySchema = z
     message: 'must be at most 2^256 - 1',
   });
 
+/** The transaction's `value`: a quantity in wei; each refusal names the unit (docs/api-conventions.md, "Amounts and units"). */
+const WEI = "base units (wei of the chain's native coin; a token amount goes in `data`)";
+const valueError = (issue: { input?: unknown }) => baseUnitsMessage(WEI, false, issue.input);
+const valueSchema = z
+  .string({ error: valueError })
+  .max(78, { error: valueError })
+  .regex(DECIMAL, { error: valueError })
+  .refine((value) => !DECIMAL.test(value) || BigInt(value) <= MAX_UINT256, {
+    error: (issue) => `expected at most 2^256 - 1 in wei, got ${quoteInput(issue.input)}`,
+  });
+
 /** Calldata / init code, 0x-prefixed, even length. */
 const MAX_CALLDATA_BYTES = 128 * 1024;
 const calldataSchema = z
@@ -154,7 +166,7 @@ const EIP1559_FIELDS = ['maxFeePerGas', 'maxPriorityFeePerGas'] as const;
 const evmTransactionSchema = z
   .strictObject({
     to: addressSchema,
-    value: quantitySchema.default('0'),
+    value: valueSchema.default('0'),
     data: calldataSchema.optional(),
     chainId: chainIdSchema,
     type: z.literal([0, 2]).default(2).describe('2 = EIP-1559 (default), 0 = legacy (EIP-155)'),

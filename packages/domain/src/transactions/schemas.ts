@@ -1,36 +1,45 @@
 import { isAddress as isSolanaAddress } from '@solana/kit';
 import { isAddress as isEvmAddress } from 'viem';
 import { z } from 'zod';
+import { BASE_UNITS, baseUnitsMessage, quoteInput } from '../shared/amount-messages.ts';
 import { identifierString } from '../shared/zod.ts';
 
-const decimalString = (what: string) =>
-  z.string().regex(/^(0|[1-9]\d{0,77})$/, `${what}: a non-negative integer as a decimal string`);
+const BASE_UNITS_PATTERN = /^(0|[1-9]\d{0,77})$/;
+
+/** An integer string in `units` (`value`: base units; the fee fields: gas or wei per gas); every refusal names the unit. */
+function integerIn(units: string, positive = false) {
+  const error = (issue: { input?: unknown }) => baseUnitsMessage(units, positive, issue.input);
+  return z.string({ error }).regex(BASE_UNITS_PATTERN, { error });
+}
 
 const chainIdSchema = z
   .union([z.number().int().positive().max(2 ** 53 - 1), z.string().regex(/^[1-9]\d{0,15}$/, 'a positive integer')])
   .transform((value) => Number(value));
+
+/** The transfer body whose `value` messages name `units` and, for a transfer (not an estimate), ask for a positive one. */
+function transferBodyIn(units: string, positive: boolean) {
+  return z.strictObject({
+    to: identifierString().min(1).max(128),
+    value: integerIn(units, positive).describe(`An integer in ${units}, as a decimal string`),
+    chainId: chainIdSchema.optional(),
+    kind: z.enum(['NATIVE', 'ERC20', 'SPL']).optional(),
+    tokenAddress: identifierString().min(1).max(128).optional(),
+    nonce: z.number().int().min(0).max(2 ** 32 - 1).optional().describe('EVM only: use this nonce instead of the next free one'),
+    gasLimit: integerIn('gas units').optional().describe('EVM only; default: estimated plus 20%'),
+    maxFeePerGas: integerIn('wei per gas').optional().describe('EVM type 2 only'),
+    maxPriorityFeePerGas: integerIn('wei per gas').optional().describe('EVM type 2 only'),
+    gasPrice: integerIn('wei per gas').optional().describe('EVM type 0 only'),
+    type: z.literal([0, 2]).optional().describe('EVM transaction type: 2 (EIP-1559, default) or 0 (legacy)'),
+    network: z.enum(['SOLANA', 'SOLANA_DEVNET']).optional().describe('Solana only; default SOLANA'),
+  });
+}
 
 /**
  * Body of `transfer` and `estimate-fee` (public v1 shape). `value` is in base units (wei, lamports,
  * token base units). EVM: `chainId` required; `kind` inferred from `tokenAddress`; fee overrides
  * optional. Solana: `network` (default `SOLANA`); `chainId` is ignored as the public API does.
  */
-export const transferBody = z
-  .strictObject({
-    to: identifierString().min(1).max(128),
-    value: decimalString('value'),
-    chainId: chainIdSchema.optional(),
-    kind: z.enum(['NATIVE', 'ERC20', 'SPL']).optional(),
-    tokenAddress: identifierString().min(1).max(128).optional(),
-    nonce: z.number().int().min(0).max(2 ** 32 - 1).optional().describe('EVM only: use this nonce instead of the next free one'),
-    gasLimit: decimalString('gasLimit').optional().describe('EVM only; default: estimated plus 20%'),
-    maxFeePerGas: decimalString('maxFeePerGas').optional().describe('EVM type 2 only'),
-    maxPriorityFeePerGas: decimalString('maxPriorityFeePerGas').optional().describe('EVM type 2 only'),
-    gasPrice: decimalString('gasPrice').optional().describe('EVM type 0 only'),
-    type: z.literal([0, 2]).optional().describe('EVM transaction type: 2 (EIP-1559, default) or 0 (legacy)'),
-    network: z.enum(['SOLANA', 'SOLANA_DEVNET']).optional().describe('Solana only; default SOLANA'),
-  })
-  .meta({ id: 'TransferRequest' });
+export const transferBody = transferBodyIn(BASE_UNITS.ANY, false).meta({ id: 'TransferRequest' });
 
 export type TransferInput = z.output<typeof transferBody>;
 
@@ -78,15 +87,15 @@ function solanaTransferRules(input: TransferInput, issue: Issue) {
   if (kind === 'SPL' && input.tokenAddress === undefined) issue('tokenAddress', 'required for SPL transfers (the mint)');
   if (kind === 'NATIVE' && input.tokenAddress !== undefined) issue('tokenAddress', 'not allowed for NATIVE transfers');
   else if (input.tokenAddress !== undefined && !isSolanaAddress(input.tokenAddress)) issue('tokenAddress', 'not a Solana address');
-  if (isDecimal(input.value) && BigInt(input.value) > U64_MAX) issue('value', 'larger than a u64');
+  if (isDecimal(input.value) && BigInt(input.value) > U64_MAX) issue('value', `expected at most ${U64_MAX} (a u64) in ${BASE_UNITS.SOLANA}, got ${quoteInput(input.value)}`);
 }
 
 function transferRules(type: TransferWalletType, purpose: TransferPurpose) {
-  return transferBody.superRefine((input, ctx) => {
+  return transferBodyIn(BASE_UNITS[type], purpose === 'transfer').superRefine((input, ctx) => {
     const issue: Issue = (path, message) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (type === 'EVM') evmTransferRules(input, issue);
     else solanaTransferRules(input, issue);
-    if (purpose === 'transfer' && isDecimal(input.value) && BigInt(input.value) === 0n) issue('value', 'must be greater than zero');
+    if (purpose === 'transfer' && isDecimal(input.value) && BigInt(input.value) === 0n) issue('value', baseUnitsMessage(BASE_UNITS[type], true, input.value));
   });
 }
 
@@ -191,8 +200,8 @@ export const transactionList = z
 
 export const cancelBody = z
   .strictObject({
-    maxFeePerGas: decimalString('maxFeePerGas').optional(),
-    maxPriorityFeePerGas: decimalString('maxPriorityFeePerGas').optional(),
+    maxFeePerGas: integerIn('wei per gas').optional(),
+    maxPriorityFeePerGas: integerIn('wei per gas').optional(),
   })
   .meta({ id: 'CancelTransactionRequest' });
 

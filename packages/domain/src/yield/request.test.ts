@@ -46,6 +46,14 @@ describe('yield amounts', () => {
     expect(normalizeYieldAmount('1'.repeat(85), 'deposit').amount).toBe(`${'1'.repeat(85)}.0`);
     expect(refusal(() => normalizeYieldAmount('all', 'deposit'))).toMatchObject({ status: 400, path: 'amount', message: expect.stringContaining('only for withdrawals') });
   });
+
+  it('say that they expect whole tokens and quote what they got', () => {
+    expect(refusal(() => normalizeYieldAmount('1e6', 'deposit')).message).toBe('expected a positive decimal amount in whole tokens as a string (e.g. "1.5" for 1.5 USDC), not base units, got "1e6"');
+    expect(refusal(() => normalizeYieldAmount('0', 'withdraw')).message).toBe('expected a positive decimal amount in whole tokens as a string (e.g. "1.5" for 1.5 USDC), not base units, got "0"; or "all"');
+    expect(refusal(() => normalizeYieldAmount('1.1234567', 'deposit')).message).toBe('expected at most 6 decimals in whole tokens (USDC has 6), got "1.1234567"');
+    expect(refusal(() => parseYieldRequest('deposit', { chainId: 84532, amount: 1500000 }, markets)).message).toMatch(/in whole tokens .*, got 1500000$/);
+    expect(refusal(() => parseYieldRequest('deposit', { chainId: 84532 }, markets)).message).toMatch(/^required: a positive decimal amount in whole tokens/);
+  });
 });
 
 describe('the yield Idempotency-Key', () => {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { conflict } from '../errors.ts';
+import { quoteInput, tooManyDecimalsMessage, wholeTokensMessage } from '../shared/amount-messages.ts';
 import { fieldError, parseInput } from '../shared/zod.ts';
 import type { YieldAction } from './execution.ts';
 import { resolveYieldMarket, type YieldMarket } from './markets.ts';
@@ -25,10 +26,12 @@ const chainIdInput = z
   .transform((value) => Number(value))
   .refine((value) => (YIELD_CHAIN_IDS as readonly number[]).includes(value), `must be one of ${YIELD_CHAIN_IDS.join(', ')}`);
 
+const AMOUNT_EXAMPLE = '"1.5" for 1.5 USDC';
+
 const bodySchema = z.strictObject({
   marketId: z.string().min(1).optional(),
   chainId: chainIdInput.optional(),
-  amount: z.string({ error: 'amount is required: a decimal string of USDC, e.g. "10.5"' }),
+  amount: z.string({ error: (issue) => wholeTokensMessage(AMOUNT_EXAMPLE, issue.input) }),
 });
 
 /** A normalized amount: the canonical decimal string (or `all`) and its base units (null for `all`). */
@@ -49,15 +52,16 @@ export function normalizeYieldAmount(raw: string, action: YieldAction): YieldAmo
     if (action !== 'withdraw') throw amountError('"all" is only for withdrawals; a deposit names a decimal amount');
     return { amount: 'all', baseUnits: null };
   }
-  if (raw.length > MAX_AMOUNT_LENGTH) throw amountError(`is longer than ${MAX_AMOUNT_LENGTH} characters`);
+  const wrong = () => amountError(`${wholeTokensMessage(AMOUNT_EXAMPLE, raw)}${action === 'withdraw' ? '; or "all"' : ''}`);
+  if (raw.length > MAX_AMOUNT_LENGTH) throw amountError(`expected at most ${MAX_AMOUNT_LENGTH} characters of a decimal amount in whole tokens, got ${quoteInput(raw)}`);
   // The spec's pattern: ^(0|[1-9]\d*)(\.\d{1,6})?$ (no leading zeros); more decimals are refused below with their own message.
   const match = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/.exec(raw);
-  if (!match) throw amountError(`must be a decimal string such as "10" or "10.5"${action === 'withdraw' ? ', or "all"' : ''}`);
+  if (!match) throw wrong();
   const whole = match[1]!;
   const fraction = match[2] ?? '';
-  if (fraction.length > YIELD_AMOUNT_DECIMALS) throw amountError(`has more than ${YIELD_AMOUNT_DECIMALS} decimals (USDC has ${YIELD_AMOUNT_DECIMALS})`);
+  if (fraction.length > YIELD_AMOUNT_DECIMALS) throw amountError(tooManyDecimalsMessage('USDC', YIELD_AMOUNT_DECIMALS, raw));
   const baseUnits = BigInt(whole) * 10n ** BigInt(YIELD_AMOUNT_DECIMALS) + BigInt(fraction.padEnd(YIELD_AMOUNT_DECIMALS, '0'));
-  if (baseUnits === 0n) throw amountError('must be greater than zero');
+  if (baseUnits === 0n) throw wrong();
   const canonicalFraction = fraction.replace(/0+$/, '') || '0';
   return { amount: `${BigInt(whole).toString()}.${canonicalFraction}`, baseUnits };
 }
