@@ -17,7 +17,8 @@ const usage = `usage:
   npm run webhooks -- listen --key-id API_KEY_ID [--forward-to http://127.0.0.1:PORT/path] [--port PORT]
       local mode only: receives the key's webhooks on https://127.0.0.1 (a certificate of the local CA
       in DATA_DIR/webhook-listen, which only a local-mode service trusts) until Ctrl-C, then restores
-      the key's endpoint; prints each delivery as one JSON line
+      the key's endpoint (a key without one gets one for every event type, its secret printed once
+      on stderr); prints each delivery as one JSON line
       {receivedAt, webhookId, webhookTimestamp, event, forward: {url, statusCode, latencyMs, error} | null},
       forwards the raw body and the webhook headers to --forward-to and answers the service with its
       status (200 without it); status messages go to stderr
