@@ -6,6 +6,7 @@ import type { ChainEntry } from '@wallet/chains';
 import { yieldMarketsJson } from '@wallet/domain/yield/config.ts';
 import { defaultYieldExecutionMode, YIELD_EXECUTION_MODES } from '@wallet/domain/yield/execution.ts';
 import { CRASH_POINTS } from '@wallet/domain/shared/crash-points.ts';
+import { localCaCertFile } from './webhook-listen/paths.ts';
 
 export { repoRoot };
 
@@ -15,6 +16,12 @@ export type AppEnv = 'local' | 'beta' | 'production';
 export interface WebhookConfig {
   /** PEM file of extra CA certificates trusted for receivers, added to Node's default roots. */
   caFile: string | undefined;
+  /**
+   * Local mode only: the CA of `npm run webhooks -- listen` (DATA_DIR/webhook-listen/ca/ca.pem),
+   * also trusted, read at delivery time as it may appear after start-up. Undefined in beta and
+   * production, which never trust it.
+   */
+  localCaFile: string | undefined;
   /** Per-attempt time-out (WEBHOOK_TIMEOUT_MS, default 10000). */
   timeoutMs: number;
   /** First retry delay and its cap (WEBHOOK_RETRY_BASE_MS default 30000, WEBHOOK_RETRY_MAX_MS default 6 h). */
@@ -200,6 +207,7 @@ function configFrom(env: z.output<typeof envSchema>) {
     console: { enabled: env.APP_ENV === 'local' && env.CONSOLE, port: env.CONSOLE_PORT },
     webhooks: {
       caFile: env.WEBHOOK_CA_FILE ? path.resolve(repoRoot, env.WEBHOOK_CA_FILE) : undefined,
+      localCaFile: env.APP_ENV === 'local' ? localCaCertFile(path.resolve(repoRoot, env.DATA_DIR)) : undefined,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
       retryMaxMs: env.WEBHOOK_RETRY_MAX_MS,

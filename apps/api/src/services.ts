@@ -196,6 +196,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     options.webhooks?.send ??
     createHttpsSender({
       extraCaPem: config.webhooks.caFile ? readFileSync(config.webhooks.caFile, 'utf8') : undefined,
+      localCaFile: config.webhooks.localCaFile,
       allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
     });
   const webhookDelivery = createWebhookDelivery({

@@ -38,13 +38,18 @@ export async function main(run: () => Promise<unknown>): Promise<void> {
   try {
     process.stdout.write(`${JSON.stringify(await run())}\n`);
   } catch (error) {
-    const body =
-      error instanceof ApiError
-        ? error.toBody()
-        : { code: error instanceof ConfigError || error instanceof UsageError ? 'INVALID_REQUEST' : 'INTERNAL_ERROR', message: (error as Error).message };
-    process.stderr.write(`${JSON.stringify(body)}\n`);
-    process.exitCode = 1;
+    reportError(error);
   }
+}
+
+/** The usual error object on stderr, exit code 1. */
+export function reportError(error: unknown): void {
+  const body =
+    error instanceof ApiError
+      ? error.toBody()
+      : { code: error instanceof ConfigError || error instanceof UsageError ? 'INVALID_REQUEST' : 'INTERNAL_ERROR', message: (error as Error).message };
+  process.stderr.write(`${JSON.stringify(body)}\n`);
+  process.exitCode = 1;
 }
 
 export class UsageError extends Error {}

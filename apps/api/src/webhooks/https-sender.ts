@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { readFile, stat } from 'node:fs/promises';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
@@ -10,6 +11,12 @@ export interface HttpsSenderOptions {
    * test receiver, from WEBHOOK_CA_FILE). Certificate verification is never turned off.
    */
   extraCaPem?: string;
+  /**
+   * Local mode only: a CA file also trusted when present (the `webhooks listen` CA). Looked at
+   * before each delivery and read again when its modification time or size changes, so a CA
+   * created after start-up is trusted without a restart.
+   */
+  localCaFile?: string;
   /** false in production: loopback, private and link-local addresses are refused at connect time. */
   allowPrivateAddresses: boolean;
   /** Sockets kept per receiver (default 16). */
@@ -41,16 +48,42 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
 
 /** The webhook sender over node:https: one keep-alive agent, a time-out per attempt, no redirects followed. */
 export function createHttpsSender(options: HttpsSenderOptions): WebhookSender & { close(): void } {
-  const agent = new https.Agent({
-    keepAlive: true,
-    maxSockets: options.maxSockets ?? 16,
-    // One secure context for every connection: passing `ca` alone would parse all the roots again
-    // for each new connection (tens of milliseconds each).
-    ...(options.extraCaPem ? { secureContext: createSecureContext({ ca: [...rootCertificates, options.extraCaPem] }) } : {}),
-  });
+  const createAgent = (extraCas: string[]) =>
+    new https.Agent({
+      keepAlive: true,
+      maxSockets: options.maxSockets ?? 16,
+      // One secure context for every connection: passing `ca` alone would parse all the roots again
+      // for each new connection (tens of milliseconds each).
+      ...(extraCas.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCas] }) } : {}),
+    });
+  const staticCas = options.extraCaPem ? [options.extraCaPem] : [];
+  let current = { localCaStamp: 'absent', agent: createAgent(staticCas) };
+  // Agents replaced after the local CA changed; their idle sockets close with the sender.
+  const retired: https.Agent[] = [];
 
-  const sender = (request: Parameters<WebhookSender>[0]) =>
-    new Promise<Awaited<ReturnType<WebhookSender>>>((resolve) => {
+  const agentForNow = async (): Promise<https.Agent> => {
+    const file = options.localCaFile;
+    if (!file) return current.agent;
+    const stamp = await stat(file).then(
+      (s) => `${s.mtimeMs}:${s.size}`,
+      () => 'absent',
+    );
+    if (stamp === current.localCaStamp) return current.agent;
+    const pem = stamp === 'absent' ? null : await readFile(file, 'utf8').catch(() => null);
+    let agent: https.Agent;
+    try {
+      agent = createAgent(pem ? [...staticCas, pem] : staticCas);
+    } catch {
+      agent = createAgent(staticCas); // not a readable PEM certificate: trust nothing from it
+    }
+    retired.push(current.agent);
+    current = { localCaStamp: stamp, agent };
+    return current.agent;
+  };
+
+  const sender = async (request: Parameters<WebhookSender>[0]) => {
+    const agent = await agentForNow();
+    return new Promise<Awaited<ReturnType<WebhookSender>>>((resolve) => {
       const started = performance.now();
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
@@ -97,8 +130,13 @@ export function createHttpsSender(options: HttpsSenderOptions): WebhookSender & 
       req.on('error', (error: NodeJS.ErrnoException) => finish(null, describe(error)));
       req.end(body);
     });
+  };
 
-  return Object.assign(sender, { close: () => agent.destroy() });
+  return Object.assign(sender, {
+    close: () => {
+      for (const agent of [...retired, current.agent]) agent.destroy();
+    },
+  });
 }
 
 function describe(error: NodeJS.ErrnoException): string {
