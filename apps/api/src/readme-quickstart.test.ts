@@ -72,12 +72,20 @@ describe('the README Quickstart', () => {
     expect(mismatches).toEqual([]);
 
     // What the steps are for, beyond their shapes.
-    const [, faucet, record, , denied, approved, signed] = outputs;
-    expect(faucet).toMatchObject({ token: 'native', amount: '1' });
-    expect(record).toMatchObject({ status: 'confirmed' });
+    const documented = (fragment: string) => outputs[shapes.findIndex((shape) => shape.comment.includes(fragment))]!;
+    expect(documented('"evm"')).toMatchObject({ evm: [{ chainId: 84532, rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+/) }] });
+    expect(documented('"baseUnits"')).toMatchObject({ token: 'native', amount: '1' });
+    expect(documented('"status":"confirmed"')).toMatchObject({ status: 'confirmed' });
+    const denied = documented('POLICY_DENIED');
     expect(denied).toMatchObject({ code: 'POLICY_DENIED', deniedBy: [{ policyId: 'quickstart', ruleId: 'only-dead' }] });
-    expect(approved).toMatchObject({ status: 'approved' });
-    expect(signed!.transactionId).toEqual(expect.any(String));
+    expect(documented('"status":"approved"')).toMatchObject({ status: 'approved' });
+    expect(documented('now signed').transactionId).toEqual(expect.any(String));
+    const record = documented('"status":"confirmed"');
+    expect(documented('"type":"rest.transaction.confirmed"')).toMatchObject({ type: 'rest.transaction.confirmed' });
+    expect(JSON.stringify(documented('"type":"rest.transaction.confirmed"'))).toContain(String(record.transactionId));
+    // The listener printed every delivery it received, and stopped with the last block.
+    expect(readOrEmpty('events.jsonl').split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(3);
+    expect(readOrEmpty('listen.log')).toMatch(/ready: https:\/\/127\.0\.0\.1:\d+/);
   }, 300_000);
 });
 

@@ -36,11 +36,25 @@ export function documentedShapes(script: string): DocumentedShape[] {
     const comment = /(?:^|\s)#\s(.*)$/.exec(line)?.[1];
     if (!comment || !comment.includes('{')) continue;
     const object = comment.slice(comment.indexOf('{'), comment.lastIndexOf('}') + 1);
-    const keys = [...object.matchAll(/(?<!:\s*)"(\w+)"(?=\s*[,:}])/g)].map((match) => match[1]!);
-    const values = Object.fromEntries([...object.matchAll(/"(\w+)":"([^"]*)"/g)].map((match) => [match[1]!, match[2]!]));
+    const { keys, values } = topLevel(object);
     shapes.push({ comment, keys, values });
   }
   return shapes;
+}
+
+/** The keys an object's comment names at its top level, and the string values it spells out there. */
+function topLevel(object: string): { keys: string[]; values: Record<string, string> } {
+  let depth = 0;
+  let outer = '';
+  for (const char of object) {
+    if (char === '{' || char === '[') depth += 1;
+    if (depth === 1) outer += char;
+    else if (depth === 2 && (char === '{' || char === '[')) outer += '…';
+    if (char === '}' || char === ']') depth -= 1;
+  }
+  const keys = [...outer.matchAll(/(?<!:\s*)"(\w+)"(?=\s*[,:}])/g)].map((match) => match[1]!);
+  const values = Object.fromEntries([...outer.matchAll(/"(\w+)":"([^"]*)"/g)].map((match) => [match[1]!, match[2]!]));
+  return { keys, values };
 }
 
 /** Why `output` does not have the documented shape, or null when it has. */
