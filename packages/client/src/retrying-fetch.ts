@@ -24,7 +24,8 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
+  // An HTTP-date names its weekday and month (Date.parse would also read e.g. "-1" as a year).
+  const at = /^[A-Za-z]{3}, /.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
