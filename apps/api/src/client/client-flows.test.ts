@@ -66,7 +66,7 @@ describe('the typed client against the service', () => {
     await fund(wallet.id, '1');
     const sent = await client.POST('/v1/wallets/{walletId}/transfer', { params: { path: { walletId: wallet.id } }, body: { to: DEAD, value: '1000000000000000', chainId: EVM_CHAIN } });
     expect(sent.response.status, JSON.stringify(sent.error)).toBe(200);
-    const { transactionId } = sent.data as { transactionId: string };
+    const { transactionId } = sent.data!;
     expect(sent.response.headers.get('x-transaction-id')).toBe(transactionId);
     const record = await waitForTransaction(client, wallet.id, transactionId, { timeoutMs: 60_000, intervalMs: 250 });
     expect(record).toMatchObject({ transactionId, status: 'confirmed', intentKind: 'transfer', to: DEAD, value: '1000000000000000' });
@@ -81,7 +81,7 @@ describe('the typed client against the service', () => {
     const wallet = await newWallet();
     await fund(wallet.id, '1');
     const sent = await unwrap(client.POST('/v1/wallets/{walletId}/transfer', { params: { path: { walletId: wallet.id } }, body: { to: DEAD, value: '1', chainId: EVM_CHAIN } }));
-    const transactionId = (sent as { transactionId: string }).transactionId;
+    const { transactionId } = sent;
     const error = await waitForTransaction(client, wallet.id, transactionId, { timeoutMs: 1, intervalMs: 1 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'TransactionWaitTimeoutError', transactionId, lastStatus: expect.stringMatching(/^(pending|submitted)$/) });
   });

@@ -81,7 +81,7 @@ describe('client retries and idempotency', () => {
     expect(sent).toEqual(original.body);
     const records = [];
     for await (const record of paginate(direct, '/v1/wallets/{walletId}/transactions', { params: { path: { walletId: wallet.id } } })) records.push(record.transactionId);
-    expect(records).toEqual([(sent as { transactionId: string }).transactionId]);
+    expect(records).toEqual([sent.transactionId]);
   });
 
   it('429 with Retry-After (seconds, then an HTTP-date) and 503: waits, retries with the same key, then the service answers once', async () => {
