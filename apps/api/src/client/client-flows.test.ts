@@ -33,6 +33,9 @@ describe('the typed client against the service', () => {
   const fund = (walletId: string, amount: string, token: 'native' | 'usdc' = 'native') => unwrap(client.POST('/v1/local/faucet', { body: { walletId, amount, token } }));
 
   it('creates and gets a wallet, and iterates the list across pages by its cursor', async () => {
+    // A project of its own, so the list holds exactly this test's wallets.
+    const client = createClient({ baseUrl: app.baseUrl, apiKey: (await app.createKey()).apiKey });
+    const newWallet = (userIdentifier: string) => unwrap(client.POST('/v1/wallets', { body: { type: 'EVM', userIdentifier, userIdentifierType: 'CUSTOM_ID' } }));
     const created = await client.POST('/v1/wallets', { body: { type: 'EVM', userIdentifier: 'client-first', userIdentifierType: 'CUSTOM_ID' } });
     expect(created.response.status).toBe(201);
     expect(created.data).toMatchObject({ type: 'EVM', status: 'ready', userIdentifier: 'client-first' });
