@@ -1,4 +1,5 @@
 import { expect, test as base, type Page } from '@playwright/test';
+import { createClient, type WalletClient } from '@wallet/client';
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './stack.ts';
@@ -118,4 +119,9 @@ export async function callApiOk(apiKey: string, method: string, urlPath: string,
   const answer = await callApi(apiKey, method, urlPath, body, headers);
   expect(answer.status, `${method} ${urlPath}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
   return answer.body;
+}
+
+/** The typed client (@wallet/client) with a partner's API key, against the running stack: how a partner's backend calls /v1. */
+export function apiClient(apiKey: string): WalletClient {
+  return createClient({ baseUrl: stack.apiUrl, apiKey });
 }

@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
-import { callApiOk, expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
+import { unwrap } from '@wallet/client';
+import { apiClient, expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
  * Support's lists: the transactions list filtered by user (typed) and status (picked), its amounts
@@ -11,15 +12,15 @@ test.describe.configure({ mode: 'serial' });
 const PROJECT = 'support lists e2e';
 const shared = { apiKey: '', alice: '', bob: '', aliceTx: '', bobTx: '' };
 
-const rest = (method: string, path: string, body?: unknown) => callApiOk(shared.apiKey, method, path, body);
-
-/** A wallet funded with 1 ETH by the local faucet that sends `wei` to a burn address; answers the wallet and record ids. */
+/** A wallet funded with 1 ETH by the local faucet that sends `wei` to a burn address (through the typed client); answers the wallet and record ids. */
 async function walletWithTransfer(userIdentifier: string, wei: string) {
-  const wallet = await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier, userIdentifierType: 'EMAIL' });
-  const walletId = wallet.id as string;
-  await rest('POST', '/v1/local/faucet', { walletId, amount: '1', token: 'native' });
-  const transfer = await rest('POST', `/v1/wallets/${walletId}/transfer`, { to: '0x000000000000000000000000000000000000dEaD', value: wei, chainId: 84532 });
-  return { walletId, transactionId: transfer.transactionId as string };
+  const client = apiClient(shared.apiKey);
+  const wallet = await unwrap(client.POST('/v1/wallets', { body: { type: 'EVM', userIdentifier, userIdentifierType: 'EMAIL' } }));
+  await unwrap(client.POST('/v1/local/faucet', { body: { walletId: wallet.id, amount: '1', token: 'native' } }));
+  const transfer = await unwrap(
+    client.POST('/v1/wallets/{walletId}/transfer', { params: { path: { walletId: wallet.id } }, body: { to: '0x000000000000000000000000000000000000dEaD', value: wei, chainId: 84532 } }),
+  );
+  return { walletId: wallet.id, transactionId: transfer.transactionId };
 }
 
 async function openTransactions(page: Page) {
@@ -55,7 +56,7 @@ test('support filters the transactions list by user and status and sees formatte
   await page.getByRole('combobox', { name: 'Status' }).selectOption('failed');
   await expect(page.getByText('No transaction matches these filters')).toBeVisible();
   await expect(page).toHaveURL(/status=failed/);
-  const status = (await rest('GET', `/v1/wallets/${shared.alice}/transactions/${shared.aliceTx}`)).status as string;
+  const { status } = await unwrap(apiClient(shared.apiKey).GET('/v1/wallets/{walletId}/transactions/{transactionId}', { params: { path: { walletId: shared.alice, transactionId: shared.aliceTx } } }));
   await page.getByRole('combobox', { name: 'Status' }).selectOption(status === 'submitted' || status === 'confirmed' ? status : 'confirmed');
   await expect(row(page, shared.aliceTx)).toBeVisible();
   await expect(row(page, shared.bobTx)).toHaveCount(0);

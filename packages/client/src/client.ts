@@ -1,0 +1,27 @@
+import createFetchClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import type { paths } from './generated/openapi.ts';
+import { retryingFetch, type RetryOptions } from './retrying-fetch.ts';
+
+/** The typed client: openapi-fetch over the service's `/v1` routes. */
+export type WalletClient = Client<paths, 'application/json'>;
+
+export interface WalletClientOptions extends Omit<ClientOptions, 'baseUrl' | 'fetch'> {
+  /** The service's origin, e.g. `https://wallets.example.com` (paths start with `/v1`). */
+  baseUrl: string;
+  /** The partner's secret API key, sent as `X-API-Key` (use it from a backend only). */
+  apiKey: string;
+  /** Retries of network failures, 429 and 503 (`{ maxRetries: 0 }` turns them off). */
+  retry?: RetryOptions;
+  /** The fetch underneath (default: the global one). */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+/**
+ * `createClient({ baseUrl, apiKey })`: every call is typed from the OpenAPI document (paths, path
+ * and query parameters, bodies, answers and errors) and resolves to `{ data, error, response }`;
+ * wrap it in `unwrap(…)` to get the data or a thrown `WalletApiError`.
+ */
+export function createClient({ baseUrl, apiKey, retry, fetch, ...options }: WalletClientOptions): WalletClient {
+  if (!apiKey) throw new TypeError('createClient: apiKey is required');
+  return createFetchClient<paths, 'application/json'>({ ...options, baseUrl, fetch: retryingFetch({ apiKey, retry, fetch }) });
+}
