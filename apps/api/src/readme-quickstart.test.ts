@@ -75,12 +75,14 @@ describe('the README Quickstart', () => {
     const documented = (fragment: string) => outputs[shapes.findIndex((shape) => shape.comment.includes(fragment))]!;
     expect(documented('"evm"')).toMatchObject({ evm: [{ chainId: 84532, rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+/) }] });
     expect(documented('"baseUnits"')).toMatchObject({ token: 'native', amount: '1' });
-    expect(documented('"status":"confirmed"')).toMatchObject({ status: 'confirmed' });
     const denied = documented('POLICY_DENIED');
     expect(denied).toMatchObject({ code: 'POLICY_DENIED', deniedBy: [{ policyId: 'quickstart', ruleId: 'only-dead' }] });
     expect(documented('"status":"approved"')).toMatchObject({ status: 'approved' });
     expect(documented('now signed').transactionId).toEqual(expect.any(String));
-    const record = documented('"status":"confirmed"');
+    const record = documented('"status":"confirmed","hash",…');
+    const fromClient = documented('"status":"confirmed","hash"}');
+    expect(fromClient).toMatchObject({ status: 'confirmed', hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(fromClient.transactionId).not.toBe(record.transactionId);
     expect(documented('"type":"rest.transaction.confirmed"')).toMatchObject({ type: 'rest.transaction.confirmed' });
     expect(JSON.stringify(documented('"type":"rest.transaction.confirmed"'))).toContain(String(record.transactionId));
     // The listener printed every delivery it received, and stopped with the last block.

@@ -13,10 +13,10 @@ export const REGENERATE_COMMAND = 'npm run client:generate';
 /**
  * The /v1/openapi.json document the service serves, built in-process from the same route table.
  * The route factories only capture their services (handlers call them per request), so building
- * the table needs none: every service method here throws if called. `localFaucet` adds
- * `POST /v1/local/faucet`, served in local mode only.
+ * the table needs none: every service method here throws if called. `local` adds the routes served
+ * in local mode only (`POST /v1/local/faucet`, `GET /v1/local/devnets`).
  */
-export function servedOpenApiDocument({ localFaucet }: { localFaucet: boolean }) {
+export function servedOpenApiDocument({ local }: { local: boolean }) {
   const unused = new Proxy(
     {},
     {
@@ -26,19 +26,19 @@ export function servedOpenApiDocument({ localFaucet }: { localFaucet: boolean })
     },
   );
   const services = new Proxy({} as Services, {
-    get: (_target, name) => (name === 'localFaucet' ? (localFaucet ? unused : undefined) : unused),
+    get: (_target, name) => (name === 'localFaucet' || name === 'localDevnets' ? (local ? unused : undefined) : unused),
   });
   return buildOpenApi(allRoutes(services));
 }
 
 /**
  * The TypeScript source of `packages/client/src/generated/openapi.ts`: openapi-typescript over the
- * document as served in local mode (a superset of production's: it adds the local faucet route).
+ * document as served in local mode (a superset of production's: it adds the /v1/local routes).
  */
 export async function generateClientTypes(): Promise<string> {
-  const document = servedOpenApiDocument({ localFaucet: true });
+  const document = servedOpenApiDocument({ local: true });
   const ast = await openapiTS(JSON.parse(JSON.stringify(document)) as Parameters<typeof openapiTS>[0]);
-  const header = `${COMMENT_HEADER}// Generated from the service's /v1/openapi.json (local mode, so it includes POST /v1/local/faucet).\n// Regenerate with \`${REGENERATE_COMMAND}\`; apps/api/src/client/generated-types.test.ts fails when it is stale.\n\n`;
+  const header = `${COMMENT_HEADER}// Generated from the service's /v1/openapi.json (local mode, so it includes the /v1/local routes).\n// Regenerate with \`${REGENERATE_COMMAND}\`; apps/api/src/client/generated-types.test.ts fails when it is stale.\n\n`;
   return header + astToString(ast);
 }
 

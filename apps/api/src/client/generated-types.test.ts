@@ -14,10 +14,10 @@ describe('the generated client types', () => {
 
   it('are built from the same document the service serves (in-process build = /v1/openapi.json)', async () => {
     const served = await (await fetch(`${app.baseUrl}/v1/openapi.json`)).json();
-    // This app runs without local devnets, so it serves no faucet route.
-    expect(served).toEqual(JSON.parse(JSON.stringify(servedOpenApiDocument({ localFaucet: false }))));
-    const local = servedOpenApiDocument({ localFaucet: true });
-    expect(Object.keys(local.paths).filter((path) => !(path in served.paths))).toEqual(['/v1/local/faucet']);
+    // This app runs without local devnets, so it serves no /v1/local route.
+    expect(served).toEqual(JSON.parse(JSON.stringify(servedOpenApiDocument({ local: false }))));
+    const local = servedOpenApiDocument({ local: true });
+    expect(Object.keys(local.paths).filter((path) => !(path in served.paths))).toEqual(['/v1/local/faucet', '/v1/local/devnets']);
   });
 
   it('match what the current document generates', async () => {

@@ -1,11 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { verifyWebhook, WebhookVerificationError } from '@wallet/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
@@ -14,19 +14,6 @@ import { listenersDir, listenDir, listenerRecordFile } from './paths.ts';
 
 const run = promisify(execFile);
 const { children, cleanups } = suiteProcesses();
-
-// replaced by @wallet/client verifyWebhook at merge
-/** The spec's scheme: `v1,` + base64 HMAC-SHA256 of `${webhook-timestamp}.${raw body}` under the secret. */
-function signatureVerifies(rawBody: string, headers: http.IncomingHttpHeaders, secret: string): boolean {
-  const timestamp = String(headers['webhook-timestamp']);
-  if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
-  const expected = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest();
-  return String(headers['webhook-signature'] ?? '')
-    .split(' ')
-    .filter((value) => value.startsWith('v1,'))
-    .map((value) => Buffer.from(value.slice(3), 'base64'))
-    .some((given) => given.length === expected.length && timingSafeEqual(given, expected));
-}
 
 interface Forwarded {
   rawBody: string;
@@ -140,8 +127,8 @@ describe('npm run webhooks -- listen', () => {
     for (const [index, forwarded] of app.received.entries()) {
       expect(forwarded.path).toBe('/hooks');
       expect(forwarded.headers['content-type']).toBe('application/json');
-      expect(signatureVerifies(forwarded.rawBody, forwarded.headers, secret)).toBe(true);
-      expect(signatureVerifies(forwarded.rawBody, forwarded.headers, `${secret}x`)).toBe(false);
+      expect(verifyWebhook(forwarded.rawBody, forwarded.headers, secret)).toBe(true);
+      expect(() => verifyWebhook(forwarded.rawBody, forwarded.headers, `${secret}x`)).toThrow(WebhookVerificationError);
       const envelope = JSON.parse(forwarded.rawBody) as { id: string; type: string; data: Record<string, unknown> };
       expect(forwarded.headers['webhook-id']).toBe(envelope.id);
       const line = lines.find((l) => l.webhookId === envelope.id)!;
@@ -176,7 +163,7 @@ describe('npm run webhooks -- listen', () => {
     expect(creating.stdout()).toBe('');
     expect((await endpointOf(bareId)).eventTypes).toHaveLength(12);
     expect(await cli(['webhooks', 'test', '--key-id', bareId])).toMatchObject({ ok: true, statusCode: 202 });
-    expect(signatureVerifies(app.received[2]!.rawBody, app.received[2]!.headers, shownSecret!)).toBe(true);
+    expect(verifyWebhook(app.received[2]!.rawBody, app.received[2]!.headers, shownSecret!)).toBe(true);
     creating.child.kill('SIGTERM');
     expect(await creating.exited).toBe(0);
     expect(await endpointOf(bareId)).toMatchObject({ enabled: false });

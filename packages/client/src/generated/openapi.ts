@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Generated from the service's /v1/openapi.json (local mode, so it includes POST /v1/local/faucet).
+// Generated from the service's /v1/openapi.json (local mode, so it includes the /v1/local routes).
 // Regenerate with `npm run client:generate`; apps/api/src/client/generated-types.test.ts fails when it is stale.
 
 export interface paths {
@@ -862,6 +862,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/local/devnets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client) */
+        get: operations["localDevnets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1035,6 +1052,7 @@ export interface components {
         };
         TransferRequest: {
             to: string;
+            /** @description An integer in base units (wei for ETH, lamports for SOL, the token's smallest unit for ERC-20 and SPL), as a decimal string */
             value: string;
             chainId?: number | string;
             /** @enum {string} */
@@ -1891,7 +1909,7 @@ export interface components {
             marketId?: string;
             /** @description 1, 8453, 11155111 or 84532 (integer or its string form); alone it selects the pool-provider market of that chain */
             chainId?: number | string;
-            /** @description Decimal USDC (not base units), at most six decimals and 85 characters, greater than zero; withdrawals also take `all` */
+            /** @description Whole USDC as a decimal string ("1.5" is 1.5 USDC; not base units), at most six decimals and 85 characters, greater than zero; withdrawals also take `all` */
             amount: string;
         };
         YieldPosition: {
@@ -1969,12 +1987,25 @@ export interface components {
         };
         LocalFaucetRequest: {
             walletId: string;
+            /** @description Whole tokens as a decimal string ("1.5" is 1.5 ETH, SOL or USDC), not base units; at most the token's decimals */
             amount: string;
             /**
              * @default native
              * @enum {string}
              */
             token: "native" | "usdc";
+        };
+        LocalDevnets: {
+            evm: {
+                chainId: number;
+                /** Format: uri */
+                rpcUrl: string;
+            }[];
+            solana: {
+                network: string;
+                /** Format: uri */
+                rpcUrl: string;
+            }[];
         };
     };
     responses: never;
@@ -7695,6 +7726,107 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LocalFaucetResponse"];
+                };
+            };
+            /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing API key, or address outside the allowlist */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid API key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also another project's object) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    localDevnets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The local devnets and their RPC URLs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LocalDevnets"];
                 };
             };
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
