@@ -21,15 +21,19 @@ export function documentSchemas(document: DocumentWithSchemas) {
   ajv.addFormat('uuid', UUID);
   ajv.addFormat('date-time', (value: string) => !Number.isNaN(Date.parse(value)));
   ajv.addFormat('base64', /^[A-Za-z0-9+/]*={0,2}$/);
-  ajv.addSchema({ $id: DOCUMENT_ID, components: document.components });
+  // ajv reads a discriminator's propertyName but refuses a mapping (it finds each branch's const).
+  const forAjv = (schema: unknown): Schema =>
+    JSON.parse(JSON.stringify(schema), (key, value: unknown) =>
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${DOCUMENT_ID}${value}`
+      : key === 'discriminator' ? { propertyName: (value as { propertyName: string }).propertyName }
+      : value,
+    ) as Schema;
+  ajv.addSchema({ $id: DOCUMENT_ID, components: forAjv(document.components) });
   const compiled = new Map<Schema, ValidateFunction>();
   return function validator(schema: Schema): ValidateFunction {
     let validate = compiled.get(schema);
     if (!validate) {
-      const absolute = JSON.parse(JSON.stringify(schema), (key, value: unknown) =>
-        key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${DOCUMENT_ID}${value}` : value,
-      ) as Schema;
-      validate = ajv.compile(absolute);
+      validate = ajv.compile(forAjv(schema));
       compiled.set(schema, validate);
     }
     return validate;
