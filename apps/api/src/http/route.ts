@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Caller, ErrorBody } from '@wallet/domain';
 
 export interface RouteResult {

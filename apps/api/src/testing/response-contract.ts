@@ -156,13 +156,16 @@ export async function readBody(response: Response): Promise<unknown> {
 }
 
 /**
- * `fetch` for tests that reach a service process directly: a /v1 answer is checked against the
- * document that process serves before the caller reads it (the body stays readable).
+ * `fetch` for tests that reach service processes directly: each /v1 answer is checked against the
+ * document its origin serves (fetched once per origin) before the caller reads it.
  */
-export function checkedFetch(contract: ServedResponseContract) {
+export function checkedFetch() {
+  const contracts = new Map<string, ServedResponseContract>();
   return async (url: string, init: RequestInit = {}): Promise<Response> => {
     const response = await fetch(url, init);
-    const { pathname, search } = new URL(url);
+    const { origin, pathname, search } = new URL(url);
+    let contract = contracts.get(origin);
+    if (!contract) contracts.set(origin, (contract = servedResponseContract(origin)));
     await contract.check({
       method: init.method ?? 'GET',
       url: `${pathname}${search}`,
