@@ -4,8 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from './testing/response-contract.ts';
 import { repoRoot } from './config.ts';
 import { spawnService } from './testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-main-'));
@@ -55,14 +59,14 @@ describe('the service process', () => {
     expect(Object.keys(issued).sort()).toEqual(['apiKey', 'apiKeyId', 'partnerId', 'projectId']);
     // Every local start prints where the devnets answer JSON-RPC: one JSON line, the same as GET /v1/local/devnets.
     const printed = startedDevnets(first.output());
-    const served = await fetch(`${first.url}/v1/local/devnets`, { headers: { 'x-api-key': issued.apiKey } });
+    const served = await fetchChecked(`${first.url}/v1/local/devnets`, { headers: { 'x-api-key': issued.apiKey } });
     expect(served.status).toBe(200);
     expect(await served.json()).toEqual(printed);
     expect(printed.evm).toEqual([{ chainId: 84532, rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }]);
     expect(printed.solana).toEqual([{ network: 'SOLANA_DEVNET', rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }]);
     const chainId = await fetch(printed.evm[0]!.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
     expect(Number(((await chainId.json()) as { result: string }).result)).toBe(84532);
-    const created = await fetch(`${first.url}/v1/wallets`, {
+    const created = await fetchChecked(`${first.url}/v1/wallets`, {
       method: 'POST',
       headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'STELLAR', userIdentifier: 'restart@example.com', userIdentifierType: 'EMAIL' }),
@@ -70,7 +74,7 @@ describe('the service process', () => {
     expect(created.status).toBe(201);
     const wallet = (await created.json()) as { id: string };
     // The faucet CLI funds a wallet on the service's own devnet.
-    const evmWallet = (await (await fetch(`${first.url}/v1/wallets`, {
+    const evmWallet = (await (await fetchChecked(`${first.url}/v1/wallets`, {
       method: 'POST',
       headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'EVM', userIdentifier: 'faucet-cli', userIdentifierType: 'CUSTOM_ID' }),
@@ -85,7 +89,7 @@ describe('the service process', () => {
     const signup = await cli(['signup', '--project-id', issued.projectId, '--identifier', 'restart@example.com', '--type', 'EMAIL'], 'users');
     expect(signup.created).toBe(true);
     expect([...signup.claimedWalletIds].sort()).toEqual([wallet.id, pregen.wallet.id].sort());
-    const refused = await fetch(`${first.url}/v1/wallets/${wallet.id}/sign-message`, {
+    const refused = await fetchChecked(`${first.url}/v1/wallets/${wallet.id}/sign-message`, {
       method: 'POST',
       headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ message: 'hi' }),
@@ -103,14 +107,14 @@ describe('the service process', () => {
     expect(rotated.apiKey).not.toBe(issued.apiKey);
 
     const second = await startService();
-    const fetched = await fetch(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': rotated.apiKey } });
+    const fetched = await fetchChecked(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': rotated.apiKey } });
     expect(fetched.status).toBe(200);
     expect(((await fetched.json()) as { id: string }).id).toBe(wallet.id);
-    const old = await fetch(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': issued.apiKey } });
+    const old = await fetchChecked(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': issued.apiKey } });
     expect(old.status).toBe(403);
     const revoked = await cli(['revoke', '--key-id', issued.apiKeyId]);
     expect(revoked.apiKeyId).toBe(issued.apiKeyId);
-    const after = await fetch(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': rotated.apiKey } });
+    const after = await fetchChecked(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': rotated.apiKey } });
     expect(after.status).toBe(403);
     const kekText = readFileSync(kekFile, 'utf8');
     for (const secret of [issued.apiKey, rotated.apiKey, ...(kekText.match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? [])]) {

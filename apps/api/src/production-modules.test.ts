@@ -6,8 +6,12 @@ import { promisify } from 'node:util';
 import { createScratchDatabase } from '@wallet/db';
 import { generateKekEntry } from '@wallet/domain';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from './testing/response-contract.ts';
 import { repoRoot } from './config.ts';
 import { spawnService } from './testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'wallet-prod-modules-'));
@@ -43,11 +47,11 @@ describe('a production process', () => {
     // Serve: a key, a wallet, a signature, the chain list (nothing lazily loaded may pull devnets in).
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'prod'], { cwd: repoRoot, env });
     const headers = { 'x-api-key': (JSON.parse(stdout) as { apiKey: string }).apiKey, 'content-type': 'application/json' };
-    const wallet = await fetch(`${url}/v1/wallets`, { method: 'POST', headers, body: JSON.stringify({ type: 'EVM', userIdentifier: 'p', userIdentifierType: 'CUSTOM_ID' }) });
+    const wallet = await fetchChecked(`${url}/v1/wallets`, { method: 'POST', headers, body: JSON.stringify({ type: 'EVM', userIdentifier: 'p', userIdentifierType: 'CUSTOM_ID' }) });
     expect(wallet.status).toBe(201);
     const { id } = (await wallet.json()) as { id: string };
-    expect((await fetch(`${url}/v1/wallets/${id}/sign-message`, { method: 'POST', headers, body: JSON.stringify({ message: 'hi' }) })).status).toBe(200);
-    expect((await fetch(`${url}/v1/chains`, { headers })).status).toBe(200);
+    expect((await fetchChecked(`${url}/v1/wallets/${id}/sign-message`, { method: 'POST', headers, body: JSON.stringify({ message: 'hi' }) })).status).toBe(200);
+    expect((await fetchChecked(`${url}/v1/chains`, { headers })).status).toBe(200);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;

@@ -1,4 +1,5 @@
 export * from './errors.ts';
+export * from './error-bodies.ts';
 export * from './ports.ts';
 export * from './shared/caller.ts';
 export * from './shared/backoff.ts';

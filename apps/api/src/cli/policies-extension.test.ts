@@ -6,8 +6,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase, openDatabase, testDatabaseKinds } from '@wallet/db';
 import { describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { spawnService, suiteProcesses } from '../testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const { children, cleanups } = suiteProcesses();
@@ -71,7 +75,7 @@ describe('npm run policies -- extension, as a process', () => {
     const service = await spawnService(env, children);
     const key = await cli(['keys', 'create', '--partner', `extension-cli-pglite-${randomUUID()}`]);
     const rest = async (method: string, urlPath: string, body: unknown) => {
-      const response = await fetch(`${service.url}${urlPath}`, { method, headers: { 'x-api-key': key.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetchChecked(`${service.url}${urlPath}`, { method, headers: { 'x-api-key': key.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     const wallet = await rest('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'extension-cli', userIdentifierType: 'CUSTOM_ID' });

@@ -1,6 +1,10 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 /** What a raw socket reads back for `request` (the server closes the connection after a parser error). */
 function raw(app: TestApp, request: string): Promise<string> {
@@ -26,7 +30,7 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('answers a request line over 16 KB with 431 and the JSON error body', async () => {
-    const response = await fetch(`${app.baseUrl}/v1/wallets/${'a'.repeat(20_000)}`, { headers: { 'x-api-key': key } });
+    const response = await fetchChecked(`${app.baseUrl}/v1/wallets/${'a'.repeat(20_000)}`, { headers: { 'x-api-key': key } });
     expect(response.status).toBe(431);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({ code: 'REQUEST_HEADERS_TOO_LARGE', message: 'Request line and headers are larger than 16 KB' });

@@ -6,8 +6,12 @@ import { promisify } from 'node:util';
 import { startAnvil, type AnvilInstance } from '@wallet/chains/devnets';
 import { startRpcFaultProxy, type RpcFaultProxy } from '@wallet/chains/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { localServiceEnv, spawnService } from '../testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
@@ -49,7 +53,7 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
   async function fundedWallet(url: string, partner: string) {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', partner], { cwd: repoRoot, env });
     const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
-    const created = await fetch(`${url}/v1/wallets`, {
+    const created = await fetchChecked(`${url}/v1/wallets`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'EVM', userIdentifier: partner, userIdentifierType: 'CUSTOM_ID' }),
@@ -69,7 +73,7 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     const first = await spawnService({ ...env, WORKERS: 'off' }, children);
     const { apiKey, wallet } = await fundedWallet(first.url, 'idem-restart');
     const post = (base: string, urlPath: string, body: unknown, key?: string) =>
-      fetch(`${base}${urlPath}`, {
+      fetchChecked(`${base}${urlPath}`, {
         method: 'POST',
         headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
         body: JSON.stringify(body),
@@ -97,7 +101,7 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     expect(replayed.status).toBe(200);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(((await replayed.json()) as { transactionId: string }).transactionId).toBe(body.transactionId);
-    const history = (await (await fetch(`${second.url}/v1/wallets/${wallet.id}/transactions`, { headers: { 'x-api-key': apiKey } })).json()) as {
+    const history = (await (await fetchChecked(`${second.url}/v1/wallets/${wallet.id}/transactions`, { headers: { 'x-api-key': apiKey } })).json()) as {
       data: { transactionId: string }[];
     };
     expect(history.data.map((t) => t.transactionId)).toEqual([body.transactionId]);
@@ -115,7 +119,7 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     // The request signs and records its transaction, then waits for the node, which never sees it.
     const key = `broadcast-${Math.random()}`;
     const transfer = JSON.stringify({ to: RECIPIENT, value: '777', chainId: anvil.chainId });
-    const post = (base: string) => fetch(`${base}/v1/wallets/${wallet.id}/transfer`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: transfer });
+    const post = (base: string) => fetchChecked(`${base}/v1/wallets/${wallet.id}/transfer`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: transfer });
     proxy.setMode({ delayMs: 120_000, methods: ['eth_sendRawTransaction'] });
     const held = post(first.url).catch((error: unknown) => error);
     await expect.poll(() => proxy.methods.includes('eth_sendRawTransaction'), { timeout: 20_000, interval: 10 }).toBe(true);
@@ -128,7 +132,7 @@ describe('an Idempotency-Key across a SIGKILL of the service', () => {
     const body = (await retried.json()) as { transactionId: string; txHash: string; signedTransaction: string };
     expect(retried.status, JSON.stringify(body)).toBe(200);
     const list = async () =>
-      ((await (await fetch(`${second.url}/v1/wallets/${wallet.id}/transactions`, { headers })).json()) as { data: { transactionId: string; status: string }[] }).data;
+      ((await (await fetchChecked(`${second.url}/v1/wallets/${wallet.id}/transactions`, { headers })).json()) as { data: { transactionId: string; status: string }[] }).data;
     // One record, the killed request's, sent now with its stored bytes and confirmed; one transaction on the chain.
     expect((await list()).map((t) => t.transactionId)).toEqual([body.transactionId]);
     await expect.poll(async () => (await list())[0]?.status, { timeout: 60_000, interval: 250 }).toBe('confirmed');

@@ -140,7 +140,7 @@ describe.each(testDatabaseKinds)('control characters and deep bodies over HTTP o
     const openapi = (await app.request('GET', '/v1/openapi.json')).body;
     const signMessage = openapi.paths['/v1/wallets/{walletId}/sign-message'].post;
     expect(signMessage.responses['400'].description).toMatch(/control character.*deeper than 64 levels/);
-    expect(signMessage.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(signMessage.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/InvalidRequest' });
     const policy = openapi.paths['/v1/permissions-v2/policies/{policyId}'].get;
     expect(policy.parameters[0]).toMatchObject({ name: 'policyId', in: 'path', schema: { type: 'string', pattern: '^[^\\u0000-\\u001f\\u007f]*$' } });
     const ownDescription = Object.values<any>(openapi.paths).flatMap((item) => Object.values<any>(item)).find((operation) => operation.responses['400']?.description.startsWith('INVALID_REQUEST'));

@@ -6,12 +6,14 @@ import { approvalsProject, LARGE, partnerReviewPolicy, requirementPath, reviewPa
 import { createConformance, operationsOf, type FuzzRequest, type OpenApiDocument, type Operation } from '../testing/fuzz-document.ts';
 import { createRng, idempotencyKey, malformedBody, malformedQuery, oversizePathParam, pathParamValues, sampleValid, seedFrom, type Rng } from '../testing/fuzz-inputs.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { responseContract, type ContractDocument } from '../testing/response-contract.ts';
 import { examplePolicy } from '../testing/policy-fixtures.ts';
 
 /**
  * Walks every operation of the served /v1/openapi.json with seeded malformed inputs (path params,
  * query strings, Idempotency-Key headers, bodies mutated from the request schema) and fails on a
- * 5xx, an answer that is not JSON, a 4xx without the Error shape, a malformed request that is not
+ * 5xx, an answer that is not JSON, a 4xx without the Error shape, an answer its operation's response
+ * schemas refuse (response-contract.ts), a malformed request that is not
  * refused, or a refused request that wrote a row. "Malformed" is judged against the document itself
  * (fuzz-document.ts); a request that happens to conform may succeed and write.
  * FUZZ_SEED reruns another seed; FUZZ_CASES sets the requests per operation.
@@ -127,6 +129,7 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
 
   it(`walks every operation of the served document with ${CASES} malformed requests each: no 5xx, JSON answers, refusals write nothing`, async () => {
     const conformance = createConformance(document);
+    const answers = responseContract(document as unknown as ContractDocument);
     const operations = operationsOf(document);
     const failures: string[] = [];
     const fuzzed = new Set<string>();
@@ -167,6 +170,9 @@ describe.each(testDatabaseKinds)(`OpenAPI fuzz on %s (FUZZ_SEED=${SEED})`, (kind
         if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) problems.push(`content-type ${response.headers.get('content-type')}`);
         if (response.status >= 400 && (typeof body?.code !== 'string' || typeof body?.message !== 'string')) problems.push(`error body without code and message: ${text.slice(0, 120)}`);
         if (!documented(operation).has(String(response.status))) problems.push(`status ${response.status} is not documented for the operation`);
+        const contentType = response.headers.get('content-type');
+        const mismatch = answers.check({ method: operation.method, url, status: response.status, contentType, body: body ?? (text || undefined) }).mismatch;
+        if (mismatch) problems.push(mismatch);
         if (malformed && response.status < 400) problems.push(`malformed (${malformed}) but answered ${response.status}`);
         const refused = malformed !== undefined || response.status >= 400;
         const unexpected = written.filter((table) => table !== STORED_REFUSAL_TABLE || response.status === 400 || response.status < 400);

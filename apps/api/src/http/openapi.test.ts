@@ -22,6 +22,14 @@ describe('the served OpenAPI document', () => {
     const schemas = (JSON.parse(source) as { components: { schemas: Record<string, { $ref?: string }> } }).components.schemas;
     const selfReferencing = Object.entries(schemas).filter(([name, schema]) => schema.$ref === `#/components/schemas/${name}`).map(([name]) => name);
     expect(selfReferencing).toEqual([]);
-    expect(schemas.Error).toMatchObject({ type: 'object', required: ['code', 'message'] });
+    expect(schemas.InvalidRequest).toMatchObject({ type: 'object', required: ['code', 'message'] });
+    // Every status of every operation that has a body says what the body is.
+    const paths = (JSON.parse(source) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>> }).paths;
+    const withoutSchema = Object.values(paths).flatMap((item) =>
+      Object.values(item).flatMap((operation) =>
+        Object.entries(operation.responses).filter(([status, response]) => Number(status) >= 400 && !response.content?.['application/json']?.schema).map(([status]) => `${operation.operationId} ${status}`),
+      ),
+    );
+    expect(withoutSchema).toEqual([]);
   });
 });

@@ -1,20 +1,22 @@
 import { z } from 'zod';
+import { errorBodies, type ErrorBody } from '@wallet/domain';
 import { MAX_BODY_DEPTH } from './pipeline.ts';
-import { errorSchema, type RouteDef } from './route.ts';
+import type { RouteDef } from './route.ts';
 
 /** What every route answers 400 for, whatever its own schemas (dispatchRoutes, jsonBody). */
 const inputLimits = `a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than ${MAX_BODY_DEPTH} levels`;
 
-const commonErrors: Record<number, string> = {
-  400: `Invalid request: a field failing its schema (\`details\` names it), ${inputLimits}`,
-  401: 'Missing API key, or address outside the allowlist',
-  403: 'Invalid API key',
-  404: 'Not found (also another project\'s object)',
-  409: 'Conflict',
-  413: 'Request body larger than 1 MB',
-  431: 'Request line and headers larger than 16 KB',
-  429: 'Rate limit exceeded; see Retry-After',
-  500: 'Internal error',
+/** What every operation can answer, whatever its own responses (auth, rate limit, body parsing, dispatch). */
+const commonErrors: Record<number, { description: string; errors: ErrorBody[] }> = {
+  400: { description: `Invalid request: a field failing its schema (\`details\` names it), ${inputLimits}`, errors: [errorBodies.invalidRequest] },
+  401: { description: 'Missing API key, or address outside the allowlist', errors: [errorBodies.unauthorized] },
+  403: { description: 'Invalid API key', errors: [errorBodies.forbidden] },
+  404: { description: "Not found (also another project's object)", errors: [errorBodies.notFound] },
+  409: { description: 'Conflict', errors: [errorBodies.conflict] },
+  413: { description: 'Request body larger than 1 MB', errors: [errorBodies.payloadTooLarge] },
+  431: { description: 'Request line and headers larger than 16 KB', errors: [errorBodies.requestHeadersTooLarge] },
+  429: { description: 'Rate limit exceeded; see Retry-After', errors: [errorBodies.rateLimited] },
+  500: { description: 'Internal error', errors: [errorBodies.internalError] },
 };
 
 type Json = Record<string, unknown>;
@@ -55,6 +57,18 @@ function queryParameters(json: { properties?: Record<string, unknown>; required?
   }));
 }
 
+/**
+ * The schema of an error status: one error body, or a `oneOf` of several discriminated by `code`
+ * (the mapping names each code's schema, since schema names are not the codes).
+ */
+function errorStatusSchema(errors: ErrorBody[], jsonSchema: ReturnType<typeof makeConverter>): Json {
+  const refs = [...new Set(errors)].map((error) => jsonSchema(error, 'output'));
+  if (refs.length === 1) return refs[0]!;
+  const codeOf = (error: ErrorBody) => (error.shape.code as z.ZodLiteral<string>).value;
+  const mapping = Object.fromEntries([...new Set(errors)].map((error, index) => [codeOf(error), refs[index]!.$ref]));
+  return { oneOf: refs, discriminator: { propertyName: 'code', mapping } };
+}
+
 /** Query parameters are listed one by one, so a query schema reference is resolved here. */
 function inlineRef(json: Json, components: Record<string, unknown>): Json {
   const ref = typeof json.$ref === 'string' ? json.$ref.replace('#/components/schemas/', '') : undefined;
@@ -68,8 +82,6 @@ function inlineRef(json: Json, components: Record<string, unknown>): Json {
 export function buildOpenApi(routes: RouteDef[]) {
   const components: Record<string, unknown> = {};
   const jsonSchema = makeConverter(components);
-  // Files the Error schema itself under components/schemas/Error (what it answers is only a $ref to it).
-  jsonSchema(errorSchema, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
@@ -84,14 +96,18 @@ export function buildOpenApi(routes: RouteDef[]) {
         ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } }]
         : [];
     const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: status === '400' ? `${response.description}; or ${inputLimits}` : response.description,
-        ...(response.schema ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } } : {}),
-      };
-    }
-    for (const [status, description] of Object.entries(commonErrors)) {
-      responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    const statuses = [...new Set([...Object.keys(route.responses), ...Object.keys(commonErrors)].map(Number))].sort((a, b) => a - b);
+    for (const status of statuses) {
+      const own = route.responses[status];
+      const common = commonErrors[status];
+      const description = own ? (status === 400 ? `${own.description}; or ${inputLimits}` : own.description) : common!.description;
+      let schema = own?.schema ? jsonSchema(own.schema, 'output') : undefined;
+      if (status >= 400) {
+        const errors = [...(common?.errors ?? []), ...(own?.errors ?? [])];
+        if (errors.length === 0) throw new Error(`${route.operationId}: status ${status} lists no error body`);
+        schema = errorStatusSchema(errors, jsonSchema);
+      }
+      responses[status] = { description, ...(schema ? { content: { 'application/json': { schema } } } : {}) };
     }
     (paths[route.path] ??= {})[route.method] = {
       operationId: route.operationId,

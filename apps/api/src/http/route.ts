@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { z } from 'zod';
-import type { Caller } from '@wallet/domain';
+import type { z } from 'zod';
+import type { Caller, ErrorBody } from '@wallet/domain';
 
 export interface RouteResult {
   status: number;
@@ -29,7 +29,11 @@ export interface RouteDef {
   tag: string;
   body?: z.ZodType;
   query?: z.ZodType;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /**
+   * Success statuses give their body's `schema`; error statuses the `errors` they answer besides
+   * the ones every operation can (openapi.ts, commonErrors), each an error body from errorBodies.
+   */
+  responses: Record<number, { description: string; schema?: z.ZodType; errors?: ErrorBody[] }>;
   /**
    * The use case keeps its own Idempotency-Key (yield POSTs: durable, never replayed from the
    * generic 24-hour store); the handler reads the header itself.
@@ -41,11 +45,3 @@ export interface RouteDef {
 export const defineRoutes = (routes: RouteDef[]) => routes;
 
 export const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
-
-export const errorSchema = z
-  .object({
-    code: z.string(),
-    message: z.string(),
-  })
-  .catchall(z.unknown())
-  .meta({ id: 'Error' });

@@ -1,5 +1,4 @@
 import {
-  approvalCasesAffectedSchema,
   approvalConfigurationHistorySchema,
   approvalConfigurationSchema,
   approvalConfigurationWriteSchema,
@@ -7,6 +6,7 @@ import {
   approvalRequirementsSchema,
   configurationBody,
   effectiveRequirementSchema,
+  errorBodies,
   revisionListQuery,
   type ApprovalConfigurationService,
   type RequirementPath,
@@ -16,7 +16,10 @@ import { defineRoutes, type RouteDef } from '../http/route.ts';
 const scope = '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}';
 const requirement = `${scope}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}`;
 const configuration = `${requirement}/configuration`;
-const gated = '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment';
+const gated = {
+  description: '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment',
+  errors: [errorBodies.permissionsExtensionUnavailable],
+};
 const missing = 'NOT_FOUND: no such requirement in that policy version (or the version is not the active one)';
 
 const pathOf = (params: Record<string, string>): RequirementPath => ({
@@ -75,11 +78,11 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       responses: {
         200: { description: 'The new configuration and its revision', schema: approvalConfigurationWriteSchema },
         400: { description: 'INVALID_REQUEST: an undeclared key, or a value that is not an integer within its bounds (details name each)' },
-        403: { description: gated },
+        403: gated,
         404: { description: missing },
         409: {
           description: 'CONFLICT (expectedRevision missing or stale, body has currentRevision) or APPROVAL_CASES_AFFECTED (open cases would change; resend with force: true); nothing written',
-          schema: approvalCasesAffectedSchema,
+          errors: [errorBodies.approvalCasesAffected],
         },
       },
       handler: async ({ caller, params, body }) => ({ status: 200, body: await configurations.put(caller, pathOf(params), body) }),

@@ -8,12 +8,16 @@ import {
   walletScopeHistorySchema,
   walletScopeSchema,
   type AuthorizationScopeService,
+  errorBodies,
 } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
 
 const assignments = '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments';
 const walletScope = '/v1/permissions-v2/wallets/{walletId}/authorization-scope';
-const gated = '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment';
+const gated = {
+  description: '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment',
+  errors: [errorBodies.permissionsExtensionUnavailable],
+};
 const stale = 'CONFLICT: expectedRevision missing or not the current revision (body has currentRevision); nothing written';
 
 /** Authorization scopes of permissions v2: user assignments and wallet bindings, for the calling key's project and environment. */
@@ -35,7 +39,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       summary: 'Replaces the full assignment set (an empty array removes all); expectedRevision is the revision replaced (0 first)',
       tag: 'Permissions',
       body: replaceAssignmentsBody,
-      responses: { 200: { description: 'The new set and its revision', schema: assignmentSetSchema }, 403: { description: gated }, 409: { description: stale } },
+      responses: { 200: { description: 'The new set and its revision', schema: assignmentSetSchema }, 403: gated, 409: { description: stale } },
       handler: async ({ caller, params, body }) => ({ status: 200, body: await scopes.replaceAssignments(caller, params.authorizationScopeId!, params.userId!, body) }),
     },
     {
@@ -74,7 +78,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       summary: 'Binds the wallet to a scope (authorizationScopeId null unbinds); expectedRevision is the revision replaced (0 first)',
       tag: 'Permissions',
       body: bindWalletBody,
-      responses: { 200: { description: 'The new binding and its revision', schema: walletScopeSchema }, 403: { description: gated }, 409: { description: stale } },
+      responses: { 200: { description: 'The new binding and its revision', schema: walletScopeSchema }, 403: gated, 409: { description: stale } },
       handler: async ({ caller, params, body }) => ({ status: 200, body: await scopes.setWalletScope(caller, params.walletId!, body) }),
     },
     {

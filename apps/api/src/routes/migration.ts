@@ -1,4 +1,4 @@
-import { enclavePublicKeySchema, migrateShareBody, walletSchema, type MigrationService } from '@wallet/domain';
+import { enclavePublicKeySchema, errorBodies, migrateShareBody, walletSchema, type MigrationService } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
 
 export function migrationRoutes(migration: MigrationService) {
@@ -21,8 +21,8 @@ export function migrationRoutes(migration: MigrationService) {
       body: migrateShareBody,
       responses: {
         200: { description: 'The migrated wallet', schema: walletSchema },
-        403: { description: 'WALLET_ALREADY_CLAIMED' },
-        409: { description: 'WALLET_ALREADY_MIGRATED' },
+        403: { description: 'WALLET_ALREADY_CLAIMED', errors: [errorBodies.walletAlreadyClaimed] },
+        409: { description: 'WALLET_ALREADY_MIGRATED', errors: [errorBodies.walletAlreadyMigrated] },
       },
       handler: async ({ caller, params, body }) => ({ status: 200, body: await migration.migrate(caller, params.walletId ?? '', body) }),
     },

@@ -5,11 +5,15 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase, testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 import { spawnService } from '../testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const EVM_CHAIN = 84532;
@@ -98,7 +102,7 @@ if (process.env.TEST_DATABASE_URL) describe('a daily cap under 50 parallel trans
     writeFileSync(file, JSON.stringify(dailyCap));
     expect(await cli(['apps/api/src/cli/policies.ts', 'apply', '--project-id', key.projectId, '--env', 'development', '--file', file])).toMatchObject({ policyId: 'daily-cap', version: '1' });
     const call = async (base: string, method: string, urlPath: string, body?: unknown): Promise<Answer & { body: any }> => {
-      const response = await fetch(`${base}${urlPath}`, { method, headers: { 'x-api-key': key.apiKey, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const response = await fetchChecked(`${base}${urlPath}`, { method, headers: { 'x-api-key': key.apiKey, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
       return { status: response.status, body: await response.json() };
     };
     const wallet = (await call(first.url, 'POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'two-processes', userIdentifierType: 'CUSTOM_ID' })).body as { id: string; address: string };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { policyDeniedResponse, signers, withApprovalRequest, type SignOperationName, type SigningService } from '@wallet/domain';
+import { errorBodies, signers, withApprovalRequest, type SignOperationName, type SigningService } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { broadcastResponses, signingRefusals } from './transactions.ts';
 
 const operations: { name: SignOperationName; path: string; operationId: string; summary: string }[] = [
   { name: 'message', path: 'sign-message', operationId: 'signMessage', summary: 'Sign a message (EIP-191 on EVM, raw UTF-8 bytes elsewhere, PersonalMessage on Sui)' },
@@ -27,8 +28,13 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
       body: documentedBody(operation.name),
       responses: {
         200: { description: 'The signature (shape by wallet type, see docs/signing.md)', schema: z.record(z.string(), z.unknown()) },
-        403: { ...policyDeniedResponse, description: `${policyDeniedResponse.description}; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding` },
-        409: { description: 'WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request' },
+        403: signingRefusals,
+        409: {
+          description: 'WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request',
+          errors: [errorBodies.walletAlreadyClaimed, errorBodies.walletNotMigrated, errorBodies.walletNotReady],
+        },
+        // sign-transaction with broadcast: true (EVM, Solana) broadcasts what it signed.
+        ...(operation.name === 'transaction' ? (broadcastResponses as RouteDef['responses']) : {}),
       },
       handler: async ({ caller, params, body, req }) => {
         const request = withApprovalRequest(caller, req.method, `${req.baseUrl}${req.path}`, body);

@@ -2,7 +2,7 @@ import {
   cancelBody,
   estimateFeeResponse,
   listTransactionsQuery,
-  policyDeniedResponse,
+  errorBodies,
   transactionDetail,
   transactionList,
   transferBody,
@@ -12,9 +12,28 @@ import {
 } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
 
-const broadcastFailure = {
+const broadcastFailure = 'BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set';
+
+/** The 403 of every route that signs: an invalid key, a policy's denial, or an approval case that gates the request. */
+export const signingRefusals = {
   description:
-    'BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set',
+    'FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed',
+  errors: [errorBodies.policyDenied, errorBodies.policyReviewRequired],
+};
+
+/** What a route that builds, signs and broadcasts answers besides signingRefusals. */
+export const broadcastResponses = {
+  400: {
+    description: `${broadcastFailure}; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record)`,
+    errors: [errorBodies.broadcastFailed, errorBodies.executionFailed, errorBodies.invalidNonce, errorBodies.blockhashNotFound],
+  },
+  409: {
+    description:
+      'CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce)',
+    errors: [errorBodies.walletAlreadyClaimed, errorBodies.walletNotMigrated, errorBodies.walletNotReady, errorBodies.yieldOperationInProgress, errorBodies.approvalCaseInProgress],
+  },
+  502: { description: broadcastFailure, errors: [errorBodies.broadcastFailed] },
+  503: { description: 'RPC_UNAVAILABLE before any record was created', errors: [errorBodies.rpcUnavailable] },
 };
 
 export function transactionRoutes(transactions: TransactionService) {
@@ -28,14 +47,8 @@ export function transactionRoutes(transactions: TransactionService) {
       body: transferBody,
       responses: {
         200: { description: 'Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id)', schema: transferResponse },
-        400: broadcastFailure,
-        403: {
-          ...policyDeniedResponse,
-          description: `${policyDeniedResponse.description}; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding`,
-        },
-        409: { description: 'CONFLICT: the Idempotency-Key of an approval case with another request' },
-        502: broadcastFailure,
-        503: { description: 'RPC_UNAVAILABLE before any record was created' },
+        ...broadcastResponses,
+        403: signingRefusals,
       },
       handler: async ({ caller, params, body, req }) => {
         const request = withApprovalRequest(caller, req.method, `${req.baseUrl}${req.path}`, body);
@@ -49,7 +62,11 @@ export function transactionRoutes(transactions: TransactionService) {
       summary: 'Preview the fee of a transfer without signing or broadcasting',
       tag: 'Transfers',
       body: transferBody,
-      responses: { 200: { description: 'The fee estimate', schema: estimateFeeResponse } },
+      responses: {
+        200: { description: 'The fee estimate', schema: estimateFeeResponse },
+        400: { description: 'EXECUTION_FAILED: the node refused the simulation', errors: [errorBodies.executionFailed] },
+        503: { description: "RPC_UNAVAILABLE: the chain's RPC could not be reached", errors: [errorBodies.rpcUnavailable] },
+      },
       handler: async ({ caller, params, body }) => ({ status: 200, body: await transactions.estimateFee(caller, params.walletId ?? '', body) }),
     },
     {
@@ -83,10 +100,9 @@ export function transactionRoutes(transactions: TransactionService) {
       body: cancelBody,
       responses: {
         200: { description: 'The cancellation was broadcast; it has its own record', schema: transferResponse },
-        409: { description: 'CONFLICT: the transaction is already resolved, or not an EVM transaction' },
-        400: broadcastFailure,
-        403: policyDeniedResponse,
-        502: broadcastFailure,
+        ...broadcastResponses,
+        403: signingRefusals,
+        409: { ...broadcastResponses[409], description: `CONFLICT: the transaction is already resolved, or not an EVM transaction; ${broadcastResponses[409].description}` },
       },
       handler: async ({ caller, params, body }) => ({
         status: 200,

@@ -8,12 +8,16 @@ import {
   userParameterListSchema,
   userParametersSchema,
   type DelegationService,
+  errorBodies,
 } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
 
 const consents = '/v1/permissions-v2/users/{userId}/delegation-consents';
 const parameters = '/v1/permissions-v2/users/{userId}/user-parameters';
-const gated = '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment';
+const gated = {
+  description: '403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment',
+  errors: [errorBodies.permissionsExtensionUnavailable],
+};
 const missing = 'NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner\'s = missing)';
 
 /**
@@ -49,7 +53,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       summary: "Delegation policies with adjustable parameters on the user's wallets (or one wallet)",
       tag: 'Permissions',
       query: userParameterListQuery,
-      responses: { 200: { description: '`{policies: [...]}`', schema: userParameterListSchema }, 403: { description: gated }, 404: { description: missing } },
+      responses: { 200: { description: '`{policies: [...]}`', schema: userParameterListSchema }, 403: gated, 404: { description: missing } },
       handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.listParameterPolicies(caller, params.userId!, query) }),
     },
     {
@@ -59,7 +63,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       summary: 'Parameter declarations, saved values and the current revision (0 before the first save)',
       tag: 'Permissions',
       query: delegationWalletQuery,
-      responses: { 200: { description: 'The parameters', schema: userParametersSchema }, 403: { description: gated }, 404: { description: missing } },
+      responses: { 200: { description: 'The parameters', schema: userParametersSchema }, 403: gated, 404: { description: missing } },
       handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.getParameters(caller, params.userId!, params.policyId!, query) }),
     },
     {
@@ -69,7 +73,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       summary: 'Saved parameter revisions, newest first: when, under which policy version, and every value',
       tag: 'Permissions',
       query: userParameterHistoryQuery,
-      responses: { 200: { description: 'A page of revisions', schema: userParameterHistorySchema }, 403: { description: gated }, 404: { description: missing } },
+      responses: { 200: { description: 'A page of revisions', schema: userParameterHistorySchema }, 403: gated, 404: { description: missing } },
       handler: async ({ caller, params, query }) => ({ status: 200, body: await delegation.parameterHistory(caller, params.userId!, params.policyId!, query) }),
     },
   ]);

@@ -1,5 +1,6 @@
 import {
   createWalletBody,
+  errorBodies,
   listWalletsQuery,
   updateWalletBody,
   walletListSchema,
@@ -19,7 +20,7 @@ export function walletRoutes(wallets: WalletService) {
       body: createWalletBody,
       responses: {
         201: { description: 'The created wallet', schema: walletSchema },
-        409: { description: 'WALLET_ALREADY_EXISTS, with walletId of the existing wallet; or CONFLICT on an Idempotency-Key reuse' },
+        409: { description: 'WALLET_ALREADY_EXISTS, with walletId of the existing wallet; or CONFLICT on an Idempotency-Key reuse', errors: [errorBodies.walletAlreadyExists] },
       },
       handler: async ({ caller, body }) => ({ status: 201, body: await wallets.create(caller, body) }),
     },
@@ -51,7 +52,7 @@ export function walletRoutes(wallets: WalletService) {
       body: updateWalletBody,
       responses: {
         200: { description: 'The updated wallet', schema: walletSchema },
-        409: { description: 'WALLET_ALREADY_EXISTS: the new identity is taken' },
+        409: { description: 'WALLET_ALREADY_EXISTS: the new identity is taken', errors: [errorBodies.walletAlreadyExists] },
       },
       handler: async ({ caller, params, body }) => ({
         status: 200,

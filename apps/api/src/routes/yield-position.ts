@@ -1,4 +1,4 @@
-import { yieldPositionQuerySchema, yieldPositionSchema, type YieldPositionService } from '@wallet/domain';
+import { errorBodies, yieldPositionQuerySchema, yieldPositionSchema, type YieldPositionService } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
 
 /** GET .../yield/position (its own file: the other yield routes live in yield.ts). */
@@ -15,8 +15,8 @@ export function yieldPositionRoutes(service: YieldPositionService) {
         200: { description: 'The position (pool provider: with reserve and availableLiquidity; vault provider: with vaultAddress and shares)', schema: yieldPositionSchema },
         400: { description: 'INVALID_REQUEST: neither marketId nor chainId, an unknown market, a chainId not matching the market, another query key, or a non-EVM wallet' },
         404: { description: 'NOT_FOUND: no such wallet for this partner' },
-        502: { description: "YIELD_POSITION_READ_FAILED: a contract read (not a simulation) reverted or answered nothing; the market's contracts or the chain's RPC are wrong" },
-        503: { description: "RPC_UNAVAILABLE: the chain's RPC could not be reached; retry later" },
+        502: { description: "YIELD_POSITION_READ_FAILED: a contract read (not a simulation) reverted or answered nothing; the market's contracts or the chain's RPC are wrong", errors: [errorBodies.yieldPositionReadFailed] },
+        503: { description: "RPC_UNAVAILABLE: the chain's RPC could not be reached; retry later", errors: [errorBodies.rpcUnavailable] },
       },
       handler: async ({ caller, params, query }) => ({ status: 200, body: await service.position(caller, params.walletId ?? '', query) }),
     },

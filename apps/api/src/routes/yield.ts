@@ -1,4 +1,4 @@
-import { ApiError, yieldMarketListSchema, yieldOperationSchema, type YieldService } from '@wallet/domain';
+import { ApiError, errorBodies, yieldMarketListSchema, yieldOperationSchema, type YieldService } from '@wallet/domain';
 import { z } from 'zod';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
 
@@ -14,9 +14,12 @@ const operationResponses = {
   200: { description: 'The existing operation with this Idempotency-Key, terminal (`confirmed`, `failed`, `cancelled`) or paused (`requires_action`)', schema: yieldOperationSchema },
   202: { description: 'Accepted or still processing (also a paused operation retried by this request); `Location` is the operation to poll', schema: yieldOperationSchema },
   400: { description: 'INVALID_REQUEST: bad or missing Idempotency-Key, body field, unknown market, mismatched chainId, extra field, or a non-EVM wallet; nothing was created' },
-  403: { description: 'WALLET_ALREADY_CLAIMED or WALLET_NOT_MIGRATED: yield needs an unclaimed API-created wallet' },
+  403: { description: 'WALLET_ALREADY_CLAIMED or WALLET_NOT_MIGRATED: yield needs an unclaimed API-created wallet', errors: [errorBodies.walletAlreadyClaimed, errorBodies.walletNotMigrated] },
   404: { description: 'NOT_FOUND: no such wallet for this partner' },
-  409: { description: 'CONFLICT (the key was used for another request), YIELD_DISABLED, YIELD_OPERATION_IN_PROGRESS (retrying a paused operation while another is active on the wallet and chain), WALLET_NOT_READY' },
+  409: {
+    description: 'CONFLICT (the key was used for another request), YIELD_DISABLED, YIELD_OPERATION_IN_PROGRESS (retrying a paused operation while another is active on the wallet and chain), WALLET_NOT_READY',
+    errors: [errorBodies.yieldDisabled, errorBodies.yieldOperationInProgress, errorBodies.walletNotReady],
+  },
 };
 
 /** The REST yield routes: markets, deposits, withdrawals, operations. */

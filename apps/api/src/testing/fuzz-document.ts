@@ -1,5 +1,5 @@
 import { parse as parseQuery } from 'node:querystring';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { documentSchemas } from './document-schemas.ts';
 import type { BodyCase, Schema } from './fuzz-inputs.ts';
 
 /**
@@ -49,29 +49,11 @@ export interface FuzzRequest {
   body?: BodyCase;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMERIC = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
-const DOCUMENT_ID = 'https://fuzz.invalid/openapi.json';
 
-/** Validates values against the document's schemas (JSON Schema 2020-12, the formats it uses). */
+/** Validates values against the document's schemas. */
 export function createConformance(document: OpenApiDocument) {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
-  ajv.addFormat('uuid', UUID);
-  ajv.addFormat('date-time', (value: string) => !Number.isNaN(Date.parse(value)));
-  ajv.addFormat('base64', /^[A-Za-z0-9+/]*={0,2}$/);
-  ajv.addSchema({ $id: DOCUMENT_ID, components: document.components });
-  const compiled = new Map<Schema, ValidateFunction>();
-  const validator = (schema: Schema) => {
-    let validate = compiled.get(schema);
-    if (!validate) {
-      const absolute = JSON.parse(JSON.stringify(schema), (key, value: unknown) =>
-        key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${DOCUMENT_ID}${value}` : value,
-      ) as Schema;
-      validate = ajv.compile(absolute);
-      compiled.set(schema, validate);
-    }
-    return validate;
-  };
+  const validator = documentSchemas(document);
   const conforms = (schema: Schema, value: unknown) => validator(schema)(value);
 
   /** A query or path value (always a string on the wire) read as the schema's type. */

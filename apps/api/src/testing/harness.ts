@@ -1,14 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '@wallet/domain';
+import { expect } from 'vitest';
 import { createTestDatabase, type Database, type DatabaseKind } from '@wallet/db';
 import { createApp, type AppOptions } from '../app.ts';
 import { answerClientErrorsWithJson } from '../http/client-errors.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
+import { servedResponseContract, type ServedResponseContract } from './response-contract.ts';
 
 export interface TestResponse {
   status: number;
@@ -21,6 +23,22 @@ export interface RequestOptions {
   body?: unknown;
   rawBody?: string;
   headers?: Record<string, string>;
+  /**
+   * Why this answer is not checked against /v1/openapi.json (only for requests that are
+   * deliberately not HTTP a client would send); every other /v1 answer is.
+   */
+  uncheckedBecause?: string;
+}
+
+/**
+ * Appends `<validated answers>\t<suite>` to the file RESPONSE_CONTRACT_LOG names, when set, so a
+ * run can report how many answers its suites checked against the document.
+ */
+function logValidated(contract: ServedResponseContract) {
+  const file = process.env.RESPONSE_CONTRACT_LOG;
+  if (!file) return;
+  const suite = path.relative(process.cwd(), expect.getState().testPath ?? 'unknown');
+  appendFileSync(file, `${contract.validated}\t${suite}\n`);
 }
 
 /** Kinds of secrets the log check looks for. */
@@ -93,6 +111,7 @@ export async function startTestApp(
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const contract = servedResponseContract(baseUrl);
 
   async function request(method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...options.headers };
@@ -111,6 +130,9 @@ export async function startTestApp(
     } catch {
       // not JSON; tests assert on that
     }
+    if (options.uncheckedBecause === undefined) {
+      await contract.check({ method, url: urlPath, status: response.status, contentType: response.headers.get('content-type'), body: parsed });
+    }
     return { status: response.status, headers: response.headers, body: parsed };
   }
 
@@ -121,6 +143,8 @@ export async function startTestApp(
     dataDir,
     logLines,
     request,
+    /** Every /v1 answer `request` receives is checked against the served document (response-contract.ts). */
+    responseContract: contract,
     async createKey(args: { partner?: string; project?: string; plan?: 'free' | 'starter' | 'growth' | 'scale'; rateLimitPerMinute?: number; ipAllowlist?: string[] } = {}) {
       const issued = await services.apiKeys.create({
         partner: args.partner ?? `partner-${Math.random().toString(36).slice(2)}`,
@@ -146,7 +170,10 @@ export async function startTestApp(
       const leak = leakIn(logLines, this.secretsByKind());
       if (leak) throw new Error(leak);
     },
-    /** Stops everything, then fails when a secret was logged (so every suite checks its logs). */
+    /**
+     * Stops everything, then fails when a secret was logged (so every suite checks its logs), or
+     * when an answer broke the document even though its test went on.
+     */
     async close() {
       const secrets = this.secretsByKind();
       server.closeAllConnections();
@@ -158,6 +185,8 @@ export async function startTestApp(
       }
       const leak = leakIn(logLines, secrets);
       if (leak) throw new Error(leak);
+      logValidated(contract);
+      if (contract.firstMismatch) throw new Error(`An answer broke /v1/openapi.json: ${contract.firstMismatch}`);
     },
   };
 }

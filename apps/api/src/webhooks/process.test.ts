@@ -5,9 +5,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase, openDatabase, testDatabaseKinds, type Database } from '@wallet/db';
 import { describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { TEST_CA_FILE, startReceiver, verifyWebhook, type Receiver } from './testing/receiver.ts';
 import { spawnService, suiteProcesses } from '../testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const { children, cleanups } = suiteProcesses();
@@ -72,7 +76,7 @@ describe.each(testDatabaseKinds)('webhook delivery by the service process on %s'
     }
 
     const post = (url: string, route: string, body: unknown) =>
-      fetch(`${url}${route}`, { method: 'POST', headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetchChecked(`${url}${route}`, { method: 'POST', headers: { 'x-api-key': issued.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const wallets: string[] = [];
     for (let i = 0; i < 4; i++) {
       const response = await post(service.url, '/v1/wallets', { type: 'EVM', userIdentifier: `hook-${i}`, userIdentifierType: 'CUSTOM_ID' });

@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { localServiceEnv, spawnService } from '../testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const EVM_CHAIN = 84532;
@@ -46,7 +50,7 @@ describe('the monitor across a SIGKILL of the service', () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'restart'], { cwd: repoRoot, env });
     const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
     const call = async (base: string, method: string, urlPath: string, body?: unknown) => {
-      const response = await fetch(`${base}${urlPath}`, {
+      const response = await fetchChecked(`${base}${urlPath}`, {
         method,
         headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,

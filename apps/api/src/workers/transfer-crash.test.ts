@@ -6,11 +6,15 @@ import { promisify } from 'node:util';
 import { createScratchDatabase } from '@wallet/db';
 import { CRASH_POINTS, type CrashPoint } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { partnerReviewPolicy } from '../testing/approval-fixtures.ts';
 import { rpc } from '../testing/monitor-fixtures.ts';
 import { localServiceEnv, spawnService, type ServiceProcess } from '../testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const EVM_CHAIN = 84532;
@@ -62,7 +66,7 @@ describe('a transfer whose process is killed at each step (two processes, Postgr
   });
 
   async function call(base: string, method: string, urlPath: string, body?: unknown, idempotencyKey?: string): Promise<Answer> {
-    const response = await fetch(`${base}${urlPath}`, {
+    const response = await fetchChecked(`${base}${urlPath}`, {
       method,
       headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
       body: body ? JSON.stringify(body) : undefined,

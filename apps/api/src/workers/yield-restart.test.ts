@@ -5,9 +5,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { openDatabase } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { localServiceEnv, spawnService, type ServiceProcess } from '../testing/service-process.ts';
+
+/** Every /v1 answer is checked against the document the answering process serves. */
+const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 
@@ -58,7 +62,7 @@ describe('yield operations across a SIGKILL of the service', () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'yield-restart'], { cwd: repoRoot, env });
     const { apiKey } = JSON.parse(stdout.trim()) as { apiKey: string };
     const call = async (method: string, urlPath: string, body?: unknown, idempotencyKey?: string) => {
-      const response = await fetch(`${service.url}${urlPath}`, {
+      const response = await fetchChecked(`${service.url}${urlPath}`, {
         method,
         headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
         body: body ? JSON.stringify(body) : undefined,

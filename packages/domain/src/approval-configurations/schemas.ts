@@ -73,6 +73,4 @@ export const approvalConfigurationHistorySchema = z
   })
   .meta({ id: 'ApprovalConfigurationHistory' });
 
-export const approvalCasesAffectedSchema = z
-  .object({ code: z.literal('APPROVAL_CASES_AFFECTED'), message: z.string(), affectedCaseIds: z.array(z.string()) })
-  .meta({ id: 'ApprovalCasesAffected' });
+

@@ -16,7 +16,6 @@
  * A failure in 3 or 4 releases the reservation (and gives a claimed case back) and leaves no row.
  * `signWithWallet` is private to this module: nothing else can reach a wallet key.
  */
-import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { publicKeyFromSecret } from '../custody/keys.ts';
 import { withWalletSecretAsync, type EncryptedShare, type KekProvider } from '../custody/shares.ts';
@@ -141,24 +140,6 @@ export interface ApprovalGate {
 /** Without policies: every intent is allowed and nothing is reserved. */
 export const allowAllPolicies: PolicyEngine = {
   evaluate: async () => ({ outcome: 'allow' }),
-};
-
-/** The body of a denial, for the OpenAPI document. */
-export const policyDeniedBody = z
-  .object({
-    code: z.literal('POLICY_DENIED'),
-    message: z.string(),
-    reason: z.string().describe('The first entry\'s reason: rule-matched, spend-limit-exceeded, condition-undecidable, raw-signature-not-allowed'),
-    deniedBy: z
-      .array(z.object({ reason: z.string(), policyId: z.string().optional(), policyVersion: z.string().optional(), ruleId: z.string().optional() }))
-      .describe('Every deciding rule'),
-  })
-  .meta({ id: 'PolicyDenied' });
-
-/** Every route that signs answers a denial (or an invalid key) with 403. */
-export const policyDeniedResponse = {
-  description: 'FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent',
-  schema: policyDeniedBody,
 };
 
 /** 403 POLICY_DENIED with `deniedBy` (spec: guardrail enforcement on signing routes). */
