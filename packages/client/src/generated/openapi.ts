@@ -883,12 +883,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Error: {
-            code: string;
-            message: string;
-        } & {
-            [key: string]: unknown;
-        };
         Wallet: {
             /** Format: uuid */
             id: string;
@@ -907,6 +901,87 @@ export interface components {
             userIdentifierType: "EMAIL" | "PHONE" | "CUSTOM_ID" | "GUEST_ID" | "DISCORD" | "TWITTER" | "TELEGRAM" | "FARCASTER";
             /** @description COSMOS wallets only */
             cosmosPrefix?: string;
+        };
+        InvalidRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "INVALID_REQUEST";
+            message: string;
+            /** @description Every field failing its schema (path dotted), at most 20 */
+            details?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        Unauthorized: {
+            /** @constant */
+            code: "UNAUTHORIZED";
+            message: string;
+        };
+        Forbidden: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "FORBIDDEN";
+            message: string;
+        };
+        NotFound: {
+            /** @constant */
+            code: "NOT_FOUND";
+            message: string;
+        };
+        Conflict: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "CONFLICT";
+            message: string;
+            /** @description The approval case the Idempotency-Key belongs to */
+            caseId?: string;
+            /** @description The current status of the object that cannot change */
+            status?: string;
+            /** @description The revision to send as expectedRevision */
+            currentRevision?: number;
+            /** @description The fields that differ from the request the Idempotency-Key was first used for */
+            details?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        WalletAlreadyExists: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "WALLET_ALREADY_EXISTS";
+            message: string;
+            walletId: string;
+        };
+        PayloadTooLarge: {
+            /** @constant */
+            code: "PAYLOAD_TOO_LARGE";
+            message: string;
+        };
+        RateLimited: {
+            /** @constant */
+            code: "RATE_LIMITED";
+            message: string;
+            /** @description Seconds until the minute window resets */
+            retryAfter: number;
+        };
+        RequestHeadersTooLarge: {
+            /** @constant */
+            code: "REQUEST_HEADERS_TOO_LARGE";
+            message: string;
+        };
+        InternalError: {
+            /** @constant */
+            code: "INTERNAL_ERROR";
+            message: string;
         };
         CreateWalletRequest: {
             /** @enum {string} */
@@ -932,18 +1007,60 @@ export interface components {
             userIdentifierType?: "EMAIL" | "PHONE" | "CUSTOM_ID" | "GUEST_ID" | "DISCORD" | "TWITTER" | "TELEGRAM" | "FARCASTER";
         };
         PolicyDenied: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "POLICY_DENIED";
             message: string;
-            /** @description The first entry's reason: rule-matched, spend-limit-exceeded, condition-undecidable, raw-signature-not-allowed */
+            /** @description The first entry's reason: rule-matched, spend-limit-exceeded, condition-undecidable, raw-signature-not-allowed, review-rejected, review-expired, review-invalidated, review-cancelled */
             reason: string;
+            /** @description The approval case that ended without approval */
+            caseId?: string;
             /** @description Every deciding rule */
             deniedBy: {
                 reason: string;
                 policyId?: string;
                 policyVersion?: string;
                 ruleId?: string;
+                caseId?: string;
             }[];
+        };
+        PolicyReviewRequired: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "POLICY_REVIEW_REQUIRED";
+            message: string;
+            reviewId: string;
+            caseId: string;
+            /** @description ISO 8601; the case expires then unless completed */
+            expiresAt: string;
+        };
+        WalletAlreadyClaimed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "WALLET_ALREADY_CLAIMED";
+            message: string;
+        };
+        WalletNotMigrated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "WALLET_NOT_MIGRATED";
+            message: string;
+        };
+        WalletNotReady: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "WALLET_NOT_READY";
+            message: string;
         };
         SignMessageRequest: {
             message: string;
@@ -952,6 +1069,67 @@ export interface components {
             data: string;
             /** @enum {string} */
             walletType?: "EVM" | "COSMOS" | "SOLANA" | "STELLAR" | "SUI";
+        };
+        BroadcastFailed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "BROADCAST_FAILED";
+            message: string;
+            /** @description The record of the transaction; also in the x-transaction-id header */
+            transactionId: string;
+            /** @constant */
+            failureStage: "broadcast";
+            /** @description RPC_UNAVAILABLE (502: outcome unknown) or the node's refusal */
+            failureCode: string;
+        };
+        ExecutionFailed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "EXECUTION_FAILED";
+            message: string;
+        };
+        InvalidNonce: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "INVALID_NONCE";
+            message: string;
+        };
+        BlockhashNotFound: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "BLOCKHASH_NOT_FOUND";
+            message: string;
+        };
+        YieldOperationInProgress: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "YIELD_OPERATION_IN_PROGRESS";
+            message: string;
+        };
+        ApprovalCaseInProgress: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "APPROVAL_CASE_IN_PROGRESS";
+            message: string;
+            caseId: string;
+            nonce: number;
+        };
+        RpcUnavailable: {
+            /** @constant */
+            code: "RPC_UNAVAILABLE";
+            message: string;
         };
         EvmSignTransactionRequest: {
             transaction: {
@@ -1187,6 +1365,14 @@ export interface components {
             /** Format: date-time */
             generatedAt: string;
         };
+        WalletAlreadyMigrated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "WALLET_ALREADY_MIGRATED";
+            message: string;
+        };
         MigrateShareRequest: {
             encryptedPayload: string;
         };
@@ -1334,6 +1520,14 @@ export interface components {
                 value: string;
             })[];
             updatedAt: string | null;
+        };
+        PermissionsV2ExtensionUnavailable: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "PERMISSIONS_V2_EXTENSION_UNAVAILABLE";
+            message: string;
         };
         ReplaceAssignmentsBody: {
             /** @description Required: the revision this write replaces (0 before the first write, then the revision last read); missing or not current = 409 CONFLICT with currentRevision */
@@ -1527,7 +1721,10 @@ export interface components {
             invalidatedCaseIds: string[];
         };
         ApprovalCasesAffected: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "APPROVAL_CASES_AFFECTED";
             message: string;
             affectedCaseIds: string[];
@@ -1904,6 +2101,14 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
+        YieldDisabled: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "YIELD_DISABLED";
+            message: string;
+        };
         YieldRequest: {
             /** @description A market id of GET .../yield/markets; determines chain and asset */
             marketId?: string;
@@ -1957,6 +2162,11 @@ export interface components {
                 /** @constant */
                 decimals: 18;
             };
+        };
+        YieldPositionReadFailed: {
+            /** @constant */
+            code: "YIELD_POSITION_READ_FAILED";
+            message: string;
         };
         ChainList: {
             chains: {
@@ -2048,7 +2258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2057,7 +2267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -2066,7 +2276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2075,7 +2285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -2084,7 +2294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -2093,7 +2303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2102,7 +2312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2111,7 +2321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2120,7 +2330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2155,7 +2365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2164,7 +2374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -2173,7 +2383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2182,7 +2392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description WALLET_ALREADY_EXISTS, with walletId of the existing wallet; or CONFLICT on an Idempotency-Key reuse */
@@ -2190,7 +2400,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyExists"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -2198,7 +2410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2207,7 +2419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2216,7 +2428,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2225,7 +2437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2256,7 +2468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2265,7 +2477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -2274,7 +2486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2283,7 +2495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -2292,7 +2504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -2301,7 +2513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2310,7 +2522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2319,7 +2531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2328,7 +2540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2363,7 +2575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2372,7 +2584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -2381,7 +2593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2390,7 +2602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description WALLET_ALREADY_EXISTS: the new identity is taken */
@@ -2398,7 +2610,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyExists"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -2406,7 +2620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2415,7 +2629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2424,7 +2638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2433,7 +2647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2472,7 +2686,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2481,16 +2695,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyDenied"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2499,15 +2713,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request */
+            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -2515,7 +2731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2524,7 +2740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2533,7 +2749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2542,7 +2758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2581,7 +2797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2590,16 +2806,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyDenied"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2608,15 +2824,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request */
+            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -2624,7 +2842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2633,7 +2851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2642,7 +2860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2651,7 +2869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2684,13 +2902,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["BroadcastFailed"] | components["schemas"]["ExecutionFailed"] | components["schemas"]["InvalidNonce"] | components["schemas"]["BlockhashNotFound"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2699,16 +2917,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyDenied"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2717,15 +2935,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request */
+            /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -2733,7 +2953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2742,7 +2962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2751,7 +2971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2760,7 +2980,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastFailed"];
+                };
+            };
+            /** @description RPC_UNAVAILABLE before any record was created */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcUnavailable"];
                 };
             };
         };
@@ -2799,7 +3037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2808,16 +3046,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyDenied"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2826,15 +3064,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request */
+            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -2842,7 +3082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2851,7 +3091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2860,7 +3100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2869,7 +3109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2908,7 +3148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -2917,16 +3157,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): a conditional approval case gates it; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyDenied"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -2935,15 +3175,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, or CONFLICT: the Idempotency-Key of an approval case with another request */
+            /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -2951,7 +3193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -2960,7 +3202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -2969,7 +3211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -2978,7 +3220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3009,12 +3251,14 @@ export interface operations {
                     "application/json": components["schemas"]["TransferResponse"];
                 };
             };
-            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["BroadcastFailed"] | components["schemas"]["ExecutionFailed"] | components["schemas"]["InvalidNonce"] | components["schemas"]["BlockhashNotFound"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -3022,16 +3266,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent; POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed; FORBIDDEN also when it needs approval and the wallet has no authorization scope binding */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyDenied"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3040,15 +3284,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description CONFLICT: the Idempotency-Key of an approval case with another request */
+            /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -3056,7 +3302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3065,7 +3311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3074,7 +3320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3083,7 +3329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set */
@@ -3091,14 +3337,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["BroadcastFailed"];
+                };
             };
             /** @description RPC_UNAVAILABLE before any record was created */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RpcUnavailable"];
+                };
             };
         };
     };
@@ -3128,13 +3378,13 @@ export interface operations {
                     "application/json": components["schemas"]["FeeEstimate"];
                 };
             };
-            /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            /** @description EXECUTION_FAILED: the node refused the simulation; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["ExecutionFailed"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3143,7 +3393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -3152,7 +3402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3161,7 +3411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -3170,7 +3420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3179,7 +3429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3188,7 +3438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3197,7 +3447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3206,7 +3456,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description RPC_UNAVAILABLE: the chain's RPC could not be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcUnavailable"];
                 };
             };
         };
@@ -3242,7 +3501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3251,7 +3510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -3260,7 +3519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3269,7 +3528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -3278,7 +3537,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3287,7 +3546,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3296,7 +3555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3305,7 +3564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3314,7 +3573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3346,7 +3605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3355,7 +3614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -3364,7 +3623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3373,7 +3632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -3382,7 +3641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3391,7 +3650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3400,7 +3659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3409,7 +3668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3418,7 +3677,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3450,12 +3709,14 @@ export interface operations {
                     "application/json": components["schemas"]["TransferResponse"];
                 };
             };
-            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["BroadcastFailed"] | components["schemas"]["ExecutionFailed"] | components["schemas"]["InvalidNonce"] | components["schemas"]["BlockhashNotFound"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -3463,16 +3724,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key), or POLICY_DENIED: a policy refused the signature (deniedBy says why); nothing was signed, recorded or sent */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyDenied"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3481,15 +3742,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description CONFLICT: the transaction is already resolved, or not an EVM transaction */
+            /** @description CONFLICT: the transaction is already resolved, or not an EVM transaction; CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -3497,7 +3760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3506,7 +3769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3515,7 +3778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3524,7 +3787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set */
@@ -3532,7 +3795,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["BroadcastFailed"];
+                };
+            };
+            /** @description RPC_UNAVAILABLE before any record was created */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcUnavailable"];
+                };
             };
         };
     };
@@ -3560,7 +3834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3569,7 +3843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -3578,7 +3852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3587,7 +3861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -3596,7 +3870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3605,7 +3879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3614,7 +3888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3623,7 +3897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3632,7 +3906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3669,7 +3943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3678,7 +3952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description WALLET_ALREADY_CLAIMED */
@@ -3686,7 +3960,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["WalletAlreadyClaimed"];
+                };
             };
             /** @description Not found (also another project's object) */
             404: {
@@ -3694,7 +3970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description WALLET_ALREADY_MIGRATED */
@@ -3702,7 +3978,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyMigrated"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -3710,7 +3988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3719,7 +3997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3728,7 +4006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3737,7 +4015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3768,7 +4046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3777,7 +4055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -3786,7 +4064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3795,7 +4073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -3804,7 +4082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3813,7 +4091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3822,7 +4100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3831,7 +4109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3840,7 +4118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3871,7 +4149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3880,7 +4158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -3889,7 +4167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3898,7 +4176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -3907,7 +4185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3916,7 +4194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3925,7 +4203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -3934,7 +4212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -3943,7 +4221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3976,7 +4254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -3985,7 +4263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -3994,7 +4272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4003,7 +4281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4012,7 +4290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4021,7 +4299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4030,7 +4308,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4039,7 +4317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4048,7 +4326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4083,7 +4361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4092,7 +4370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -4101,7 +4379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4110,7 +4388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4119,7 +4397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4128,7 +4406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4137,7 +4415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4146,7 +4424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4155,7 +4433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4191,7 +4469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4200,7 +4478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -4209,7 +4487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4218,7 +4496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4227,7 +4505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4236,7 +4514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4245,7 +4523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4254,7 +4532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4263,7 +4541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4298,7 +4576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4307,7 +4585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -4316,7 +4594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4325,7 +4603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4334,7 +4612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4343,7 +4621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4352,7 +4630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4361,7 +4639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4370,7 +4648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4402,7 +4680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4411,7 +4689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -4420,7 +4698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4429,7 +4707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4438,7 +4716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4447,7 +4725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4456,7 +4734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4465,7 +4743,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4474,7 +4752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4512,7 +4790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4521,7 +4799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
@@ -4529,7 +4807,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PermissionsV2ExtensionUnavailable"];
+                };
             };
             /** @description Not found (also another project's object) */
             404: {
@@ -4537,7 +4817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description CONFLICT: expectedRevision missing or not the current revision (body has currentRevision); nothing written */
@@ -4545,7 +4825,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -4553,7 +4835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4562,7 +4844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4571,7 +4853,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4580,7 +4862,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4615,7 +4897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4624,7 +4906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -4633,7 +4915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4642,7 +4924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4651,7 +4933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4660,7 +4942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4669,7 +4951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4678,7 +4960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4687,7 +4969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4721,7 +5003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4730,7 +5012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -4739,7 +5021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4748,7 +5030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4757,7 +5039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4766,7 +5048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4775,7 +5057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4784,7 +5066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4793,7 +5075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4824,7 +5106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4833,7 +5115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -4842,7 +5124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4851,7 +5133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -4860,7 +5142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -4869,7 +5151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4878,7 +5160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4887,7 +5169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -4896,7 +5178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4933,7 +5215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -4942,7 +5224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
@@ -4950,7 +5232,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PermissionsV2ExtensionUnavailable"];
+                };
             };
             /** @description Not found (also another project's object) */
             404: {
@@ -4958,7 +5242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description CONFLICT: expectedRevision missing or not the current revision (body has currentRevision); nothing written */
@@ -4966,7 +5250,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -4974,7 +5260,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4983,7 +5269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -4992,7 +5278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5001,7 +5287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5035,7 +5321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5044,7 +5330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5053,7 +5339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -5062,7 +5348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -5071,7 +5357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5080,7 +5366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5089,7 +5375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5098,7 +5384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5107,7 +5393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5138,7 +5424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5147,7 +5433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5156,7 +5442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -5165,7 +5451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -5174,7 +5460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5183,7 +5469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5192,7 +5478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5201,7 +5487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5210,7 +5496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5244,7 +5530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5253,7 +5539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5262,7 +5548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no such requirement in that policy version (or the version is not the active one) */
@@ -5270,7 +5556,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -5278,7 +5566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5287,7 +5575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5296,7 +5584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5305,7 +5593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5314,7 +5602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5348,7 +5636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5357,7 +5645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5366,7 +5654,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: never configured, or no such requirement */
@@ -5374,7 +5662,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -5382,7 +5672,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5391,7 +5681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5400,7 +5690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5409,7 +5699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5418,7 +5708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5457,7 +5747,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -5465,7 +5757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
@@ -5473,14 +5765,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PermissionsV2ExtensionUnavailable"];
+                };
             };
             /** @description NOT_FOUND: no such requirement in that policy version (or the version is not the active one) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description CONFLICT (expectedRevision missing or stale, body has currentRevision) or APPROVAL_CASES_AFFECTED (open cases would change; resend with force: true); nothing written */
             409: {
@@ -5488,7 +5784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApprovalCasesAffected"];
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["ApprovalCasesAffected"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5497,7 +5793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5506,7 +5802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5515,7 +5811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5524,7 +5820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5558,7 +5854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5567,7 +5863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5576,7 +5872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no such requirement in that policy version (or the version is not the active one) */
@@ -5584,7 +5880,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -5592,7 +5890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5601,7 +5899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5610,7 +5908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5619,7 +5917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5628,7 +5926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5665,7 +5963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5674,7 +5972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5683,7 +5981,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -5692,7 +5990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -5701,7 +5999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5710,7 +6008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5719,7 +6017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5728,7 +6026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5737,7 +6035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5770,7 +6068,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -5778,7 +6078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5787,7 +6087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -5796,7 +6096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -5805,7 +6105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5814,7 +6114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5823,7 +6123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5832,7 +6132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5841,7 +6141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5872,7 +6172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5881,7 +6181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5890,7 +6190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no case with this id in the calling key's project and environment (another partner's case is missing too) */
@@ -5898,7 +6198,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -5906,7 +6208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5915,7 +6217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5924,7 +6226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -5933,7 +6235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -5942,7 +6244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -5975,7 +6277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -5984,7 +6286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -5993,7 +6295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no case with this id in the calling key's project and environment (another partner's case is missing too) */
@@ -6001,14 +6303,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description CONFLICT: the case is not pending (body has its status) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -6016,7 +6322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6025,7 +6331,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6034,7 +6340,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6043,7 +6349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6075,7 +6381,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -6083,7 +6391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -6092,7 +6400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -6101,7 +6409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -6110,7 +6418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6119,7 +6427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6128,7 +6436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6137,7 +6445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6146,7 +6454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6177,7 +6485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -6186,7 +6494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -6195,7 +6503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no partner review with this id in the calling key's project and environment (another partner's review, or a case without a partner review, is missing too) */
@@ -6203,7 +6511,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6211,7 +6521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6220,7 +6530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6229,7 +6539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6238,7 +6548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6247,7 +6557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6279,7 +6589,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -6287,7 +6599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -6296,7 +6608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no partner review with this id in the calling key's project and environment (another partner's review, or a case without a partner review, is missing too) */
@@ -6304,7 +6616,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6312,7 +6626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6321,7 +6635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6330,7 +6644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6339,7 +6653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6348,7 +6662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6380,7 +6694,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -6388,7 +6704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -6397,7 +6713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no partner review with this id in the calling key's project and environment (another partner's review, or a case without a partner review, is missing too) */
@@ -6405,7 +6721,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6413,7 +6731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6422,7 +6740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6431,7 +6749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6440,7 +6758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6449,7 +6767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6482,7 +6800,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -6491,7 +6809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -6500,7 +6818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
@@ -6508,7 +6826,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6516,7 +6836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6525,7 +6845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6534,7 +6854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6543,7 +6863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6552,7 +6872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6586,7 +6906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -6595,7 +6915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -6604,7 +6924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
@@ -6612,7 +6932,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6620,7 +6942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6629,7 +6951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6638,7 +6960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6647,7 +6969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6656,7 +6978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6689,7 +7011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -6698,7 +7020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
@@ -6706,14 +7028,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PermissionsV2ExtensionUnavailable"];
+                };
             };
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6721,7 +7047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6730,7 +7056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6739,7 +7065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6748,7 +7074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6757,7 +7083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6791,7 +7117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -6800,7 +7126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
@@ -6808,14 +7134,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PermissionsV2ExtensionUnavailable"];
+                };
             };
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6823,7 +7153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6832,7 +7162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6841,7 +7171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6850,7 +7180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6859,7 +7189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6895,7 +7225,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -6904,7 +7234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
@@ -6912,14 +7242,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PermissionsV2ExtensionUnavailable"];
+                };
             };
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -6927,7 +7261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -6936,7 +7270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6945,7 +7279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -6954,7 +7288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -6963,7 +7297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -6993,7 +7327,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -7001,7 +7337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -7010,7 +7346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no such wallet for this partner */
@@ -7018,7 +7354,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -7026,7 +7364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -7035,7 +7373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7044,7 +7382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7053,7 +7391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7062,7 +7400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -7107,7 +7445,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -7115,7 +7455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description WALLET_ALREADY_CLAIMED or WALLET_NOT_MIGRATED: yield needs an unclaimed API-created wallet */
@@ -7123,21 +7463,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"];
+                };
             };
             /** @description NOT_FOUND: no such wallet for this partner */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description CONFLICT (the key was used for another request), YIELD_DISABLED, YIELD_OPERATION_IN_PROGRESS (retrying a paused operation while another is active on the wallet and chain), WALLET_NOT_READY */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["YieldDisabled"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["WalletNotReady"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -7145,7 +7491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7154,7 +7500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7163,7 +7509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7172,7 +7518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -7217,7 +7563,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -7225,7 +7573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description WALLET_ALREADY_CLAIMED or WALLET_NOT_MIGRATED: yield needs an unclaimed API-created wallet */
@@ -7233,21 +7581,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"];
+                };
             };
             /** @description NOT_FOUND: no such wallet for this partner */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description CONFLICT (the key was used for another request), YIELD_DISABLED, YIELD_OPERATION_IN_PROGRESS (retrying a paused operation while another is active on the wallet and chain), WALLET_NOT_READY */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["YieldDisabled"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["WalletNotReady"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -7255,7 +7609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7264,7 +7618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7273,7 +7627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7282,7 +7636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -7313,7 +7667,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -7321,7 +7677,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -7330,7 +7686,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no such wallet or operation for this partner */
@@ -7338,7 +7694,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -7346,7 +7704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -7355,7 +7713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7364,7 +7722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7373,7 +7731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7382,7 +7740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -7415,7 +7773,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -7423,7 +7783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -7432,7 +7792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no such wallet or operation for this partner */
@@ -7440,14 +7800,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description CONFLICT: an unresolved signed transaction, a confirmed or failed operation, or the worker holds it this instant (retry) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
             };
             /** @description Request body larger than 1 MB */
             413: {
@@ -7455,7 +7819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7464,7 +7828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7473,7 +7837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7482,7 +7846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -7515,7 +7879,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
             };
             /** @description Missing API key, or address outside the allowlist */
             401: {
@@ -7523,7 +7889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -7532,7 +7898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description NOT_FOUND: no such wallet for this partner */
@@ -7540,7 +7906,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
             };
             /** @description Conflict */
             409: {
@@ -7548,7 +7916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -7557,7 +7925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7566,7 +7934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7575,7 +7943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7584,7 +7952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
             /** @description YIELD_POSITION_READ_FAILED: a contract read (not a simulation) reverted or answered nothing; the market's contracts or the chain's RPC are wrong */
@@ -7592,14 +7960,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["YieldPositionReadFailed"];
+                };
             };
             /** @description RPC_UNAVAILABLE: the chain's RPC could not be reached; retry later */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RpcUnavailable"];
+                };
             };
         };
     };
@@ -7627,7 +7999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -7636,7 +8008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -7645,7 +8017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -7654,7 +8026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -7663,7 +8035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -7672,7 +8044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7681,7 +8053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7690,7 +8062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7699,7 +8071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -7734,7 +8106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -7743,7 +8115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -7752,7 +8124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -7761,7 +8133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -7770,7 +8142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -7779,7 +8151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7788,7 +8160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7797,7 +8169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7806,7 +8178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -7835,7 +8207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Missing API key, or address outside the allowlist */
@@ -7844,7 +8216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Unauthorized"];
                 };
             };
             /** @description Invalid API key */
@@ -7853,7 +8225,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Forbidden"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -7862,7 +8234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description Conflict */
@@ -7871,7 +8243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -7880,7 +8252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7889,7 +8261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Request line and headers larger than 16 KB */
@@ -7898,7 +8270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
                 };
             };
             /** @description Internal error */
@@ -7907,7 +8279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
