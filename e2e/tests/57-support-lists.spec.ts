@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { unwrap } from '@wallet/client';
+import { unwrap, waitForTransaction } from '@wallet/client';
 import { apiClient, expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../support/fixtures.ts';
 
 /**
@@ -52,12 +52,14 @@ test('support filters the transactions list by user and status and sees formatte
   await expect(page).toHaveURL(/[?&]user=ALICE-supp/);
   await snap(page, 'support-lists-user-filter');
 
-  // The transfer is submitted or already confirmed: a failed filter hides it, its own status shows it.
+  // A failed filter hides the transfer; its own status shows it.
   await page.getByRole('combobox', { name: 'Status' }).selectOption('failed');
   await expect(page.getByText('No transaction matches these filters')).toBeVisible();
   await expect(page).toHaveURL(/status=failed/);
-  const { status } = await unwrap(apiClient(shared.apiKey).GET('/v1/wallets/{walletId}/transactions/{transactionId}', { params: { path: { walletId: shared.alice, transactionId: shared.aliceTx } } }));
-  await page.getByRole('combobox', { name: 'Status' }).selectOption(status === 'submitted' || status === 'confirmed' ? status : 'confirmed');
+  // Its status once final (a `submitted` read could turn `confirmed` before the list refreshes).
+  const { status } = await waitForTransaction(apiClient(shared.apiKey), shared.alice, shared.aliceTx, { timeoutMs: 30_000 });
+  expect(status).toBe('confirmed');
+  await page.getByRole('combobox', { name: 'Status' }).selectOption('confirmed');
   await expect(row(page, shared.aliceTx)).toBeVisible();
   await expect(row(page, shared.bobTx)).toHaveCount(0);
 });
