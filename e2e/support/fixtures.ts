@@ -2,6 +2,7 @@ import { expect, test as base, type Page } from '@playwright/test';
 import { createClient, type WalletClient } from '@wallet/client';
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { checkResponse, servedResponseContract, type ServedResponseContract } from '../../apps/api/src/testing/response-contract.ts';
 import { repoRoot } from './stack.ts';
 
 export interface Credentials {
@@ -42,10 +43,52 @@ export function rememberSecret(value: string) {
   if (value) appendFileSync(env('E2E_SECRETS_FILE'), `${value}\n`);
 }
 
-export const test = base.extend({
+let contract: ServedResponseContract | undefined;
+/** The document the running stack serves, fetched once per worker (on its first /v1 answer). */
+const servedContract = () => (contract ??= servedResponseContract(stack.apiUrl));
+const mismatches: string[] = [];
+const validatedByFile = new Map<string, number>();
+
+/**
+ * The fetch under `callApi` and `apiClient`: each /v1 answer is checked against the served document
+ * (response-contract.ts, as in the API tests) before the test reads it; a mismatch throws, naming
+ * the operation, the status and the first schema error.
+ */
+async function checkedFetch(request: Request): Promise<Response> {
+  const response = await fetch(request);
+  try {
+    await checkResponse(servedContract(), request.method, request.url, response);
+  } catch (error) {
+    mismatches.push((error as Error).message);
+    throw error;
+  }
+  return response;
+}
+
+export const test = base.extend<{ checkedAnswers: void }, { responseContractLog: void }>({
   baseURL: async ({}, use) => {
     await use(stack.consoleUrl);
   },
+  /** Counts each test's checked answers by file, and fails a test that went on past a mismatch (it caught the throw). */
+  checkedAnswers: [
+    async ({}, use, testInfo) => {
+      const [validated, mismatched] = [contract?.validated ?? 0, mismatches.length];
+      await use();
+      const file = path.relative(repoRoot, testInfo.file);
+      validatedByFile.set(file, (validatedByFile.get(file) ?? 0) + (contract?.validated ?? 0) - validated);
+      if (mismatches.length > mismatched && testInfo.status === 'passed') throw new Error(mismatches[mismatched]);
+    },
+    { auto: true },
+  ],
+  /** With RESPONSE_CONTRACT_LOG set, appends `<answers checked>\t<spec file>` per file when the worker ends (as the API tests do). */
+  responseContractLog: [
+    async ({}, use) => {
+      await use();
+      const log = process.env.RESPONSE_CONTRACT_LOG;
+      if (log) for (const [file, count] of validatedByFile) appendFileSync(log, `${count}\t${file}\n`);
+    },
+    { scope: 'worker', auto: true },
+  ],
 });
 export { expect };
 
@@ -104,13 +147,15 @@ export interface ApiAnswer {
   body: Record<string, unknown>;
 }
 
-/** A /v1 call with a partner's API key, as the partner's backend makes it. */
+/** A /v1 call with a partner's API key, as the partner's backend makes it (its answer checked against the document). */
 export async function callApi(apiKey: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> {
-  const response = await fetch(`${stack.apiUrl}${urlPath}`, {
-    method,
-    headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await checkedFetch(
+    new Request(`${stack.apiUrl}${urlPath}`, {
+      method,
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -123,5 +168,5 @@ export async function callApiOk(apiKey: string, method: string, urlPath: string,
 
 /** The typed client (@wallet/client) with a partner's API key, against the running stack: how a partner's backend calls /v1. */
 export function apiClient(apiKey: string): WalletClient {
-  return createClient({ baseUrl: stack.apiUrl, apiKey });
+  return createClient({ baseUrl: stack.apiUrl, apiKey, fetch: checkedFetch });
 }

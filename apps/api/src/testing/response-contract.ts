@@ -153,6 +153,18 @@ export async function readBody(response: Response): Promise<unknown> {
   }
 }
 
+/** Checks a fetch answer to `method url` (an absolute URL) against `contract`; the caller can still read its body. */
+export async function checkResponse(contract: ServedResponseContract, method: string, url: string, response: Response): Promise<void> {
+  const { pathname, search } = new URL(url);
+  await contract.check({
+    method,
+    url: `${pathname}${search}`,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: await readBody(response.clone()),
+  });
+}
+
 /**
  * `fetch` for tests that reach service processes directly: each /v1 answer is checked against the
  * document its origin serves (fetched once per origin) before the caller reads it.
@@ -161,16 +173,10 @@ export function checkedFetch() {
   const contracts = new Map<string, ServedResponseContract>();
   return async (url: string, init: RequestInit = {}): Promise<Response> => {
     const response = await fetch(url, init);
-    const { origin, pathname, search } = new URL(url);
+    const { origin } = new URL(url);
     let contract = contracts.get(origin);
     if (!contract) contracts.set(origin, (contract = servedResponseContract(origin)));
-    await contract.check({
-      method: init.method ?? 'GET',
-      url: `${pathname}${search}`,
-      status: response.status,
-      contentType: response.headers.get('content-type'),
-      body: await readBody(response.clone()),
-    });
+    await checkResponse(contract, init.method ?? 'GET', url, response);
     return response;
   };
 }
