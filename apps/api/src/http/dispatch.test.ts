@@ -9,7 +9,8 @@ const route = (method: RouteDef['method'], path: string, name: string): RouteDef
   path,
   operationId: name,
   summary: name,
-  tag: 'Test',
+  description: name,
+  tag: 'Wallets',
   responses: {},
   handler: async () => ({ status: 200, body: name }),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorBodies, type ErrorBody } from '@wallet/domain';
 import { MAX_BODY_DEPTH } from './pipeline.ts';
-import type { RouteDef } from './route.ts';
+import { apiTags, type RouteDef } from './route.ts';
 
 /** What every route answers 400 for, whatever its own schemas (dispatchRoutes, jsonBody). */
 const inputLimits = `a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than ${MAX_BODY_DEPTH} levels`;
@@ -83,7 +83,10 @@ export function buildOpenApi(routes: RouteDef[]) {
   const components: Record<string, unknown> = {};
   const jsonSchema = makeConverter(components);
   const paths: Record<string, Record<string, unknown>> = {};
+  const operationIds = new Set<string>();
   for (const route of routes) {
+    if (operationIds.has(route.operationId)) throw new Error(`operationId ${route.operationId} is used twice`);
+    operationIds.add(route.operationId);
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,
       in: 'path',
@@ -112,6 +115,7 @@ export function buildOpenApi(routes: RouteDef[]) {
     (paths[route.path] ??= {})[route.method] = {
       operationId: route.operationId,
       summary: route.summary,
+      description: route.description,
       tags: [route.tag],
       parameters: [...pathParams, ...(route.query ? queryParameters(inlineRef(jsonSchema(route.query, 'input'), components)) : []), ...headerParams],
       ...(route.body
@@ -126,8 +130,17 @@ export function buildOpenApi(routes: RouteDef[]) {
       title: 'Wallet and signing service',
       version: '1.0',
       description: 'Server-to-server wallets, signing, broadcasts and yield. Every /v1 route needs X-API-Key.',
+      // Self-hosted: whoever runs the deployment answers for it; the service knows no address of theirs.
+      contact: { name: 'The operator of this deployment' },
+      // The repository has no LICENSE file and no license field: no license is granted.
+      license: { name: 'Proprietary, all rights reserved', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/' }],
+    // Relative: every deployment serves this document itself, so its operations are on the origin
+    // the document came from (a fixed host would be wrong for every deployment but one).
+    servers: [{ url: '/', description: 'The origin that served this document' }],
+    tags: Object.entries(apiTags)
+      .filter(([name]) => routes.some((route) => route.tag === name))
+      .map(([name, description]) => ({ name, description })),
     security: [{ apiKey: [] }],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },

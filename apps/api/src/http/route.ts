@@ -17,6 +17,25 @@ export interface RouteContext {
 }
 
 /**
+ * The tags of the /v1 operations, in the order the reference lists them, each with what its
+ * operations have in common (the document's top-level `tags`).
+ */
+export const apiTags = {
+  Wallets: 'Wallets of a user identifier, one per wallet type and scheme: created with their key inside the request, listed, read and re-assigned to another identifier.',
+  Signing: "Signatures with a wallet's key in its chain's form (messages, raw bytes, transactions, EIP-712 typed data, EIP-7702 authorizations), each checked against the project's policies first and audited.",
+  Transfers: 'Transfers the service builds, signs and broadcasts from a wallet (EVM, Solana), and their fee estimates.',
+  'Transaction history': "The wallet's transaction records, from the broadcast to the final outcome the transaction monitor stores, and cancelling a pending EVM transaction.",
+  Yield: "USDC in yield markets: the markets of this environment, the wallet's position, and deposits and withdrawals run as durable operations.",
+  Permissions:
+    "Permissions v2 for the calling key's project and environment: the active policies, spend meters and the dry run, approval cases and partner reviews, authorization scopes and approval configuration, and users' delegation consents and parameters.",
+  Migration: 'Moving a client-side pregenerated wallet to signing through REST: the public key its share is encrypted to, and the migration.',
+  Chains: 'The chains this deployment is configured for.',
+  Local: "Local mode only (`APP_ENV=local`, the default): the local devnets' faucet and JSON-RPC URLs. Beta and production processes serve neither.",
+} as const;
+
+export type ApiTag = keyof typeof apiTags;
+
+/**
  * One REST route: the HTTP facts, the zod schemas the domain validates with (reused here for the
  * OpenAPI document), and a handler that only calls a domain use case.
  */
@@ -24,9 +43,13 @@ export interface RouteDef {
   method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** OpenAPI-style path, e.g. /v1/wallets/{walletId}. */
   path: string;
+  /** Unique across the document. */
   operationId: string;
+  /** A short title. */
   summary: string;
-  tag: string;
+  /** What it does and the rules a caller must know (idempotency, policy checks, gates), in CommonMark. */
+  description: string;
+  tag: ApiTag;
   body?: z.ZodType;
   query?: z.ZodType;
   /**

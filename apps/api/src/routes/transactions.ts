@@ -43,6 +43,7 @@ export function transactionRoutes(transactions: TransactionService) {
       path: '/v1/wallets/{walletId}/transfer',
       operationId: 'transfer',
       summary: 'Build, sign and broadcast a native or token transfer (EVM, Solana)',
+      description: "Builds, signs and broadcasts a transfer of `value` (base units) to `to`: native or ERC-20 on EVM (`chainId` required), native or SPL on Solana (the recipient's token account is created when missing). A transaction record is written before the broadcast; follow `transactionId` (also in `x-transaction-id`) with the transaction lookup until it is `confirmed`, `reverted` or `failed`. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. With an `Idempotency-Key`, a retry never signs or sends a second transaction.",
       tag: 'Transfers',
       body: transferBody,
       responses: {
@@ -60,6 +61,7 @@ export function transactionRoutes(transactions: TransactionService) {
       path: '/v1/wallets/{walletId}/estimate-fee',
       operationId: 'estimateFee',
       summary: 'Preview the fee of a transfer without signing or broadcasting',
+      description: "Takes a transfer body (`value` may be `0`) and answers what the transfer would cost, in the chain's standard units; nothing is signed or recorded. Solana estimates include the rent of a token account the transfer would create (with a `warning`); when gas estimation fails, a typical gas limit is used and `warning` says so.",
       tag: 'Transfers',
       body: transferBody,
       responses: {
@@ -74,6 +76,7 @@ export function transactionRoutes(transactions: TransactionService) {
       path: '/v1/wallets/{walletId}/transactions',
       operationId: 'listTransactions',
       summary: "A wallet's broadcast transaction records, newest first",
+      description: "The wallet's transaction records (transfers, broadcasts, cancellations, yield steps; sign-only calls write none), newest first in the list envelope, filtered by `status` and `intentKind`. Records created while paging never shift later pages.",
       tag: 'Transaction history',
       query: listTransactionsQuery,
       responses: { 200: { description: 'A page of transaction summaries', schema: transactionList } },
@@ -84,6 +87,7 @@ export function transactionRoutes(transactions: TransactionService) {
       path: '/v1/wallets/{walletId}/transactions/{transactionId}',
       operationId: 'getTransaction',
       summary: 'One transaction record with its latest persisted outcome',
+      description: "The record's summary plus `nonce` and `cancellationOf`, with the outcome the transaction monitor last stored (`pending`, `submitted`, `confirmed`, `reverted` or `failed`). Another project's record, a missing one and a malformed id are the same 404.",
       tag: 'Transaction history',
       responses: { 200: { description: 'The record', schema: transactionDetail } },
       handler: async ({ caller, params }) => ({
@@ -96,6 +100,7 @@ export function transactionRoutes(transactions: TransactionService) {
       path: '/v1/wallets/{walletId}/transactions/{transactionId}/cancel',
       operationId: 'cancelTransaction',
       summary: 'Consume the nonce of a pending EVM transaction with a zero-value self-transfer',
+      description: "Broadcasts a zero-value self-transfer with the nonce of a `pending` or `submitted` EVM record, at twice the current fee ceiling (plus 1 gwei) unless the fees are given. The cancellation has its own record; when it wins, the original becomes `failed` with `failureCode` `CANCELLED`. A resolved record or a Solana record is 409 `CONFLICT`. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete.",
       tag: 'Transaction history',
       body: cancelBody,
       responses: {

@@ -16,6 +16,7 @@ export function walletRoutes(wallets: WalletService) {
       path: '/v1/wallets',
       operationId: 'createWallet',
       summary: 'Create a wallet for a user identifier',
+      description: 'Creates a wallet of `type` (EVM, COSMOS, SOLANA, STELLAR, SUI) for a user identifier and returns it `ready`: the key is generated inside the request and stored as two encrypted shares. A wallet with the same identifier type, identifier, type and scheme in the project is 409 `WALLET_ALREADY_EXISTS` with its `walletId`. Honours `Idempotency-Key`.',
       tag: 'Wallets',
       body: createWalletBody,
       responses: {
@@ -29,6 +30,7 @@ export function walletRoutes(wallets: WalletService) {
       path: '/v1/wallets',
       operationId: 'listWallets',
       summary: 'List wallets, newest first',
+      description: "Wallets of the calling key's project, newest first, in the list envelope `{data, pagination}`: pass `pagination.cursor` back as `cursor` while `hasMore` is true (`limit` 1–100, default 50). Filters: `type`, `status`, `userIdentifier`, `userIdentifierType`, `address`.",
       tag: 'Wallets',
       query: listWalletsQuery,
       responses: { 200: { description: 'A page of wallets', schema: walletListSchema } },
@@ -39,6 +41,7 @@ export function walletRoutes(wallets: WalletService) {
       path: '/v1/wallets/{walletId}',
       operationId: 'getWallet',
       summary: 'Get a wallet',
+      description: "One wallet of the calling key's project; another project's wallet is the same 404 as a missing one.",
       tag: 'Wallets',
       responses: { 200: { description: 'The wallet', schema: walletSchema } },
       handler: async ({ caller, params }) => ({ status: 200, body: await wallets.get(caller, params.walletId ?? '') }),
@@ -48,6 +51,7 @@ export function walletRoutes(wallets: WalletService) {
       path: '/v1/wallets/{walletId}',
       operationId: 'updateWallet',
       summary: "Change a wallet's user identifier",
+      description: 'Changes `userIdentifier` and/or `userIdentifierType`. The duplicate rule of creation applies to the new identity (409 `WALLET_ALREADY_EXISTS`); the key and addresses stay.',
       tag: 'Wallets',
       body: updateWalletBody,
       responses: {

@@ -8,7 +8,8 @@ export function yieldPositionRoutes(service: YieldPositionService) {
       method: 'get',
       path: '/v1/wallets/{walletId}/yield/position',
       operationId: 'getYieldPosition',
-      summary: "The wallet's position in one yield market, every field read at one snapshot block. Available whatever the execution switch says",
+      summary: "The wallet's position in a yield market",
+      description: "Every field is read at one snapshot block; a pool provider's position adds the reserve and available liquidity, a vault provider's the vault address and shares. The market is chosen by `marketId` or `chainId`. Available whatever the execution switch says.",
       tag: 'Yield',
       query: yieldPositionQuerySchema,
       responses: {

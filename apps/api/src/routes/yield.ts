@@ -22,16 +22,22 @@ const operationResponses = {
   },
 };
 
+/** What the deposit and withdrawal descriptions share: how the operation runs and its durable key. */
+const durableOperation =
+  'The work runs in the background and the answer is 202 with `Location`, the operation to poll. `Idempotency-Key` is required and durable (kept with the operation, not for 24 hours): the same key and request answer the existing operation, another request with it is 409 `CONFLICT`. Every step is signed through the policy checks. 409 `YIELD_DISABLED` while execution is switched off.';
+
 /** The REST yield routes: markets, deposits, withdrawals, operations. */
 export function yieldRoutes(service: YieldService) {
   const post = (action: 'deposit' | 'withdraw'): RouteDef => ({
     method: 'post',
     path: action === 'deposit' ? '/v1/wallets/{walletId}/yield/deposits' : '/v1/wallets/{walletId}/yield/withdrawals',
     operationId: action === 'deposit' ? 'createYieldDeposit' : 'createYieldWithdrawal',
-    summary:
+    summary: action === 'deposit' ? 'Deposit USDC into a yield market' : 'Withdraw USDC from a yield market',
+    description: `${
       action === 'deposit'
-        ? 'Deposit USDC into a yield market: approves exactly the amount when the allowance is short, waits for its confirmations, then supplies or deposits. Requires a durable Idempotency-Key'
-        : 'Withdraw USDC (or `all`) from a yield market to the same wallet, simulated before signing. Requires a durable Idempotency-Key',
+        ? "Creates a yield operation that approves exactly the amount when the allowance is short, waits for that approval's confirmations, then supplies or deposits."
+        : 'Creates a yield operation that withdraws `amount` (or `all`) to the same wallet, simulated before signing.'
+    } ${durableOperation}`,
     tag: 'Yield',
     body: yieldBody,
     ownIdempotency: true,
@@ -48,7 +54,8 @@ export function yieldRoutes(service: YieldService) {
       method: 'get',
       path: '/v1/wallets/{walletId}/yield/markets',
       operationId: 'listYieldMarkets',
-      summary: "This environment's yield markets; each `id` is the `marketId` of the other yield routes. A listed market does not mean execution is enabled",
+      summary: "This environment's yield markets",
+      description: "Each market's `id` is the `marketId` the other yield routes take. A listed market does not mean execution is enabled: deposits and withdrawals also depend on the deployment's execution switch. The wallet must be an EVM wallet.",
       tag: 'Yield',
       responses: {
         200: { description: 'The markets (not the list envelope: no cursor)', schema: yieldMarketListSchema },
@@ -64,6 +71,7 @@ export function yieldRoutes(service: YieldService) {
       path: '/v1/wallets/{walletId}/yield/operations/{operationId}',
       operationId: 'getYieldOperation',
       summary: 'One yield operation with its signed steps (each links to its transaction record)',
+      description: "The operation's status (`pending`, `submitted`, `confirmed`, `failed`, `requires_action`, `cancelled`), its `error` when paused or failed, and its signed steps, approval first, each linking to its transaction record. Available whatever the execution switch says.",
       tag: 'Yield',
       responses: {
         200: { description: 'The operation', schema: yieldOperationSchema },
@@ -76,7 +84,8 @@ export function yieldRoutes(service: YieldService) {
       method: 'post',
       path: '/v1/wallets/{walletId}/yield/operations/{operationId}/cancel',
       operationId: 'cancelYieldOperation',
-      summary: 'Cancels unsigned work (pending or requires_action); a confirmed approval stays. No body',
+      summary: "Cancel a yield operation's unsigned work",
+      description: 'Cancels a `pending` or `requires_action` operation that has no unresolved signed step; a confirmed approval stays. Takes no body. Cancelling again answers the cancelled operation; an unresolved signed transaction, or a confirmed or failed operation, is 409 `CONFLICT`. Available whatever the execution switch says.',
       tag: 'Yield',
       ownIdempotency: true,
       responses: {

@@ -14,10 +14,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List wallets, newest first */
+        /**
+         * List wallets, newest first
+         * @description Wallets of the calling key's project, newest first, in the list envelope `{data, pagination}`: pass `pagination.cursor` back as `cursor` while `hasMore` is true (`limit` 1–100, default 50). Filters: `type`, `status`, `userIdentifier`, `userIdentifierType`, `address`.
+         */
         get: operations["listWallets"];
         put?: never;
-        /** Create a wallet for a user identifier */
+        /**
+         * Create a wallet for a user identifier
+         * @description Creates a wallet of `type` (EVM, COSMOS, SOLANA, STELLAR, SUI) for a user identifier and returns it `ready`: the key is generated inside the request and stored as two encrypted shares. A wallet with the same identifier type, identifier, type and scheme in the project is 409 `WALLET_ALREADY_EXISTS` with its `walletId`. Honours `Idempotency-Key`.
+         */
         post: operations["createWallet"];
         delete?: never;
         options?: never;
@@ -32,14 +38,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a wallet */
+        /**
+         * Get a wallet
+         * @description One wallet of the calling key's project; another project's wallet is the same 404 as a missing one.
+         */
         get: operations["getWallet"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a wallet's user identifier */
+        /**
+         * Change a wallet's user identifier
+         * @description Changes `userIdentifier` and/or `userIdentifierType`. The duplicate rule of creation applies to the new identity (409 `WALLET_ALREADY_EXISTS`); the key and addresses stay.
+         */
         patch: operations["updateWallet"];
         trace?: never;
     };
@@ -52,7 +64,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign a message (EIP-191 on EVM, raw UTF-8 bytes elsewhere, PersonalMessage on Sui) */
+        /**
+         * Sign a message (EIP-191 on EVM, raw UTF-8 bytes elsewhere, PersonalMessage on Sui)
+         * @description Signs `message` with the wallet's key: EIP-191 on EVM, SHA-256 then secp256k1 on COSMOS, Ed25519 over the UTF-8 bytes on SOLANA and STELLAR, a PersonalMessage intent on SUI. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. Every signature writes an audit row.
+         */
         post: operations["signMessage"];
         delete?: never;
         options?: never;
@@ -69,7 +84,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign exact bytes given as hex */
+        /**
+         * Sign exact bytes given as hex
+         * @description Signs the bytes of `data` (hex) with no prefix: exactly 32 bytes, unhashed, on EVM; their SHA-256 on COSMOS (e.g. a SignDoc's sign bytes); Ed25519 over them on SOLANA, STELLAR and SUI. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. Every signature writes an audit row.
+         */
         post: operations["signRaw"];
         delete?: never;
         options?: never;
@@ -86,7 +104,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign a transaction (EVM, Solana, Stellar, Sui) */
+        /**
+         * Sign a transaction (EVM, Solana, Stellar, Sui)
+         * @description Signs a transaction in the wallet type's form: EVM fields (type 0 or 2), a base64 Solana transaction (legacy or v0), a Stellar XDR envelope with its network passphrase, or Sui BCS TransactionData; COSMOS is 400 (use sign-raw). With `broadcast: true` (EVM, Solana) it also records and sends the transaction and answers like a transfer. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. Every signature writes an audit row.
+         */
         post: operations["signTransaction"];
         delete?: never;
         options?: never;
@@ -103,7 +124,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign EIP-712 typed data (EVM) */
+        /**
+         * Sign EIP-712 typed data (EVM)
+         * @description Signs EIP-712 typed data (`domain`, `types`, `primaryType`, `message`) on an EVM wallet. `EIP712Domain` is derived (sending it is 400), and values are checked against their declared types before hashing. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. Every signature writes an audit row.
+         */
         post: operations["signTypedData"];
         delete?: never;
         options?: never;
@@ -120,7 +144,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign an EIP-7702 authorization (EVM) */
+        /**
+         * Sign an EIP-7702 authorization (EVM)
+         * @description Signs an EIP-7702 authorization (`address` or `contractAddress`, `chainId`, `nonce`) on an EVM wallet and returns it with `r`, `s`, `yParity` and `signature`. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. Every signature writes an audit row.
+         */
         post: operations["signAuthorization"];
         delete?: never;
         options?: never;
@@ -137,7 +164,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build, sign and broadcast a native or token transfer (EVM, Solana) */
+        /**
+         * Build, sign and broadcast a native or token transfer (EVM, Solana)
+         * @description Builds, signs and broadcasts a transfer of `value` (base units) to `to`: native or ERC-20 on EVM (`chainId` required), native or SPL on Solana (the recipient's token account is created when missing). A transaction record is written before the broadcast; follow `transactionId` (also in `x-transaction-id`) with the transaction lookup until it is `confirmed`, `reverted` or `failed`. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. With an `Idempotency-Key`, a retry never signs or sends a second transaction.
+         */
         post: operations["transfer"];
         delete?: never;
         options?: never;
@@ -154,7 +184,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Preview the fee of a transfer without signing or broadcasting */
+        /**
+         * Preview the fee of a transfer without signing or broadcasting
+         * @description Takes a transfer body (`value` may be `0`) and answers what the transfer would cost, in the chain's standard units; nothing is signed or recorded. Solana estimates include the rent of a token account the transfer would create (with a `warning`); when gas estimation fails, a typical gas limit is used and `warning` says so.
+         */
         post: operations["estimateFee"];
         delete?: never;
         options?: never;
@@ -169,7 +202,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A wallet's broadcast transaction records, newest first */
+        /**
+         * A wallet's broadcast transaction records, newest first
+         * @description The wallet's transaction records (transfers, broadcasts, cancellations, yield steps; sign-only calls write none), newest first in the list envelope, filtered by `status` and `intentKind`. Records created while paging never shift later pages.
+         */
         get: operations["listTransactions"];
         put?: never;
         post?: never;
@@ -186,7 +222,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One transaction record with its latest persisted outcome */
+        /**
+         * One transaction record with its latest persisted outcome
+         * @description The record's summary plus `nonce` and `cancellationOf`, with the outcome the transaction monitor last stored (`pending`, `submitted`, `confirmed`, `reverted` or `failed`). Another project's record, a missing one and a malformed id are the same 404.
+         */
         get: operations["getTransaction"];
         put?: never;
         post?: never;
@@ -205,7 +244,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Consume the nonce of a pending EVM transaction with a zero-value self-transfer */
+        /**
+         * Consume the nonce of a pending EVM transaction with a zero-value self-transfer
+         * @description Broadcasts a zero-value self-transfer with the nonce of a `pending` or `submitted` EVM record, at twice the current fee ceiling (plus 1 gwei) unless the fees are given. The cancellation has its own record; when it wins, the original becomes `failed` with `failureCode` `CANCELLED`. A resolved record or a Solana record is 409 `CONFLICT`. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete.
+         */
         post: operations["cancelTransaction"];
         delete?: never;
         options?: never;
@@ -220,7 +262,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The P-256 public key that migrated shares are encrypted to */
+        /**
+         * The P-256 public key that migrated shares are encrypted to
+         * @description The deployment's P-256 public key (PEM), its fingerprint (`keyFingerprint`, hex SHA-256 of the SPKI DER) and when it was generated. A client-side pregenerated wallet's share is encrypted to it (ECIES-P256-AES256-SHA256) for `migrate-share`.
+         */
         get: operations["getEnclavePublicKey"];
         put?: never;
         post?: never;
@@ -239,7 +284,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Migrate an unclaimed client-side pregenerated wallet so it signs through REST */
+        /**
+         * Migrate an unclaimed client-side pregenerated wallet so it signs through REST
+         * @description Takes the encrypted share of a client-side pregenerated wallet (`encryptedPayload`, the envelope encrypted to the enclave public key) and stores it, so the wallet signs through REST from then on. A payload for another wallet, a scheme mismatch or a share that does not complete the wallet's key is 400 and stores nothing; a claimed wallet is 403 `WALLET_ALREADY_CLAIMED`; a wallet migrated or created over REST is 409 `WALLET_ALREADY_MIGRATED`.
+         */
         post: operations["migrateShare"];
         delete?: never;
         options?: never;
@@ -254,7 +302,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active policies within their effective window (drafts and inactive versions excluded) */
+        /**
+         * Active policies
+         * @description The policies of the calling key's project and environment that are active within their effective window; drafts and inactive versions are left out. Policies are written in the console or with the policies CLI, not over this API.
+         */
         get: operations["listPolicies"];
         put?: never;
         post?: never;
@@ -271,7 +322,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One active policy */
+        /**
+         * One active policy
+         * @description One active policy of the calling key's project and environment.
+         */
         get: operations["getPolicy"];
         put?: never;
         post?: never;
@@ -288,7 +342,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Versions of a policy that are or were active, newest first */
+        /**
+         * Versions of a policy that are or were active, newest first
+         * @description Every version of the policy that is or was active, newest first; drafts are left out.
+         */
         get: operations["listPolicyVersions"];
         put?: never;
         post?: never;
@@ -305,7 +362,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current spend meters of a policy for a wallet and the calling key (one per aggregate condition; current usage, not a preview) */
+        /**
+         * Spend meters of a policy for a wallet
+         * @description The current usage of each aggregate condition of the policy for the wallet and the calling key, in base-unit decimal strings, on the network given by `chainId` (and the token given by `tokenAddress` for per-token meters). Current usage, not a preview: nothing is reserved.
+         */
         get: operations["getPolicyUsage"];
         put?: never;
         post?: never;
@@ -322,7 +382,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The same for a wallet of a user (walletId in the query; a wallet that is not the user's is 404) */
+        /**
+         * Spend meters of a policy for a user's wallet
+         * @description The same meters as for a wallet, for the user's wallet named by `walletId` in the query; a wallet that is not the user's is 404.
+         */
         get: operations["getUserPolicyUsage"];
         put?: never;
         post?: never;
@@ -341,7 +404,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Dry run (extension): the decision a signing or transfer body would get, with every applying rule, the facts it saw and the meters before and after; nothing is reserved, signed or recorded */
+        /**
+         * Dry run of the policies for a request
+         * @description Takes a signing or transfer route's name and its body as that route takes it, builds the same intent the route would sign and judges it with the same engine: the decision, every applying rule with its outcome, the facts it saw and each meter before and after. Nothing is reserved, signed or recorded, and a denial is still 200.
+         */
         post: operations["evaluatePolicies"];
         delete?: never;
         options?: never;
@@ -356,9 +422,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Roles and attributes assigned to a user in a scope (revision 0 and no assignments before the first write) */
+        /**
+         * A user's assignments in a scope
+         * @description The roles and attributes assigned to the user in the authorization scope, and their revision (0 with no assignments before the first write).
+         */
         get: operations["getScopeAssignments"];
-        /** Replaces the full assignment set (an empty array removes all); expectedRevision is the revision replaced (0 first) */
+        /**
+         * Replace a user's assignments in a scope
+         * @description Replaces the user's whole assignment set in the scope (an empty array removes all). `expectedRevision` must be the current revision (0 before the first write); a stale one is 409 `CONFLICT` with `currentRevision`, and nothing is written. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.
+         */
         put: operations["replaceScopeAssignments"];
         post?: never;
         delete?: never;
@@ -374,7 +446,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Assignment revisions, newest first: who wrote each, when, and the whole set */
+        /**
+         * Assignment revisions, newest first
+         * @description Every revision of the user's assignments in the scope: who wrote it, when, and the whole set.
+         */
         get: operations["listScopeAssignmentHistory"];
         put?: never;
         post?: never;
@@ -391,7 +466,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Users with at least one assignment in the scope and their assignments, by user id */
+        /**
+         * Members of a scope
+         * @description The users with at least one assignment in the scope and their assignments, ordered by user id.
+         */
         get: operations["listScopeMembers"];
         put?: never;
         post?: never;
@@ -408,9 +486,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The scope bound to a wallet (null and revision 0 before the first write) */
+        /**
+         * The scope bound to a wallet
+         * @description The authorization scope the wallet is bound to and the binding's revision (`null` and revision 0 before the first write). A request that needs a conditional approval needs this binding (else 403 `FORBIDDEN`).
+         */
         get: operations["getWalletAuthorizationScope"];
-        /** Binds the wallet to a scope (authorizationScopeId null unbinds); expectedRevision is the revision replaced (0 first) */
+        /**
+         * Bind a wallet to a scope
+         * @description Binds the wallet to an authorization scope (`authorizationScopeId: null` unbinds). `expectedRevision` must be the current revision (0 before the first write); a stale one is 409 `CONFLICT` with `currentRevision`, and nothing is written. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.
+         */
         put: operations["setWalletAuthorizationScope"];
         post?: never;
         delete?: never;
@@ -426,7 +510,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Binding revisions, newest first: who wrote each, when, and the scope (null = unbound) */
+        /**
+         * Binding revisions, newest first
+         * @description Every revision of the wallet's binding: who wrote it, when, and the scope (`null` when unbound).
+         */
         get: operations["listWalletAuthorizationScopeHistory"];
         put?: never;
         post?: never;
@@ -443,7 +530,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every approval requirement of the active policies, with its stages and configurable values (key, bounds, default) */
+        /**
+         * Approval requirements of a scope
+         * @description Every approval requirement of the active policies in the authorization scope, with its stages and the values it lets a partner configure (key, bounds, default).
+         */
         get: operations["listApprovalRequirements"];
         put?: never;
         post?: never;
@@ -460,7 +550,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One approval requirement of an active policy version */
+        /**
+         * One approval requirement of an active policy version
+         * @description The requirement as its active policy version declares it; a version that is not the active one is 404.
+         */
         get: operations["getApprovalRequirement"];
         put?: never;
         post?: never;
@@ -477,9 +570,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The stored configuration of a requirement in the scope and its revision; 404 before the first write */
+        /**
+         * A requirement's stored configuration
+         * @description The configured values of the requirement in the scope and their revision; 404 before the first write (the effective requirement shows the defaults).
+         */
         get: operations["getApprovalConfiguration"];
-        /** Updates the configurable values (values {} resets to the defaults); expectedRevision is the revision replaced (0 first) */
+        /**
+         * Configure a requirement
+         * @description Sets the configurable values (`values: {}` resets to the defaults); each must be a declared key with an integer within its bounds. `expectedRevision` must be the current revision (0 before the first write); a stale one is 409 `CONFLICT` with `currentRevision`, and nothing is written. A change that would alter open approval cases is 409 `APPROVAL_CASES_AFFECTED` unless resent with `force: true`. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.
+         */
         put: operations["putApprovalConfiguration"];
         post?: never;
         delete?: never;
@@ -495,7 +594,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The requirement with its configuration applied; defaults appear with configuration: null */
+        /**
+         * A requirement with its configuration applied
+         * @description The requirement with its configured values applied, or with its defaults and `configuration: null` before the first write.
+         */
         get: operations["getEffectiveApprovalRequirement"];
         put?: never;
         post?: never;
@@ -512,7 +614,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Configuration revisions, newest first: who wrote each, when, and the values */
+        /**
+         * Configuration revisions, newest first
+         * @description Every revision of the requirement's configuration in the scope: who wrote it, when, and the values.
+         */
         get: operations["listApprovalConfigurationHistory"];
         put?: never;
         post?: never;
@@ -529,7 +634,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Approval cases, newest first (limit 1-100, default 20; beforeCaseId pages; filters status and walletId) */
+        /**
+         * Approval cases, newest first
+         * @description Conditional approval cases of the calling key's project and environment (`limit` 1–100, default 20; `beforeCaseId` pages), filtered by `status` and `walletId`. Reads refresh expiry and invalidation first. Cases stay readable when the permissions v2 extension is off.
+         */
         get: operations["listApprovalCases"];
         put?: never;
         post?: never;
@@ -546,7 +654,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One approval case: status and every status time, stages with who approved when, the gated request, requirements and scope (no decision field) */
+        /**
+         * One approval case
+         * @description Its status and the time of each status, the stages with who approved when, the gated request, its requirements and scope. Partners read cases; users decide them.
+         */
         get: operations["getApprovalCase"];
         put?: never;
         post?: never;
@@ -565,7 +676,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancels a pending case (status cancelled, terminalReason case_cancelled); its request can never sign under that key */
+        /**
+         * Cancel a pending approval case
+         * @description Sets a pending case to `cancelled` (`terminalReason` `case_cancelled`); its request can never sign under that `Idempotency-Key`. A case that is not pending is 409 `CONFLICT` with its status.
+         */
         post: operations["cancelApprovalCase"];
         delete?: never;
         options?: never;
@@ -580,7 +694,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Partner reviews, newest first (limit 1-100, default 20; beforeReviewId pages; status filter, e.g. pending) */
+        /**
+         * Partner reviews, newest first
+         * @description Requests paused by a guardrail rule that requires the partner's own approval (`limit` 1–100, default 20; `beforeReviewId` pages; filtered by `status`, e.g. `pending`). Not gated by the permissions v2 extension.
+         */
         get: operations["listPartnerReviews"];
         put?: never;
         post?: never;
@@ -597,7 +714,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One partner review */
+        /**
+         * One partner review
+         * @description One partner review of the calling key's project and environment; another partner's review, or a case without a partner review, is 404.
+         */
         get: operations["getPartnerReview"];
         put?: never;
         post?: never;
@@ -616,7 +736,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approves a pending review (no body); the identical resend with the same Idempotency-Key then signs once */
+        /**
+         * Approve a pending partner review
+         * @description Takes no body. After the approval, the identical request resent with the same `Idempotency-Key` signs once. The first decision is final: a review already decided or ended answers with its final status.
+         */
         post: operations["approvePartnerReview"];
         delete?: never;
         options?: never;
@@ -633,7 +756,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rejects a pending review (no body); the resend is 403 POLICY_DENIED review-rejected */
+        /**
+         * Reject a pending partner review
+         * @description Takes no body. The identical request resent afterwards is 403 `POLICY_DENIED` (`review-rejected`). The first decision is final: a review already decided or ended answers with its final status.
+         */
         post: operations["rejectPartnerReview"];
         delete?: never;
         options?: never;
@@ -648,7 +774,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Consent requests and their state for a user's wallet: every active delegation policy applying to it (empty when none) */
+        /**
+         * A user's delegation consents for a wallet
+         * @description Every active delegation policy applying to the user's wallet with the user's consent state (empty when none). Read-only: only the user consents.
+         */
         get: operations["listUserPolicyConsents"];
         put?: never;
         post?: never;
@@ -665,7 +794,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current consent state of a delegation policy for a user's wallet */
+        /**
+         * A user's consent to one delegation policy
+         * @description The current consent state of the delegation policy for the user's wallet. Read-only: only the user consents.
+         */
         get: operations["getUserPolicyConsent"];
         put?: never;
         post?: never;
@@ -682,7 +814,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delegation policies with adjustable parameters on the user's wallets (or one wallet) */
+        /**
+         * Delegation policies with adjustable limits
+         * @description The delegation policies with user-adjustable parameters on the user's wallets (or on the wallet given). While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.
+         */
         get: operations["listUserAdjustablePolicies"];
         put?: never;
         post?: never;
@@ -699,7 +834,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Parameter declarations, saved values and the current revision (0 before the first save) */
+        /**
+         * A user's parameter values for a policy
+         * @description The policy's parameter declarations, the values the user saved and their revision (0 before the first save). Read-only: only the user saves values. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.
+         */
         get: operations["getUserPolicyParameters"];
         put?: never;
         post?: never;
@@ -716,7 +854,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Saved parameter revisions, newest first: when, under which policy version, and every value */
+        /**
+         * Saved parameter revisions, newest first
+         * @description Every saved revision of the user's values: when, under which policy version, and every value. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.
+         */
         get: operations["listUserPolicyParameterHistory"];
         put?: never;
         post?: never;
@@ -733,7 +874,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This environment's yield markets; each `id` is the `marketId` of the other yield routes. A listed market does not mean execution is enabled */
+        /**
+         * This environment's yield markets
+         * @description Each market's `id` is the `marketId` the other yield routes take. A listed market does not mean execution is enabled: deposits and withdrawals also depend on the deployment's execution switch. The wallet must be an EVM wallet.
+         */
         get: operations["listYieldMarkets"];
         put?: never;
         post?: never;
@@ -752,7 +896,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deposit USDC into a yield market: approves exactly the amount when the allowance is short, waits for its confirmations, then supplies or deposits. Requires a durable Idempotency-Key */
+        /**
+         * Deposit USDC into a yield market
+         * @description Creates a yield operation that approves exactly the amount when the allowance is short, waits for that approval's confirmations, then supplies or deposits. The work runs in the background and the answer is 202 with `Location`, the operation to poll. `Idempotency-Key` is required and durable (kept with the operation, not for 24 hours): the same key and request answer the existing operation, another request with it is 409 `CONFLICT`. Every step is signed through the policy checks. 409 `YIELD_DISABLED` while execution is switched off.
+         */
         post: operations["createYieldDeposit"];
         delete?: never;
         options?: never;
@@ -769,7 +916,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Withdraw USDC (or `all`) from a yield market to the same wallet, simulated before signing. Requires a durable Idempotency-Key */
+        /**
+         * Withdraw USDC from a yield market
+         * @description Creates a yield operation that withdraws `amount` (or `all`) to the same wallet, simulated before signing. The work runs in the background and the answer is 202 with `Location`, the operation to poll. `Idempotency-Key` is required and durable (kept with the operation, not for 24 hours): the same key and request answer the existing operation, another request with it is 409 `CONFLICT`. Every step is signed through the policy checks. 409 `YIELD_DISABLED` while execution is switched off.
+         */
         post: operations["createYieldWithdrawal"];
         delete?: never;
         options?: never;
@@ -784,7 +934,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One yield operation with its signed steps (each links to its transaction record) */
+        /**
+         * One yield operation with its signed steps (each links to its transaction record)
+         * @description The operation's status (`pending`, `submitted`, `confirmed`, `failed`, `requires_action`, `cancelled`), its `error` when paused or failed, and its signed steps, approval first, each linking to its transaction record. Available whatever the execution switch says.
+         */
         get: operations["getYieldOperation"];
         put?: never;
         post?: never;
@@ -803,7 +956,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancels unsigned work (pending or requires_action); a confirmed approval stays. No body */
+        /**
+         * Cancel a yield operation's unsigned work
+         * @description Cancels a `pending` or `requires_action` operation that has no unresolved signed step; a confirmed approval stays. Takes no body. Cancelling again answers the cancelled operation; an unresolved signed transaction, or a confirmed or failed operation, is 409 `CONFLICT`. Available whatever the execution switch says.
+         */
         post: operations["cancelYieldOperation"];
         delete?: never;
         options?: never;
@@ -818,7 +974,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet's position in one yield market, every field read at one snapshot block. Available whatever the execution switch says */
+        /**
+         * The wallet's position in a yield market
+         * @description Every field is read at one snapshot block; a pool provider's position adds the reserve and available liquidity, a vault provider's the vault address and shares. The market is chosen by `marketId` or `chainId`. Available whatever the execution switch says.
+         */
         get: operations["getYieldPosition"];
         put?: never;
         post?: never;
@@ -835,7 +994,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Configured chains with their native currency and USDC address or mint */
+        /**
+         * Configured chains with their native currency and USDC address or mint
+         * @description The chains this deployment is configured for, with each one's native currency and its USDC contract address or mint. A `chainId` or network of the other routes must be one of these.
+         */
         get: operations["listChains"];
         put?: never;
         post?: never;
@@ -854,7 +1016,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Local mode only: fund a wallet on the local devnet with native coin or test USDC */
+        /**
+         * Local mode only: fund a wallet on the local devnet with native coin or test USDC
+         * @description Local mode only (absent elsewhere): sends native coin or test USDC from the local devnet's faucet to a wallet of the calling key's project. `amount` is in whole tokens; the answer carries the base units and the transaction hash.
+         */
         post: operations["localFaucet"];
         delete?: never;
         options?: never;
@@ -869,7 +1034,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client) */
+        /**
+         * Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client)
+         * @description Local mode only (absent elsewhere): the JSON-RPC URLs of the local EVM and Solana devnets, to use with viem, cast or a Solana client alongside the API.
+         */
         get: operations["localDevnets"];
         put?: never;
         post?: never;
