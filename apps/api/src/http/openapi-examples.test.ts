@@ -31,7 +31,7 @@ function exampleProblems(document: Document): string[] {
       }
       const validate = validator(schema);
       if (!validate(example.value)) {
-        const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; ');
+        const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`).join('; ');
         problems.push(`${operationId} ${where} example "${name}": ${errors}`);
       }
     }

@@ -127,8 +127,11 @@ export function buildOpenApi(routes: RouteDef[]) {
       responses[status] = { description, ...(media ? { content: { 'application/json': media } } : {}) };
     }
     const request = route.examples?.request;
-    const withExample = (parameter: { name: string }) =>
-      request?.parameters && parameter.name in request.parameters
+    const parameters = [...pathParams, ...(route.query ? queryParameters(inlineRef(jsonSchema(route.query, 'input'), components)) : [])];
+    const unknown = Object.keys(request?.parameters ?? {}).filter((name) => !parameters.some((parameter) => parameter.name === name));
+    if (unknown.length > 0) throw new Error(`${route.operationId}: the request example names no parameter ${unknown.join(', ')}`);
+    const withExample = <Parameter extends { name?: string }>(parameter: Parameter) =>
+      request?.parameters && parameter.name !== undefined && parameter.name in request.parameters
         ? { ...parameter, examples: examplesOf({ summary: request.summary, value: request.parameters[parameter.name] }) }
         : parameter;
     const bodyExamples = request && 'body' in request ? { examples: examplesOf({ summary: request.summary, value: request.body }) } : {};
@@ -138,7 +141,7 @@ export function buildOpenApi(routes: RouteDef[]) {
       description: route.description,
       tags: [route.tag],
       parameters: [
-        ...[...pathParams, ...(route.query ? queryParameters(inlineRef(jsonSchema(route.query, 'input'), components)) : [])].map(withExample),
+        ...parameters.map(withExample),
         ...headerParams,
       ],
       ...(route.body

@@ -1,6 +1,6 @@
 import type { RouteExamples } from '../http/route.ts';
 
-/** Request and response examples of the approval-cases routes, by operationId (openapi.test.ts validates them). */
+/** Request and response examples of the approval-cases routes, by operationId (openapi-examples.test.ts validates them). */
 export const approvalCasesExamples = {
   listApprovalCases: {
     response: {

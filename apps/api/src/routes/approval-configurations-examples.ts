@@ -1,6 +1,6 @@
 import type { RouteExamples } from '../http/route.ts';
 
-/** Request and response examples of the approval-configurations routes, by operationId (openapi.test.ts validates them). */
+/** Request and response examples of the approval-configurations routes, by operationId (openapi-examples.test.ts validates them). */
 export const approvalConfigurationsExamples = {
   listApprovalRequirements: {
     response: {
@@ -15,7 +15,7 @@ export const approvalConfigurationsExamples = {
               requirementId: 'finance-approval',
               stages: [
                 {
-                  id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
+                  id: 'finance',
                   eligibility: {
                     roles: [
                       'finance'
@@ -27,9 +27,9 @@ export const approvalConfigurationsExamples = {
               ],
               configurable: [
                 {
-                  key: 'per-transfer',
+                  key: 'finance.requiredApprovals',
                   min: 1,
-                  max: 1,
+                  max: 3,
                   default: 1
                 }
               ]
@@ -56,7 +56,7 @@ export const approvalConfigurationsExamples = {
           requirementId: 'finance-approval',
           stages: [
             {
-              id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
+              id: 'finance',
               eligibility: {
                 roles: [
                   'finance'
@@ -68,9 +68,9 @@ export const approvalConfigurationsExamples = {
           ],
           configurable: [
             {
-              key: 'per-transfer',
+              key: 'finance.requiredApprovals',
               min: 1,
-              max: 1,
+              max: 3,
               default: 1
             }
           ]
@@ -97,7 +97,9 @@ export const approvalConfigurationsExamples = {
           policyVersion: '1',
           requirementId: 'finance-approval',
           revision: 1,
-          values: {},
+          values: {
+            'finance.requiredApprovals': 2
+          },
           updatedAt: '2026-11-25T07:14:03.120Z',
           updatedBy: {
             type: 'api_key',
@@ -128,28 +130,32 @@ export const approvalConfigurationsExamples = {
           requirementId: 'finance-approval',
           stages: [
             {
-              id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
+              id: 'finance',
               eligibility: {
                 roles: [
                   'finance'
                 ],
                 attributes: {}
               },
-              requiredApprovals: 1
+              requiredApprovals: 2
             }
           ],
           configurable: [
             {
-              key: 'per-transfer',
+              key: 'finance.requiredApprovals',
               min: 1,
-              max: 1,
+              max: 3,
               default: 1
             }
           ],
-          values: {},
+          values: {
+            'finance.requiredApprovals': 2
+          },
           configuration: {
             revision: 1,
-            values: {},
+            values: {
+            'finance.requiredApprovals': 2
+          },
             updatedAt: '2026-11-25T07:14:03.120Z',
             updatedBy: {
               type: 'api_key',
@@ -179,22 +185,25 @@ export const approvalConfigurationsExamples = {
           policyVersion: '1',
           requirementId: 'finance-approval',
           revision: 1,
-          values: {},
+          values: {
+            'finance.requiredApprovals': 2
+          },
           updatedAt: '2026-11-25T07:14:03.120Z',
           updatedBy: {
             type: 'api_key',
             id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
           },
-          invalidatedCaseIds: [
-            'string'
-          ]
+          invalidatedCaseIds: []
         }
       }
     },
     request: {
       summary: 'Configure a requirement',
       body: {
-        values: {}
+        expectedRevision: 0,
+        values: {
+            'finance.requiredApprovals': 2
+          }
       },
       parameters: {
         authorizationScopeId: 'org-1',
@@ -212,18 +221,20 @@ export const approvalConfigurationsExamples = {
           data: [
             {
               revision: 1,
-              values: {},
+              values: {
+            'finance.requiredApprovals': 2
+          },
               createdAt: '2026-11-25T07:12:00.000Z',
               createdBy: {
                 type: 'api_key',
                 id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
               },
-              requestId: 'req_7d2c1f'
+              requestId: 'b7e1d2c4-6f3a-4e8b-9c1d-2a5f7e9b0c3d'
             }
           ],
           pagination: {
             cursor: null,
-            hasMore: true,
+            hasMore: false,
             limit: 50
           }
         }

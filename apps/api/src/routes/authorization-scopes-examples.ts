@@ -1,6 +1,6 @@
 import type { RouteExamples } from '../http/route.ts';
 
-/** Request and response examples of the authorization-scopes routes, by operationId (openapi.test.ts validates them). */
+/** Request and response examples of the authorization-scopes routes, by operationId (openapi-examples.test.ts validates them). */
 export const authorizationScopesExamples = {
   getScopeAssignments: {
     response: {
@@ -42,11 +42,20 @@ export const authorizationScopesExamples = {
           ],
           updatedAt: '2026-11-25T07:14:03.120Z'
         }
+      },
+      409: {
+        summary: 'expectedRevision is not the current revision',
+        value: {
+          code: 'CONFLICT',
+          message: 'expectedRevision 0 is not the current revision 1; read the current state and retry',
+          currentRevision: 1
+        }
       }
     },
     request: {
       summary: "Replace a user's assignments in a scope",
       body: {
+        expectedRevision: 0,
         assignments: [
           {
             role: 'finance'
@@ -77,12 +86,12 @@ export const authorizationScopesExamples = {
                 type: 'api_key',
                 id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
               },
-              requestId: 'req_7d2c1f'
+              requestId: 'b7e1d2c4-6f3a-4e8b-9c1d-2a5f7e9b0c3d'
             }
           ],
           pagination: {
             cursor: null,
-            hasMore: true,
+            hasMore: false,
             limit: 50
           }
         }
@@ -116,7 +125,7 @@ export const authorizationScopesExamples = {
           ],
           pagination: {
             cursor: null,
-            hasMore: true,
+            hasMore: false,
             limit: 50
           }
         }
@@ -177,6 +186,7 @@ export const authorizationScopesExamples = {
     request: {
       summary: 'Bind a wallet to a scope',
       body: {
+        expectedRevision: 0,
         authorizationScopeId: 'org-1'
       },
       parameters: {
@@ -198,12 +208,12 @@ export const authorizationScopesExamples = {
                 type: 'api_key',
                 id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
               },
-              requestId: 'req_7d2c1f'
+              requestId: 'b7e1d2c4-6f3a-4e8b-9c1d-2a5f7e9b0c3d'
             }
           ],
           pagination: {
             cursor: null,
-            hasMore: true,
+            hasMore: false,
             limit: 50
           }
         }

@@ -1,251 +1,157 @@
 import type { RouteExamples } from '../http/route.ts';
 
-/** Request and response examples of the policies routes, by operationId (openapi.test.ts validates them). */
+const walletId = '575ce9c4-3325-4704-a0f9-ad4f1e1c3182';
+const userId = '6ccb2121-4ffd-40b0-ac2c-1607cf6a05be';
+const createdBy = { type: 'api_key', id: '40f137ef-3fb5-465f-afa5-6479c61f76d8' };
+const policyNotFound = { summary: 'No active policy with this id', value: { code: 'NOT_FOUND', message: 'Policy not found' } };
+
+/** A guardrail policy as docs/policies.md writes one: at most 0.005 ETH a day on Base Sepolia. */
+const definition = {
+  id: 'evm-guardrails',
+  schemaVersion: 'permissions.policy.v1',
+  version: '2',
+  selector: { walletType: 'EVM', chainId: ['84532'] },
+  metadata: { productMode: 'guardrail', description: 'At most 0.005 ETH a day per wallet' },
+  rules: [
+    {
+      id: 'daily',
+      effect: 'deny',
+      actions: 'all',
+      condition: { aggregate: { meter: 'spend.native', window: '1d' }, op: 'gt', value: '5000000000000000' },
+    },
+  ],
+};
+const activePolicy = {
+  policyId: 'evm-guardrails',
+  version: '2',
+  status: 'active',
+  environment: 'development',
+  walletType: 'EVM',
+  effectiveFrom: '2026-11-25T07:12:00.000Z',
+  effectiveUntil: null,
+  createdAt: '2026-11-25T07:12:00.000Z',
+  createdBy,
+  deactivatedAt: null,
+  deactivatedBy: null,
+  replacedBy: null,
+  definition,
+};
+const meters = {
+  meters: [
+    {
+      ruleId: 'daily',
+      meter: 'spend.native',
+      asset: 'native',
+      window: '1d',
+      windowStart: '2026-11-25T00:00:00.000Z',
+      windowEnd: '2026-11-26T00:00:00.000Z',
+      op: 'gt',
+      limit: '5000000000000000',
+      spent: '2000000000000000',
+      reserved: '0',
+      remaining: '3000000000000000',
+    },
+  ],
+};
+
+/** Request and response examples of the policy routes, by operationId (openapi-examples.test.ts validates them). */
 export const policiesExamples = {
   listPolicies: {
-    response: {
-      200: {
-        summary: 'The active policies',
-        value: {
-          policies: [
-            {
-              policyId: 'evm-approvals',
-              version: '1',
-              status: 'active',
-              environment: 'development',
-              walletType: 'EVM',
-              effectiveFrom: '2026-11-25T07:12:00.000Z',
-              effectiveUntil: null,
-              createdAt: '2026-11-25T07:12:00.000Z',
-              createdBy: {
-                type: 'api_key',
-                id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
-              },
-              deactivatedAt: null,
-              deactivatedBy: {
-                type: 'api_key',
-                id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
-              },
-              replacedBy: null,
-              definition: {}
-            }
-          ]
-        }
-      }
-    }
+    response: { 200: { summary: 'One active guardrail policy', value: { policies: [activePolicy] } } },
   },
   getPolicy: {
-    response: {
-      200: {
-        summary: 'The policy',
-        value: {
-          policyId: 'evm-approvals',
-          version: '1',
-          status: 'active',
-          environment: 'development',
-          walletType: 'EVM',
-          effectiveFrom: '2026-11-25T07:12:00.000Z',
-          effectiveUntil: null,
-          createdAt: '2026-11-25T07:12:00.000Z',
-          createdBy: {
-            type: 'api_key',
-            id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
-          },
-          deactivatedAt: null,
-          deactivatedBy: {
-            type: 'api_key',
-            id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
-          },
-          replacedBy: null,
-          definition: {}
-        }
-      }
-    },
-    request: {
-      summary: 'One active policy',
-      parameters: {
-        policyId: 'evm-approvals'
-      }
-    }
+    request: { summary: 'A policy by id', parameters: { policyId: 'evm-guardrails' } },
+    response: { 200: { summary: 'The active version', value: activePolicy }, 404: policyNotFound },
   },
   listPolicyVersions: {
+    request: { summary: 'The versions of a policy', parameters: { policyId: 'evm-guardrails' } },
     response: {
       200: {
-        summary: 'The versions',
+        summary: 'Version 2 replaced version 1',
         value: {
           versions: [
+            activePolicy,
             {
-              policyId: 'evm-approvals',
+              ...activePolicy,
               version: '1',
-              status: 'active',
-              environment: 'development',
-              walletType: 'EVM',
-              effectiveFrom: '2026-11-25T07:12:00.000Z',
-              effectiveUntil: null,
-              createdAt: '2026-11-25T07:12:00.000Z',
-              createdBy: {
-                type: 'api_key',
-                id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
-              },
-              deactivatedAt: null,
-              deactivatedBy: {
-                type: 'api_key',
-                id: '40f137ef-3fb5-465f-afa5-6479c61f76d8'
-              },
-              replacedBy: null,
-              definition: {}
-            }
-          ]
-        }
-      }
+              status: 'inactive',
+              effectiveFrom: '2026-11-20T09:00:00.000Z',
+              effectiveUntil: '2026-11-25T07:12:00.000Z',
+              createdAt: '2026-11-20T09:00:00.000Z',
+              deactivatedAt: '2026-11-25T07:12:00.000Z',
+              deactivatedBy: createdBy,
+              replacedBy: '2',
+              definition: { ...definition, version: '1' },
+            },
+          ],
+        },
+      },
+      404: policyNotFound,
     },
-    request: {
-      summary: 'Versions of a policy that are or were active, newest first',
-      parameters: {
-        policyId: 'evm-approvals'
-      }
-    }
   },
   getPolicyUsage: {
+    request: { summary: "Today's native spend on Base Sepolia", parameters: { walletId, policyId: 'evm-guardrails', chainId: '84532' } },
     response: {
-      200: {
-        summary: 'The meters',
-        value: {
-          meters: [
-            {
-              ruleId: 'large',
-              meter: 'spend.native',
-              asset: 'USDC',
-              window: '1d',
-              windowStart: '2026-11-25T07:12:00.000Z',
-              windowEnd: '2026-11-26T07:12:00.000Z',
-              op: 'gt',
-              limit: '5000000000000000000',
-              spent: '2000000000000000',
-              reserved: '0',
-              remaining: '4998000000000000000'
-            }
-          ]
-        }
-      },
-      404: {
-        summary: 'No such wallet in this project',
-        value: {
-          code: 'NOT_FOUND',
-          message: 'Wallet not found'
-        }
-      }
+      200: { summary: '0.002 of 0.005 ETH spent today', value: meters },
+      404: { summary: 'No such wallet in this project', value: { code: 'NOT_FOUND', message: 'Wallet not found' } },
     },
-    request: {
-      summary: 'Spend meters of a policy for a wallet',
-      parameters: {
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-        policyId: 'evm-approvals',
-        chainId: '84532'
-      }
-    }
   },
   getUserPolicyUsage: {
-    response: {
-      200: {
-        summary: 'The meters',
-        value: {
-          meters: [
-            {
-              ruleId: 'large',
-              meter: 'spend.native',
-              asset: 'USDC',
-              window: '1d',
-              windowStart: '2026-11-25T07:12:00.000Z',
-              windowEnd: '2026-11-26T07:12:00.000Z',
-              op: 'gt',
-              limit: '5000000000000000000',
-              spent: '2000000000000000',
-              reserved: '0',
-              remaining: '4998000000000000000'
-            }
-          ]
-        }
-      }
-    },
-    request: {
-      summary: "Spend meters of a policy for a user's wallet",
-      parameters: {
-        userId: '6ccb2121-4ffd-40b0-ac2c-1607cf6a05be',
-        policyId: 'evm-approvals',
-        chainId: '84532',
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182'
-      }
-    }
+    request: { summary: "Today's native spend of a user's wallet", parameters: { userId, policyId: 'evm-guardrails', chainId: '84532', walletId } },
+    response: { 200: { summary: '0.002 of 0.005 ETH spent today', value: meters } },
   },
   evaluatePolicies: {
+    request: {
+      summary: 'Would a transfer of 0.002 ETH pass?',
+      body: { walletId, route: 'transfer', body: { to: '0x000000000000000000000000000000000000dEaD', value: '2000000000000000', chainId: '84532' } },
+    },
     response: {
       200: {
-        summary: 'The decision and its trace (a denial is still 200 here)',
+        summary: 'Allowed: the daily meter stays under its limit',
         value: {
           decision: 'allow',
-          reason: 'rule-matched',
-          deniedBy: [
-            {
-              reason: 'rule-matched',
-              policyId: 'evm-approvals',
-              policyVersion: '1',
-              ruleId: 'large'
-            }
-          ],
-          requirements: [
-            {
-              policyId: 'evm-approvals',
-              policyVersion: '1',
-              ruleId: 'large',
-              requirementId: 'finance-approval'
-            }
-          ],
+          reason: null,
+          deniedBy: [],
+          requirements: [],
           request: {
             walletType: 'EVM',
-            walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-            apiKeyId: '40f137ef-3fb5-465f-afa5-6479c61f76d8',
-            action: 'wallet.sign.transfer',
-            network: null,
-            facts: {},
-            legs: [
-              {
-                to: '0x000000000000000000000000000000000000dEaD',
-                asset: 'USDC',
-                amount: '1.5'
-              }
-            ],
-            undecoded: 'string'
+            walletId,
+            apiKeyId: createdBy.id,
+            action: 'transfer',
+            network: '84532',
+            facts: { 'request.value.baseUnits': '2000000000000000' },
+            legs: [{ to: '0x000000000000000000000000000000000000dEaD', asset: 'native', amount: '2000000000000000' }],
+            undecoded: null,
           },
           policies: [
             {
-              policyId: 'evm-approvals',
-              policyVersion: '1',
+              policyId: 'evm-guardrails',
+              policyVersion: '2',
               rules: [
                 {
-                  ruleId: 'large',
-                  effect: 'require_approval',
-                  outcome: 'matched',
-                  facts: [
-                    {}
-                  ],
+                  ruleId: 'daily',
+                  effect: 'deny',
+                  outcome: 'not-matched',
+                  facts: [{ 'request.value.baseUnits': '2000000000000000' }],
                   meters: [
-                    {}
-                  ]
-                }
-              ]
-            }
-          ]
-        }
-      }
+                    {
+                      meter: 'spend.native',
+                      asset: 'native',
+                      window: '1d',
+                      windowStart: '2026-11-25T00:00:00.000Z',
+                      windowEnd: '2026-11-26T00:00:00.000Z',
+                      before: '2000000000000000',
+                      after: '4000000000000000',
+                      op: 'gt',
+                      limit: '5000000000000000',
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      },
     },
-    request: {
-      summary: 'Dry run of the policies for a request',
-      body: {
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-        route: 'transfer',
-        body: {}
-      }
-    }
   },
 } satisfies Record<string, RouteExamples>;

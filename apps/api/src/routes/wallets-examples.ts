@@ -1,26 +1,34 @@
 import type { RouteExamples } from '../http/route.ts';
 
-/** Request and response examples of the wallets routes, by operationId (openapi.test.ts validates them). */
+/** Request and response examples of the wallets routes, by operationId (openapi-examples.test.ts validates them). */
 export const walletsExamples = {
   createWallet: {
     response: {
       201: {
-        summary: 'The created wallet',
+        summary: 'Created, ready to sign',
         value: {
           id: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
           type: 'EVM',
           scheme: 'DKLS',
           status: 'ready',
           createdAt: '2026-11-25T07:12:00.000Z',
-          address: '0x000000000000000000000000000000000000dEaD',
-          publicKey: '0x04a34b99f22c790c4e36b2b3c2c35a36db06226e41c692fc82b8b56ac1c540c5bd5b8dec5235a0fa8722476c7709c02559e3aa73aa03918ba2d492eea75abea235',
+          address: '0xc59Ae5c96bBB7E6eD34103683f1B4873DE89Dd0B',
+          publicKey: '0x04aafb10dd802f05b58e7e8a6154fa76f2177aae269e58a358f8332dd45658d22bba6da38a77f5156d86f9555c4291c036791ac60ed4d3d480341bb95d3223b041',
           userIdentifier: 'ada@example.com',
           userIdentifierType: 'EMAIL'
+        }
+      },
+      409: {
+        summary: 'The user already has an EVM wallet of this scheme',
+        value: {
+          code: 'WALLET_ALREADY_EXISTS',
+          message: 'A wallet already exists for this user identifier, type and scheme',
+          walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182'
         }
       }
     },
     request: {
-      summary: 'Create a wallet for a user identifier',
+      summary: 'An EVM wallet for an email address',
       body: {
         type: 'EVM',
         userIdentifier: 'ada@example.com',
@@ -40,22 +48,22 @@ export const walletsExamples = {
               scheme: 'DKLS',
               status: 'ready',
               createdAt: '2026-11-25T07:12:00.000Z',
-              address: '0x000000000000000000000000000000000000dEaD',
-              publicKey: '0x04a34b99f22c790c4e36b2b3c2c35a36db06226e41c692fc82b8b56ac1c540c5bd5b8dec5235a0fa8722476c7709c02559e3aa73aa03918ba2d492eea75abea235',
+              address: '0xc59Ae5c96bBB7E6eD34103683f1B4873DE89Dd0B',
+              publicKey: '0x04aafb10dd802f05b58e7e8a6154fa76f2177aae269e58a358f8332dd45658d22bba6da38a77f5156d86f9555c4291c036791ac60ed4d3d480341bb95d3223b041',
               userIdentifier: 'ada@example.com',
               userIdentifierType: 'EMAIL'
             }
           ],
           pagination: {
             cursor: null,
-            hasMore: true,
-            limit: 50
+            hasMore: false,
+            limit: 20
           }
         }
       }
     },
     request: {
-      summary: 'List wallets, newest first',
+      summary: "A user's wallets, 20 a page",
       parameters: {
         userIdentifier: 'ada@example.com',
         userIdentifierType: 'EMAIL',
@@ -73,8 +81,8 @@ export const walletsExamples = {
           scheme: 'DKLS',
           status: 'ready',
           createdAt: '2026-11-25T07:12:00.000Z',
-          address: '0x000000000000000000000000000000000000dEaD',
-          publicKey: '0x04a34b99f22c790c4e36b2b3c2c35a36db06226e41c692fc82b8b56ac1c540c5bd5b8dec5235a0fa8722476c7709c02559e3aa73aa03918ba2d492eea75abea235',
+          address: '0xc59Ae5c96bBB7E6eD34103683f1B4873DE89Dd0B',
+          publicKey: '0x04aafb10dd802f05b58e7e8a6154fa76f2177aae269e58a358f8332dd45658d22bba6da38a77f5156d86f9555c4291c036791ac60ed4d3d480341bb95d3223b041',
           userIdentifier: 'ada@example.com',
           userIdentifierType: 'EMAIL'
         }
@@ -88,7 +96,7 @@ export const walletsExamples = {
       }
     },
     request: {
-      summary: 'Get a wallet',
+      summary: 'A wallet by id',
       parameters: {
         walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182'
       }
@@ -104,9 +112,9 @@ export const walletsExamples = {
           scheme: 'DKLS',
           status: 'ready',
           createdAt: '2026-11-25T07:12:00.000Z',
-          address: '0x000000000000000000000000000000000000dEaD',
-          publicKey: '0x04a34b99f22c790c4e36b2b3c2c35a36db06226e41c692fc82b8b56ac1c540c5bd5b8dec5235a0fa8722476c7709c02559e3aa73aa03918ba2d492eea75abea235',
-          userIdentifier: 'ada@example.com',
+          address: '0xc59Ae5c96bBB7E6eD34103683f1B4873DE89Dd0B',
+          publicKey: '0x04aafb10dd802f05b58e7e8a6154fa76f2177aae269e58a358f8332dd45658d22bba6da38a77f5156d86f9555c4291c036791ac60ed4d3d480341bb95d3223b041',
+          userIdentifier: 'ada.lovelace@example.com',
           userIdentifierType: 'EMAIL'
         }
       },
@@ -119,7 +127,7 @@ export const walletsExamples = {
       }
     },
     request: {
-      summary: "Change a wallet's user identifier",
+      summary: 'A new email address for the wallet',
       body: {
         userIdentifier: 'ada.lovelace@example.com'
       },

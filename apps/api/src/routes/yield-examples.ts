@@ -1,307 +1,98 @@
 import type { RouteExamples } from '../http/route.ts';
 
-/** Request and response examples of the yield routes, by operationId (openapi.test.ts validates them). */
+const walletId = '575ce9c4-3325-4704-a0f9-ad4f1e1c3182';
+const operationId = '3efa7ace-7b96-48a0-a441-2e0aa7e728a6';
+/** USDC on Base Sepolia; the pool addresses are placeholders (each deployment configures its own). */
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const walletNotFound = { summary: 'No such wallet in this project', value: { code: 'NOT_FOUND', message: 'Wallet not found' } };
+
+const approval = {
+  phase: 'approval',
+  hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
+  nonce: 4,
+  transactionId: '8cb201b0-d402-4bc0-a957-fcfa2e501cba',
+  status: 'confirmed',
+  blockNumber: 18734521,
+  blockHash: '0x9a1f6c0b8e2d47f3a5c6e1b2d3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c',
+};
+const supply = {
+  phase: 'action',
+  hash: '0x7e2d9c4b1a0f8e3d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170605',
+  nonce: 5,
+  transactionId: '0d4e7f1a-3b6c-4d9e-8f2a-5b7c9d1e3f50',
+  status: 'confirmed',
+  blockNumber: 18734524,
+  blockHash: '0x2f4e6a8c0b1d3f5a7c9e0b2d4f6a8c1e3b5d7f9a0c2e4b6d8f1a3c5e7b9d0f2a',
+};
+const deposit = {
+  id: operationId,
+  walletId,
+  chainId: 84532,
+  marketId: 'poolprov-v3:84532:usdc',
+  source: 'poolprov-v3',
+  action: 'deposit',
+  amount: '1.5',
+  status: 'pending',
+  transactions: [],
+  createdAt: '2026-11-25T07:12:00.000Z',
+  updatedAt: '2026-11-25T07:12:00.000Z',
+};
+const confirmedDeposit = { ...deposit, status: 'confirmed', transactions: [approval, supply], updatedAt: '2026-11-25T07:12:18.000Z' };
+const withdrawal = { ...deposit, action: 'withdraw', amount: 'all' };
+const depositBody = { marketId: 'poolprov-v3:84532:usdc', amount: '1.5' };
+
+/** Request and response examples of the yield routes, by operationId (openapi-examples.test.ts validates them). */
 export const yieldExamples = {
   createYieldDeposit: {
+    request: { summary: 'Deposit 1.5 USDC on Base Sepolia', body: depositBody, parameters: { walletId } },
     response: {
-      200: {
-        summary: 'The existing operation with this Idempotency-Key, terminal (`confirmed`, `failed`, `cancelled`) or paused (`requires_action`)',
-        value: {
-          id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
-          walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-          chainId: 84532,
-          marketId: 'poolprov-v3:84532:usdc',
-          source: 'poolprov-v3',
-          action: 'deposit',
-          amount: '1.5',
-          status: 'pending',
-          transactions: [
-            {
-              phase: 'approval',
-              hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-              nonce: 4,
-              transactionId: '8cb201b0-d402-4bc0-a957-fcfa2e501cba',
-              status: 'signed',
-              blockNumber: 18734521,
-              blockHash: '0x9a1f6c0b8e2d47f3a5c6e1b2d3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c'
-            }
-          ],
-          error: {
-            code: 'string',
-            message: 'Sign in to Example App',
-            reviewId: 'a978ee9c-bbf7-45fd-a8fc-e4e7a6d52c08'
-          },
-          createdAt: '2026-11-25T07:12:00.000Z',
-          updatedAt: '2026-11-25T07:14:03.120Z'
-        }
-      },
-      202: {
-        summary: 'Accepted or still processing (also a paused operation retried by this request); `Location` is the operation to poll',
-        value: {
-          id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
-          walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-          chainId: 84532,
-          marketId: 'poolprov-v3:84532:usdc',
-          source: 'poolprov-v3',
-          action: 'deposit',
-          amount: '1.5',
-          status: 'pending',
-          transactions: [
-            {
-              phase: 'approval',
-              hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-              nonce: 4,
-              transactionId: '8cb201b0-d402-4bc0-a957-fcfa2e501cba',
-              status: 'signed',
-              blockNumber: 18734521,
-              blockHash: '0x9a1f6c0b8e2d47f3a5c6e1b2d3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c'
-            }
-          ],
-          error: {
-            code: 'string',
-            message: 'Sign in to Example App',
-            reviewId: 'a978ee9c-bbf7-45fd-a8fc-e4e7a6d52c08'
-          },
-          createdAt: '2026-11-25T07:12:00.000Z',
-          updatedAt: '2026-11-25T07:14:03.120Z'
-        }
-      },
-      404: {
-        summary: 'No such wallet in this project',
-        value: {
-          code: 'NOT_FOUND',
-          message: 'Wallet not found'
-        }
-      }
+      200: { summary: 'The same Idempotency-Key again, once the operation confirmed', value: confirmedDeposit },
+      202: { summary: 'Accepted: poll the Location', value: deposit },
+      404: walletNotFound,
     },
-    request: {
-      summary: 'Deposit USDC into a yield market',
-      body: {
-        amount: '1.5'
-      },
-      parameters: {
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182'
-      }
-    }
   },
   createYieldWithdrawal: {
+    request: { summary: 'Withdraw the whole position', body: { marketId: 'poolprov-v3:84532:usdc', amount: 'all' }, parameters: { walletId } },
     response: {
-      200: {
-        summary: 'The existing operation with this Idempotency-Key, terminal (`confirmed`, `failed`, `cancelled`) or paused (`requires_action`)',
-        value: {
-          id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
-          walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-          chainId: 84532,
-          marketId: 'poolprov-v3:84532:usdc',
-          source: 'poolprov-v3',
-          action: 'deposit',
-          amount: '1.5',
-          status: 'pending',
-          transactions: [
-            {
-              phase: 'approval',
-              hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-              nonce: 4,
-              transactionId: '8cb201b0-d402-4bc0-a957-fcfa2e501cba',
-              status: 'signed',
-              blockNumber: 18734521,
-              blockHash: '0x9a1f6c0b8e2d47f3a5c6e1b2d3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c'
-            }
-          ],
-          error: {
-            code: 'string',
-            message: 'Sign in to Example App',
-            reviewId: 'a978ee9c-bbf7-45fd-a8fc-e4e7a6d52c08'
-          },
-          createdAt: '2026-11-25T07:12:00.000Z',
-          updatedAt: '2026-11-25T07:14:03.120Z'
-        }
-      },
-      202: {
-        summary: 'Accepted or still processing (also a paused operation retried by this request); `Location` is the operation to poll',
-        value: {
-          id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
-          walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-          chainId: 84532,
-          marketId: 'poolprov-v3:84532:usdc',
-          source: 'poolprov-v3',
-          action: 'deposit',
-          amount: '1.5',
-          status: 'pending',
-          transactions: [
-            {
-              phase: 'approval',
-              hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-              nonce: 4,
-              transactionId: '8cb201b0-d402-4bc0-a957-fcfa2e501cba',
-              status: 'signed',
-              blockNumber: 18734521,
-              blockHash: '0x9a1f6c0b8e2d47f3a5c6e1b2d3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c'
-            }
-          ],
-          error: {
-            code: 'string',
-            message: 'Sign in to Example App',
-            reviewId: 'a978ee9c-bbf7-45fd-a8fc-e4e7a6d52c08'
-          },
-          createdAt: '2026-11-25T07:12:00.000Z',
-          updatedAt: '2026-11-25T07:14:03.120Z'
-        }
-      },
-      404: {
-        summary: 'No such wallet in this project',
-        value: {
-          code: 'NOT_FOUND',
-          message: 'Wallet not found'
-        }
-      }
+      200: { summary: 'The same Idempotency-Key again, once the operation confirmed', value: { ...withdrawal, status: 'confirmed', transactions: [supply], updatedAt: '2026-11-25T07:12:09.000Z' } },
+      202: { summary: 'Accepted: poll the Location', value: withdrawal },
+      404: walletNotFound,
     },
-    request: {
-      summary: 'Withdraw USDC from a yield market',
-      body: {
-        amount: '1.5'
-      },
-      parameters: {
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182'
-      }
-    }
   },
   listYieldMarkets: {
+    request: { summary: "The markets for one of the project's EVM wallets", parameters: { walletId } },
     response: {
       200: {
-        summary: 'The markets (not the list envelope: no cursor)',
+        summary: 'The Base Sepolia pool-provider market',
         value: {
           markets: [
             {
-              id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
+              id: 'poolprov-v3:84532:usdc',
               chainId: 84532,
-              name: 'Finance approval',
+              name: 'Pool-provider V3, Base Sepolia',
               testOnly: true,
-              asset: {
-                symbol: 'USDC',
-                address: '0x000000000000000000000000000000000000dEaD',
-                decimals: 6
-              },
+              asset: { symbol: 'USDC', address: USDC, decimals: 6 },
               source: 'poolprov-v3',
-              contracts: {
-                pool: 'string',
-                aToken: 'string'
-              }
-            }
-          ]
-        }
+              contracts: { pool: '0x1111111111111111111111111111111111111111', aToken: '0x2222222222222222222222222222222222222222' },
+            },
+          ],
+        },
       },
-      404: {
-        summary: 'No such wallet in this project',
-        value: {
-          code: 'NOT_FOUND',
-          message: 'Wallet not found'
-        }
-      }
+      404: walletNotFound,
     },
-    request: {
-      summary: "This environment's yield markets",
-      parameters: {
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182'
-      }
-    }
   },
   getYieldOperation: {
+    request: { summary: 'One operation', parameters: { walletId, operationId } },
     response: {
-      200: {
-        summary: 'The operation',
-        value: {
-          id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
-          walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-          chainId: 84532,
-          marketId: 'poolprov-v3:84532:usdc',
-          source: 'poolprov-v3',
-          action: 'deposit',
-          amount: '1.5',
-          status: 'pending',
-          transactions: [
-            {
-              phase: 'approval',
-              hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-              nonce: 4,
-              transactionId: '8cb201b0-d402-4bc0-a957-fcfa2e501cba',
-              status: 'signed',
-              blockNumber: 18734521,
-              blockHash: '0x9a1f6c0b8e2d47f3a5c6e1b2d3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c'
-            }
-          ],
-          error: {
-            code: 'string',
-            message: 'Sign in to Example App',
-            reviewId: 'a978ee9c-bbf7-45fd-a8fc-e4e7a6d52c08'
-          },
-          createdAt: '2026-11-25T07:12:00.000Z',
-          updatedAt: '2026-11-25T07:14:03.120Z'
-        }
-      },
-      404: {
-        summary: 'No such wallet in this project',
-        value: {
-          code: 'NOT_FOUND',
-          message: 'Wallet not found'
-        }
-      }
+      200: { summary: 'A confirmed deposit: the approval, then the supply', value: confirmedDeposit },
+      404: walletNotFound,
     },
-    request: {
-      summary: 'One yield operation with its signed steps (each links to its transaction record)',
-      parameters: {
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-        operationId: '3efa7ace-7b96-48a0-a441-2e0aa7e728a6'
-      }
-    }
   },
   cancelYieldOperation: {
+    request: { summary: 'Cancel an operation that has signed nothing yet', parameters: { walletId, operationId } },
     response: {
-      200: {
-        summary: 'The cancelled operation (also when it was already cancelled)',
-        value: {
-          id: 'a5614527-0ce6-43be-ad1d-d012b7394867',
-          walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-          chainId: 84532,
-          marketId: 'poolprov-v3:84532:usdc',
-          source: 'poolprov-v3',
-          action: 'deposit',
-          amount: '1.5',
-          status: 'pending',
-          transactions: [
-            {
-              phase: 'approval',
-              hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-              nonce: 4,
-              transactionId: '8cb201b0-d402-4bc0-a957-fcfa2e501cba',
-              status: 'signed',
-              blockNumber: 18734521,
-              blockHash: '0x9a1f6c0b8e2d47f3a5c6e1b2d3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c'
-            }
-          ],
-          error: {
-            code: 'string',
-            message: 'Sign in to Example App',
-            reviewId: 'a978ee9c-bbf7-45fd-a8fc-e4e7a6d52c08'
-          },
-          createdAt: '2026-11-25T07:12:00.000Z',
-          updatedAt: '2026-11-25T07:14:03.120Z'
-        }
-      },
-      404: {
-        summary: 'No such wallet in this project',
-        value: {
-          code: 'NOT_FOUND',
-          message: 'Wallet not found'
-        }
-      }
+      200: { summary: 'The cancelled operation', value: { ...deposit, status: 'cancelled', updatedAt: '2026-11-25T07:12:02.000Z' } },
+      404: walletNotFound,
     },
-    request: {
-      summary: "Cancel a yield operation's unsigned work",
-      parameters: {
-        walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
-        operationId: '3efa7ace-7b96-48a0-a441-2e0aa7e728a6'
-      }
-    }
   },
 } satisfies Record<string, RouteExamples>;
