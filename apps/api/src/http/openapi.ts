@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorBodies, type ErrorBody } from '@wallet/domain';
 import { MAX_BODY_DEPTH } from './pipeline.ts';
-import { apiTags, type RouteDef } from './route.ts';
+import { apiTags, type Example, type RouteDef } from './route.ts';
 
 /** What every route answers 400 for, whatever its own schemas (dispatchRoutes, jsonBody). */
 const inputLimits = `a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than ${MAX_BODY_DEPTH} levels`;
@@ -19,7 +19,19 @@ const commonErrors: Record<number, { description: string; errors: ErrorBody[] }>
   500: { description: 'Internal error', errors: [errorBodies.internalError] },
 };
 
+/** Answers every operation shows an example of, besides its own (RouteDef.examples). */
+const commonErrorExamples: Record<number, Example> = {
+  401: { summary: 'No X-API-Key header', value: { code: 'UNAUTHORIZED', message: 'Missing X-API-Key header' } },
+  429: {
+    summary: "Over the key's rate limit",
+    value: { code: 'RATE_LIMITED', message: 'Rate limit of 600 requests per minute exceeded', retryAfter: 17 },
+  },
+};
+
 type Json = Record<string, unknown>;
+
+/** An OpenAPI `examples` map holding one example. */
+const examplesOf = (example: Example) => ({ example: { summary: example.summary, value: example.value } });
 
 /**
  * JSON Schema of a zod schema. Schemas named with `.meta({ id })` go to components/schemas (input
@@ -110,16 +122,30 @@ export function buildOpenApi(routes: RouteDef[]) {
         if (errors.length === 0) throw new Error(`${route.operationId}: status ${status} lists no error body`);
         schema = errorStatusSchema(errors, jsonSchema);
       }
-      responses[status] = { description, ...(schema ? { content: { 'application/json': { schema } } } : {}) };
+      const example = route.examples?.response[status] ?? commonErrorExamples[status];
+      const media = schema ? { schema, ...(example ? { examples: examplesOf(example) } : {}) } : undefined;
+      responses[status] = { description, ...(media ? { content: { 'application/json': media } } : {}) };
     }
+    const request = route.examples?.request;
+    const parameters = [...pathParams, ...(route.query ? queryParameters(inlineRef(jsonSchema(route.query, 'input'), components)) : [])];
+    const unknown = Object.keys(request?.parameters ?? {}).filter((name) => !parameters.some((parameter) => parameter.name === name));
+    if (unknown.length > 0) throw new Error(`${route.operationId}: the request example names no parameter ${unknown.join(', ')}`);
+    const withExample = <Parameter extends { name?: string }>(parameter: Parameter) =>
+      request?.parameters && parameter.name !== undefined && parameter.name in request.parameters
+        ? { ...parameter, examples: examplesOf({ summary: request.summary, value: request.parameters[parameter.name] }) }
+        : parameter;
+    const bodyExamples = request && 'body' in request ? { examples: examplesOf({ summary: request.summary, value: request.body }) } : {};
     (paths[route.path] ??= {})[route.method] = {
       operationId: route.operationId,
       summary: route.summary,
       description: route.description,
       tags: [route.tag],
-      parameters: [...pathParams, ...(route.query ? queryParameters(inlineRef(jsonSchema(route.query, 'input'), components)) : []), ...headerParams],
+      parameters: [
+        ...parameters.map(withExample),
+        ...headerParams,
+      ],
       ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input'), ...bodyExamples } } } }
         : {}),
       responses,
     };

@@ -62,7 +62,25 @@ export interface RouteDef {
    * generic 24-hour store); the handler reads the header itself.
    */
   ownIdempotency?: true;
+  /** Examples the document shows for this operation (openapi.test.ts checks each against its schema). */
+  examples?: RouteExamples;
   handler(ctx: RouteContext): Promise<RouteResult>;
+}
+
+/** One example: a short title and the JSON value. */
+export interface Example {
+  summary: string;
+  value: unknown;
+}
+
+/**
+ * A request and its answers, written by openapi.ts as OpenAPI 3.1 `examples`: `request.body` on the
+ * request body, `request.parameters` (path and query parameter name → value) on each parameter, and
+ * `response` (status → example) on each answer.
+ */
+export interface RouteExamples {
+  request?: { summary: string; body?: unknown; parameters?: Record<string, unknown> };
+  response: Record<number, Example>;
 }
 
 export const defineRoutes = (routes: RouteDef[]) => routes;

@@ -1,5 +1,6 @@
 import { approvalCaseListQuery, approvalCaseListSchema, approvalCaseSchema, type ApprovalCaseService } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { approvalCasesExamples } from './approval-cases-examples.ts';
 
 const cases = '/v1/permissions-v2/approval-cases';
 const missing = 'NOT_FOUND: no case with this id in the calling key\'s project and environment (another partner\'s case is missing too)';
@@ -15,6 +16,7 @@ export function approvalCaseRoutes(approvals: ApprovalCaseService): RouteDef[] {
       method: 'get',
       path: cases,
       operationId: 'listApprovalCases',
+      examples: approvalCasesExamples.listApprovalCases,
       summary: 'Approval cases, newest first',
       description: "Conditional approval cases of the calling key's project and environment (`limit` 1–100, default 20; `beforeCaseId` pages), filtered by `status` and `walletId`. Reads refresh expiry and invalidation first. Cases stay readable when the permissions v2 extension is off.",
       tag: 'Permissions',
@@ -26,6 +28,7 @@ export function approvalCaseRoutes(approvals: ApprovalCaseService): RouteDef[] {
       method: 'get',
       path: `${cases}/{caseId}`,
       operationId: 'getApprovalCase',
+      examples: approvalCasesExamples.getApprovalCase,
       summary: 'One approval case',
       description: 'Its status and the time of each status, the stages with who approved when, the gated request, its requirements and scope. Partners read cases; users decide them.',
       tag: 'Permissions',
@@ -36,6 +39,7 @@ export function approvalCaseRoutes(approvals: ApprovalCaseService): RouteDef[] {
       method: 'post',
       path: `${cases}/{caseId}/cancel`,
       operationId: 'cancelApprovalCase',
+      examples: approvalCasesExamples.cancelApprovalCase,
       summary: 'Cancel a pending approval case',
       description: 'Sets a pending case to `cancelled` (`terminalReason` `case_cancelled`); its request can never sign under that `Idempotency-Key`. A case that is not pending is 409 `CONFLICT` with its status.',
       tag: 'Permissions',

@@ -12,6 +12,7 @@ import {
   type RequirementPath,
 } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { approvalConfigurationsExamples } from './approval-configurations-examples.ts';
 
 const scope = '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}';
 const requirement = `${scope}/policies/{policyId}/versions/{policyVersion}/requirements/{requirementId}`;
@@ -36,6 +37,7 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       method: 'get',
       path: `${scope}/requirements`,
       operationId: 'listApprovalRequirements',
+      examples: approvalConfigurationsExamples.listApprovalRequirements,
       summary: 'Approval requirements of a scope',
       description: 'Every approval requirement of the active policies in the authorization scope, with its stages and the values it lets a partner configure (key, bounds, default).',
       tag: 'Permissions',
@@ -46,6 +48,7 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       method: 'get',
       path: requirement,
       operationId: 'getApprovalRequirement',
+      examples: approvalConfigurationsExamples.getApprovalRequirement,
       summary: 'One approval requirement of an active policy version',
       description: 'The requirement as its active policy version declares it; a version that is not the active one is 404.',
       tag: 'Permissions',
@@ -56,6 +59,7 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       method: 'get',
       path: configuration,
       operationId: 'getApprovalConfiguration',
+      examples: approvalConfigurationsExamples.getApprovalConfiguration,
       summary: "A requirement's stored configuration",
       description: 'The configured values of the requirement in the scope and their revision; 404 before the first write (the effective requirement shows the defaults).',
       tag: 'Permissions',
@@ -66,6 +70,7 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       method: 'get',
       path: `${configuration}/effective`,
       operationId: 'getEffectiveApprovalRequirement',
+      examples: approvalConfigurationsExamples.getEffectiveApprovalRequirement,
       summary: 'A requirement with its configuration applied',
       description: 'The requirement with its configured values applied, or with its defaults and `configuration: null` before the first write.',
       tag: 'Permissions',
@@ -76,6 +81,7 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       method: 'put',
       path: configuration,
       operationId: 'putApprovalConfiguration',
+      examples: approvalConfigurationsExamples.putApprovalConfiguration,
       summary: 'Configure a requirement',
       description: 'Sets the configurable values (`values: {}` resets to the defaults); each must be a declared key with an integer within its bounds. `expectedRevision` must be the current revision (0 before the first write); a stale one is 409 `CONFLICT` with `currentRevision`, and nothing is written. A change that would alter open approval cases is 409 `APPROVAL_CASES_AFFECTED` unless resent with `force: true`. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.',
       tag: 'Permissions',
@@ -96,6 +102,7 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       method: 'get',
       path: `${configuration}/history`,
       operationId: 'listApprovalConfigurationHistory',
+      examples: approvalConfigurationsExamples.listApprovalConfigurationHistory,
       summary: 'Configuration revisions, newest first',
       description: "Every revision of the requirement's configuration in the scope: who wrote it, when, and the values.",
       tag: 'Permissions',

@@ -11,6 +11,7 @@ import {
   errorBodies,
 } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { authorizationScopesExamples } from './authorization-scopes-examples.ts';
 
 const assignments = '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/users/{userId}/assignments';
 const walletScope = '/v1/permissions-v2/wallets/{walletId}/authorization-scope';
@@ -27,6 +28,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'get',
       path: assignments,
       operationId: 'getScopeAssignments',
+      examples: authorizationScopesExamples.getScopeAssignments,
       summary: "A user's assignments in a scope",
       description: 'The roles and attributes assigned to the user in the authorization scope, and their revision (0 with no assignments before the first write).',
       tag: 'Permissions',
@@ -37,6 +39,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'put',
       path: assignments,
       operationId: 'replaceScopeAssignments',
+      examples: authorizationScopesExamples.replaceScopeAssignments,
       summary: "Replace a user's assignments in a scope",
       description: "Replaces the user's whole assignment set in the scope (an empty array removes all). `expectedRevision` must be the current revision (0 before the first write); a stale one is 409 `CONFLICT` with `currentRevision`, and nothing is written. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.",
       tag: 'Permissions',
@@ -48,6 +51,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'get',
       path: `${assignments}/history`,
       operationId: 'listScopeAssignmentHistory',
+      examples: authorizationScopesExamples.listScopeAssignmentHistory,
       summary: 'Assignment revisions, newest first',
       description: "Every revision of the user's assignments in the scope: who wrote it, when, and the whole set.",
       tag: 'Permissions',
@@ -59,6 +63,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'get',
       path: '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/members',
       operationId: 'listScopeMembers',
+      examples: authorizationScopesExamples.listScopeMembers,
       summary: 'Members of a scope',
       description: 'The users with at least one assignment in the scope and their assignments, ordered by user id.',
       tag: 'Permissions',
@@ -70,6 +75,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'get',
       path: walletScope,
       operationId: 'getWalletAuthorizationScope',
+      examples: authorizationScopesExamples.getWalletAuthorizationScope,
       summary: 'The scope bound to a wallet',
       description: "The authorization scope the wallet is bound to and the binding's revision (`null` and revision 0 before the first write). A request that needs a conditional approval needs this binding (else 403 `FORBIDDEN`).",
       tag: 'Permissions',
@@ -80,6 +86,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'put',
       path: walletScope,
       operationId: 'setWalletAuthorizationScope',
+      examples: authorizationScopesExamples.setWalletAuthorizationScope,
       summary: 'Bind a wallet to a scope',
       description: 'Binds the wallet to an authorization scope (`authorizationScopeId: null` unbinds). `expectedRevision` must be the current revision (0 before the first write); a stale one is 409 `CONFLICT` with `currentRevision`, and nothing is written. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.',
       tag: 'Permissions',
@@ -91,6 +98,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'get',
       path: `${walletScope}/history`,
       operationId: 'listWalletAuthorizationScopeHistory',
+      examples: authorizationScopesExamples.listWalletAuthorizationScopeHistory,
       summary: 'Binding revisions, newest first',
       description: "Every revision of the wallet's binding: who wrote it, when, and the scope (`null` when unbound).",
       tag: 'Permissions',

@@ -1,5 +1,6 @@
 import { chainListSchema, faucetBody, faucetResponse, localDevnetsResponse, type ChainService } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { chainsExamples } from './chains-examples.ts';
 
 export function chainRoutes(chains: ChainService, { localFaucet, localDevnets }: { localFaucet: boolean; localDevnets: boolean }): RouteDef[] {
   const routes: RouteDef[] = [
@@ -7,6 +8,7 @@ export function chainRoutes(chains: ChainService, { localFaucet, localDevnets }:
       method: 'get',
       path: '/v1/chains',
       operationId: 'listChains',
+      examples: chainsExamples.listChains,
       summary: 'Configured chains with their native currency and USDC address or mint',
       description: "The chains this deployment is configured for, with each one's native currency and its USDC contract address or mint. A `chainId` or network of the other routes must be one of these.",
       tag: 'Chains',
@@ -19,6 +21,7 @@ export function chainRoutes(chains: ChainService, { localFaucet, localDevnets }:
       method: 'post',
       path: '/v1/local/faucet',
       operationId: 'localFaucet',
+      examples: chainsExamples.localFaucet,
       summary: 'Local mode only: fund a wallet on the local devnet with native coin or test USDC',
       description: "Local mode only (absent elsewhere): sends native coin or test USDC from the local devnet's faucet to a wallet of the calling key's project. `amount` is in whole tokens; the answer carries the base units and the transaction hash.",
       tag: 'Local',
@@ -32,6 +35,7 @@ export function chainRoutes(chains: ChainService, { localFaucet, localDevnets }:
       method: 'get',
       path: '/v1/local/devnets',
       operationId: 'localDevnets',
+      examples: chainsExamples.localDevnets,
       summary: 'Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client)',
       description: 'Local mode only (absent elsewhere): the JSON-RPC URLs of the local EVM and Solana devnets, to use with viem, cast or a Solana client alongside the API.',
       tag: 'Local',

@@ -1,5 +1,6 @@
 import { enclavePublicKeySchema, errorBodies, migrateShareBody, walletSchema, type MigrationService } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
+import { migrationExamples } from './migration-examples.ts';
 
 export function migrationRoutes(migration: MigrationService) {
   return defineRoutes([
@@ -7,6 +8,7 @@ export function migrationRoutes(migration: MigrationService) {
       method: 'get',
       path: '/v1/enclave/public-key',
       operationId: 'getEnclavePublicKey',
+      examples: migrationExamples.getEnclavePublicKey,
       summary: 'The P-256 public key that migrated shares are encrypted to',
       description: "The deployment's P-256 public key (PEM), its fingerprint (`keyFingerprint`, hex SHA-256 of the SPKI DER) and when it was generated. A client-side pregenerated wallet's share is encrypted to it (ECIES-P256-AES256-SHA256) for `migrate-share`.",
       tag: 'Migration',
@@ -17,6 +19,7 @@ export function migrationRoutes(migration: MigrationService) {
       method: 'post',
       path: '/v1/wallets/{walletId}/migrate-share',
       operationId: 'migrateShare',
+      examples: migrationExamples.migrateShare,
       summary: 'Migrate an unclaimed client-side pregenerated wallet so it signs through REST',
       description: "Takes the encrypted share of a client-side pregenerated wallet (`encryptedPayload`, the envelope encrypted to the enclave public key) and stores it, so the wallet signs through REST from then on. A payload for another wallet, a scheme mismatch or a share that does not complete the wallet's key is 400 and stores nothing; a claimed wallet is 403 `WALLET_ALREADY_CLAIMED`; a wallet migrated or created over REST is 409 `WALLET_ALREADY_MIGRATED`.",
       tag: 'Migration',

@@ -1,5 +1,6 @@
 import { ApiError, partnerReviewListQuery, partnerReviewListSchema, partnerReviewSchema, type PartnerReviewService } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { partnerReviewsExamples } from './partner-reviews-examples.ts';
 
 const reviews = '/v1/permissions-v2/reviews';
 const missing = 'NOT_FOUND: no partner review with this id in the calling key\'s project and environment (another partner\'s review, or a case without a partner review, is missing too)';
@@ -26,6 +27,7 @@ export function partnerReviewRoutes(service: PartnerReviewService): RouteDef[] {
       method: 'get',
       path: reviews,
       operationId: 'listPartnerReviews',
+      examples: partnerReviewsExamples.listPartnerReviews,
       summary: 'Partner reviews, newest first',
       description: "Requests paused by a guardrail rule that requires the partner's own approval (`limit` 1–100, default 20; `beforeReviewId` pages; filtered by `status`, e.g. `pending`). Not gated by the permissions v2 extension.",
       tag: 'Permissions',
@@ -37,6 +39,7 @@ export function partnerReviewRoutes(service: PartnerReviewService): RouteDef[] {
       method: 'get',
       path: `${reviews}/{reviewId}`,
       operationId: 'getPartnerReview',
+      examples: partnerReviewsExamples.getPartnerReview,
       summary: 'One partner review',
       description: "One partner review of the calling key's project and environment; another partner's review, or a case without a partner review, is 404.",
       tag: 'Permissions',
@@ -47,6 +50,7 @@ export function partnerReviewRoutes(service: PartnerReviewService): RouteDef[] {
       method: 'post',
       path: `${reviews}/{reviewId}/approve`,
       operationId: 'approvePartnerReview',
+      examples: partnerReviewsExamples.approvePartnerReview,
       summary: 'Approve a pending partner review',
       description: 'Takes no body. After the approval, the identical request resent with the same `Idempotency-Key` signs once. The first decision is final: a review already decided or ended answers with its final status.',
       tag: 'Permissions',
@@ -60,6 +64,7 @@ export function partnerReviewRoutes(service: PartnerReviewService): RouteDef[] {
       method: 'post',
       path: `${reviews}/{reviewId}/reject`,
       operationId: 'rejectPartnerReview',
+      examples: partnerReviewsExamples.rejectPartnerReview,
       summary: 'Reject a pending partner review',
       description: 'Takes no body. The identical request resent afterwards is 403 `POLICY_DENIED` (`review-rejected`). The first decision is final: a review already decided or ended answers with its final status.',
       tag: 'Permissions',

@@ -12,6 +12,7 @@ import {
 } from '@wallet/domain';
 import { z } from 'zod';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { policiesExamples } from './policies-examples.ts';
 
 const usageQuery = z.object({
   chainId: z.string().describe('Required. The network in the wallet type\'s form: "84532", solana:devnet, stellar:testnet, sui:mainnet, cosmos:<chain-id>'),
@@ -28,6 +29,7 @@ export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun
       method: 'get',
       path: '/v1/permissions-v2/policies',
       operationId: 'listPolicies',
+      examples: policiesExamples.listPolicies,
       summary: 'Active policies',
       description: "The policies of the calling key's project and environment that are active within their effective window; drafts and inactive versions are left out. Policies are written in the console or with the policies CLI, not over this API.",
       tag: 'Permissions',
@@ -38,6 +40,7 @@ export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun
       method: 'get',
       path: '/v1/permissions-v2/policies/{policyId}',
       operationId: 'getPolicy',
+      examples: policiesExamples.getPolicy,
       summary: 'One active policy',
       description: "One active policy of the calling key's project and environment.",
       tag: 'Permissions',
@@ -48,6 +51,7 @@ export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun
       method: 'get',
       path: '/v1/permissions-v2/policies/{policyId}/versions',
       operationId: 'listPolicyVersions',
+      examples: policiesExamples.listPolicyVersions,
       summary: 'Versions of a policy that are or were active, newest first',
       description: 'Every version of the policy that is or was active, newest first; drafts are left out.',
       tag: 'Permissions',
@@ -58,6 +62,7 @@ export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun
       method: 'get',
       path: '/v1/permissions-v2/wallets/{walletId}/policies/{policyId}/usage',
       operationId: 'getPolicyUsage',
+      examples: policiesExamples.getPolicyUsage,
       summary: 'Spend meters of a policy for a wallet',
       description: 'The current usage of each aggregate condition of the policy for the wallet and the calling key, in base-unit decimal strings, on the network given by `chainId` (and the token given by `tokenAddress` for per-token meters). Current usage, not a preview: nothing is reserved.',
       tag: 'Permissions',
@@ -69,6 +74,7 @@ export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun
       method: 'get',
       path: '/v1/permissions-v2/users/{userId}/policies/{policyId}/usage',
       operationId: 'getUserPolicyUsage',
+      examples: policiesExamples.getUserPolicyUsage,
       summary: "Spend meters of a policy for a user's wallet",
       description: "The same meters as for a wallet, for the user's wallet named by `walletId` in the query; a wallet that is not the user's is 404.",
       tag: 'Permissions',
@@ -80,6 +86,7 @@ export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun
       method: 'post',
       path: '/v1/permissions-v2/evaluate',
       operationId: 'evaluatePolicies',
+      examples: policiesExamples.evaluatePolicies,
       summary: 'Dry run of the policies for a request',
       description: "Takes a signing or transfer route's name and its body as that route takes it, builds the same intent the route would sign and judges it with the same engine: the decision, every applying rule with its outcome, the facts it saw and each meter before and after. Nothing is reserved, signed or recorded, and a denial is still 200.",
       tag: 'Permissions',

@@ -1,17 +1,19 @@
 import { z } from 'zod';
 import { errorBodies, signers, withApprovalRequest, type SignOperationName, type SigningService } from '@wallet/domain';
-import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { defineRoutes, type RouteDef, type RouteExamples } from '../http/route.ts';
 import { broadcastResponses, signingRefusals } from './transactions.ts';
+import { signingExamples } from './signing-examples.ts';
 
 /** What every signing route adds to its description: the policy check before the key is used. */
 const policyChecked =
   "Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. Every signature writes an audit row.";
 
-const operations: { name: SignOperationName; path: string; operationId: string; summary: string; description: string }[] = [
+const operations: { name: SignOperationName; path: string; operationId: string; examples: RouteExamples; summary: string; description: string }[] = [
   {
     name: 'message',
     path: 'sign-message',
     operationId: 'signMessage',
+    examples: signingExamples.signMessage,
     summary: 'Sign a message (EIP-191 on EVM, raw UTF-8 bytes elsewhere, PersonalMessage on Sui)',
     description:
       "Signs `message` with the wallet's key: EIP-191 on EVM, SHA-256 then secp256k1 on COSMOS, Ed25519 over the UTF-8 bytes on SOLANA and STELLAR, a PersonalMessage intent on SUI.",
@@ -20,6 +22,7 @@ const operations: { name: SignOperationName; path: string; operationId: string; 
     name: 'raw',
     path: 'sign-raw',
     operationId: 'signRaw',
+    examples: signingExamples.signRaw,
     summary: 'Sign exact bytes given as hex',
     description:
       "Signs the bytes of `data` (hex) with no prefix: exactly 32 bytes, unhashed, on EVM; their SHA-256 on COSMOS (e.g. a SignDoc's sign bytes); Ed25519 over them on SOLANA, STELLAR and SUI.",
@@ -28,6 +31,7 @@ const operations: { name: SignOperationName; path: string; operationId: string; 
     name: 'transaction',
     path: 'sign-transaction',
     operationId: 'signTransaction',
+    examples: signingExamples.signTransaction,
     summary: 'Sign a transaction (EVM, Solana, Stellar, Sui)',
     description:
       "Signs a transaction in the wallet type's form: EVM fields (type 0 or 2), a base64 Solana transaction (legacy or v0), a Stellar XDR envelope with its network passphrase, or Sui BCS TransactionData; COSMOS is 400 (use sign-raw). With `broadcast: true` (EVM, Solana) it also records and sends the transaction and answers like a transfer.",
@@ -36,6 +40,7 @@ const operations: { name: SignOperationName; path: string; operationId: string; 
     name: 'typedData',
     path: 'sign-typed-data',
     operationId: 'signTypedData',
+    examples: signingExamples.signTypedData,
     summary: 'Sign EIP-712 typed data (EVM)',
     description:
       'Signs EIP-712 typed data (`domain`, `types`, `primaryType`, `message`) on an EVM wallet. `EIP712Domain` is derived (sending it is 400), and values are checked against their declared types before hashing.',
@@ -44,6 +49,7 @@ const operations: { name: SignOperationName; path: string; operationId: string; 
     name: 'authorization',
     path: 'sign-authorization',
     operationId: 'signAuthorization',
+    examples: signingExamples.signAuthorization,
     summary: 'Sign an EIP-7702 authorization (EVM)',
     description:
       'Signs an EIP-7702 authorization (`address` or `contractAddress`, `chainId`, `nonce`) on an EVM wallet and returns it with `r`, `s`, `yParity` and `signature`.',
@@ -62,6 +68,7 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
       method: 'post' as const,
       path: `/v1/wallets/{walletId}/${operation.path}`,
       operationId: operation.operationId,
+      examples: operation.examples,
       summary: operation.summary,
       description: `${operation.description} ${policyChecked}`,
       tag: 'Signing',

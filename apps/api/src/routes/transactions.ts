@@ -11,6 +11,7 @@ import {
   type TransactionService,
 } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
+import { transactionsExamples } from './transactions-examples.ts';
 
 const broadcastFailure = 'BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set';
 
@@ -42,6 +43,7 @@ export function transactionRoutes(transactions: TransactionService) {
       method: 'post',
       path: '/v1/wallets/{walletId}/transfer',
       operationId: 'transfer',
+      examples: transactionsExamples.transfer,
       summary: 'Build, sign and broadcast a native or token transfer (EVM, Solana)',
       description: "Builds, signs and broadcasts a transfer of `value` (base units) to `to`: native or ERC-20 on EVM (`chainId` required), native or SPL on Solana (the recipient's token account is created when missing). A transaction record is written before the broadcast; follow `transactionId` (also in `x-transaction-id`) with the transaction lookup until it is `confirmed`, `reverted` or `failed`. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete. With an `Idempotency-Key`, a retry never signs or sends a second transaction.",
       tag: 'Transfers',
@@ -60,6 +62,7 @@ export function transactionRoutes(transactions: TransactionService) {
       method: 'post',
       path: '/v1/wallets/{walletId}/estimate-fee',
       operationId: 'estimateFee',
+      examples: transactionsExamples.estimateFee,
       summary: 'Preview the fee of a transfer without signing or broadcasting',
       description: "Takes a transfer body (`value` may be `0`) and answers what the transfer would cost, in the chain's standard units; nothing is signed or recorded. Solana estimates include the rent of a token account the transfer would create (with a `warning`); when gas estimation fails, a typical gas limit is used and `warning` says so.",
       tag: 'Transfers',
@@ -75,6 +78,7 @@ export function transactionRoutes(transactions: TransactionService) {
       method: 'get',
       path: '/v1/wallets/{walletId}/transactions',
       operationId: 'listTransactions',
+      examples: transactionsExamples.listTransactions,
       summary: "A wallet's broadcast transaction records, newest first",
       description: "The wallet's transaction records (transfers, broadcasts, cancellations, yield steps; sign-only calls write none), newest first in the list envelope, filtered by `status` and `intentKind`. Records created while paging never shift later pages.",
       tag: 'Transaction history',
@@ -86,6 +90,7 @@ export function transactionRoutes(transactions: TransactionService) {
       method: 'get',
       path: '/v1/wallets/{walletId}/transactions/{transactionId}',
       operationId: 'getTransaction',
+      examples: transactionsExamples.getTransaction,
       summary: 'One transaction record with its latest persisted outcome',
       description: "The record's summary plus `nonce` and `cancellationOf`, with the outcome the transaction monitor last stored (`pending`, `submitted`, `confirmed`, `reverted` or `failed`). Another project's record, a missing one and a malformed id are the same 404.",
       tag: 'Transaction history',
@@ -99,6 +104,7 @@ export function transactionRoutes(transactions: TransactionService) {
       method: 'post',
       path: '/v1/wallets/{walletId}/transactions/{transactionId}/cancel',
       operationId: 'cancelTransaction',
+      examples: transactionsExamples.cancelTransaction,
       summary: 'Consume the nonce of a pending EVM transaction with a zero-value self-transfer',
       description: "Broadcasts a zero-value self-transfer with the nonce of a `pending` or `submitted` EVM record, at twice the current fee ceiling (plus 1 gwei) unless the fees are given. The cancellation has its own record; when it wins, the original becomes `failed` with `failureCode` `CANCELLED`. A resolved record or a Solana record is 409 `CONFLICT`. Checked against the project's policies before anything is signed: a denial is 403 `POLICY_DENIED` (`deniedBy` says why) and signs nothing; a rule that requires approval is 403 `POLICY_REVIEW_REQUIRED`, after which the identical body resent with the same `Idempotency-Key` signs once the approval is complete.",
       tag: 'Transaction history',

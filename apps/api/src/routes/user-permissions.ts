@@ -11,6 +11,7 @@ import {
   errorBodies,
 } from '@wallet/domain';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { userPermissionsExamples } from './user-permissions-examples.ts';
 
 const consents = '/v1/permissions-v2/users/{userId}/delegation-consents';
 const parameters = '/v1/permissions-v2/users/{userId}/user-parameters';
@@ -30,6 +31,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       method: 'get',
       path: consents,
       operationId: 'listUserPolicyConsents',
+      examples: userPermissionsExamples.listUserPolicyConsents,
       summary: "A user's delegation consents for a wallet",
       description: "Every active delegation policy applying to the user's wallet with the user's consent state (empty when none). Read-only: only the user consents.",
       tag: 'Permissions',
@@ -41,6 +43,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       method: 'get',
       path: `${consents}/{policyId}`,
       operationId: 'getUserPolicyConsent',
+      examples: userPermissionsExamples.getUserPolicyConsent,
       summary: "A user's consent to one delegation policy",
       description: "The current consent state of the delegation policy for the user's wallet. Read-only: only the user consents.",
       tag: 'Permissions',
@@ -52,6 +55,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       method: 'get',
       path: parameters,
       operationId: 'listUserAdjustablePolicies',
+      examples: userPermissionsExamples.listUserAdjustablePolicies,
       summary: 'Delegation policies with adjustable limits',
       description: "The delegation policies with user-adjustable parameters on the user's wallets (or on the wallet given). While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.",
       tag: 'Permissions',
@@ -63,6 +67,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       method: 'get',
       path: `${parameters}/{policyId}`,
       operationId: 'getUserPolicyParameters',
+      examples: userPermissionsExamples.getUserPolicyParameters,
       summary: "A user's parameter values for a policy",
       description: "The policy's parameter declarations, the values the user saved and their revision (0 before the first save). Read-only: only the user saves values. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.",
       tag: 'Permissions',
@@ -74,6 +79,7 @@ export function userPermissionRoutes(delegation: DelegationService): RouteDef[] 
       method: 'get',
       path: `${parameters}/{policyId}/history`,
       operationId: 'listUserPolicyParameterHistory',
+      examples: userPermissionsExamples.listUserPolicyParameterHistory,
       summary: 'Saved parameter revisions, newest first',
       description: "Every saved revision of the user's values: when, under which policy version, and every value. While the permissions v2 extension is off for the project and environment, it answers 403 `PERMISSIONS_V2_EXTENSION_UNAVAILABLE` before any other check.",
       tag: 'Permissions',

@@ -8,6 +8,7 @@ import {
   type WalletService,
 } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
+import { walletsExamples } from './wallets-examples.ts';
 
 export function walletRoutes(wallets: WalletService) {
   return defineRoutes([
@@ -15,6 +16,7 @@ export function walletRoutes(wallets: WalletService) {
       method: 'post',
       path: '/v1/wallets',
       operationId: 'createWallet',
+      examples: walletsExamples.createWallet,
       summary: 'Create a wallet for a user identifier',
       description: 'Creates a wallet of `type` (EVM, COSMOS, SOLANA, STELLAR, SUI) for a user identifier and returns it `ready`: the key is generated inside the request and stored as two encrypted shares. A wallet with the same identifier type, identifier, type and scheme in the project is 409 `WALLET_ALREADY_EXISTS` with its `walletId`. Honours `Idempotency-Key`.',
       tag: 'Wallets',
@@ -29,6 +31,7 @@ export function walletRoutes(wallets: WalletService) {
       method: 'get',
       path: '/v1/wallets',
       operationId: 'listWallets',
+      examples: walletsExamples.listWallets,
       summary: 'List wallets, newest first',
       description: "Wallets of the calling key's project, newest first, in the list envelope `{data, pagination}`: pass `pagination.cursor` back as `cursor` while `hasMore` is true (`limit` 1–100, default 50). Filters: `type`, `status`, `userIdentifier`, `userIdentifierType`, `address`.",
       tag: 'Wallets',
@@ -40,6 +43,7 @@ export function walletRoutes(wallets: WalletService) {
       method: 'get',
       path: '/v1/wallets/{walletId}',
       operationId: 'getWallet',
+      examples: walletsExamples.getWallet,
       summary: 'Get a wallet',
       description: "One wallet of the calling key's project; another project's wallet is the same 404 as a missing one.",
       tag: 'Wallets',
@@ -50,6 +54,7 @@ export function walletRoutes(wallets: WalletService) {
       method: 'patch',
       path: '/v1/wallets/{walletId}',
       operationId: 'updateWallet',
+      examples: walletsExamples.updateWallet,
       summary: "Change a wallet's user identifier",
       description: 'Changes `userIdentifier` and/or `userIdentifierType`. The duplicate rule of creation applies to the new identity (409 `WALLET_ALREADY_EXISTS`); the key and addresses stay.',
       tag: 'Wallets',

@@ -1,5 +1,6 @@
 import { errorBodies, yieldPositionQuerySchema, yieldPositionSchema, type YieldPositionService } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
+import { yieldPositionExamples } from './yield-position-examples.ts';
 
 /** GET .../yield/position (its own file: the other yield routes live in yield.ts). */
 export function yieldPositionRoutes(service: YieldPositionService) {
@@ -8,6 +9,7 @@ export function yieldPositionRoutes(service: YieldPositionService) {
       method: 'get',
       path: '/v1/wallets/{walletId}/yield/position',
       operationId: 'getYieldPosition',
+      examples: yieldPositionExamples.getYieldPosition,
       summary: "The wallet's position in a yield market",
       description: "Every field is read at one snapshot block; a pool provider's position adds the reserve and available liquidity, a vault provider's the vault address and shares. The market is chosen by `marketId` or `chainId`. Available whatever the execution switch says.",
       tag: 'Yield',

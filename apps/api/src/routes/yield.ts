@@ -1,6 +1,7 @@
 import { ApiError, errorBodies, yieldMarketListSchema, yieldOperationSchema, type YieldService } from '@wallet/domain';
 import { z } from 'zod';
 import { defineRoutes, type RouteDef } from '../http/route.ts';
+import { yieldExamples } from './yield-examples.ts';
 
 const yieldBody = z
   .strictObject({
@@ -32,6 +33,7 @@ export function yieldRoutes(service: YieldService) {
     method: 'post',
     path: action === 'deposit' ? '/v1/wallets/{walletId}/yield/deposits' : '/v1/wallets/{walletId}/yield/withdrawals',
     operationId: action === 'deposit' ? 'createYieldDeposit' : 'createYieldWithdrawal',
+    examples: yieldExamples[action === 'deposit' ? 'createYieldDeposit' : 'createYieldWithdrawal'],
     summary: action === 'deposit' ? 'Deposit USDC into a yield market' : 'Withdraw USDC from a yield market',
     description: `${
       action === 'deposit'
@@ -54,6 +56,7 @@ export function yieldRoutes(service: YieldService) {
       method: 'get',
       path: '/v1/wallets/{walletId}/yield/markets',
       operationId: 'listYieldMarkets',
+      examples: yieldExamples.listYieldMarkets,
       summary: "This environment's yield markets",
       description: "Each market's `id` is the `marketId` the other yield routes take. A listed market does not mean execution is enabled: deposits and withdrawals also depend on the deployment's execution switch. The wallet must be an EVM wallet.",
       tag: 'Yield',
@@ -70,6 +73,7 @@ export function yieldRoutes(service: YieldService) {
       method: 'get',
       path: '/v1/wallets/{walletId}/yield/operations/{operationId}',
       operationId: 'getYieldOperation',
+      examples: yieldExamples.getYieldOperation,
       summary: 'One yield operation with its signed steps (each links to its transaction record)',
       description: "The operation's status (`pending`, `submitted`, `confirmed`, `failed`, `requires_action`, `cancelled`), its `error` when paused or failed, and its signed steps, approval first, each linking to its transaction record. Available whatever the execution switch says.",
       tag: 'Yield',
@@ -84,6 +88,7 @@ export function yieldRoutes(service: YieldService) {
       method: 'post',
       path: '/v1/wallets/{walletId}/yield/operations/{operationId}/cancel',
       operationId: 'cancelYieldOperation',
+      examples: yieldExamples.cancelYieldOperation,
       summary: "Cancel a yield operation's unsigned work",
       description: 'Cancels a `pending` or `requires_action` operation that has no unresolved signed step; a confirmed approval stays. Takes no body. Cancelling again answers the cancelled operation; an unresolved signed transaction, or a confirmed or failed operation, is 409 `CONFLICT`. Available whatever the execution switch says.',
       tag: 'Yield',

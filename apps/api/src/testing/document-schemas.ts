@@ -21,6 +21,7 @@ export function documentSchemas(document: DocumentWithSchemas) {
   ajv.addFormat('uuid', UUID);
   ajv.addFormat('date-time', (value: string) => !Number.isNaN(Date.parse(value)));
   ajv.addFormat('base64', /^[A-Za-z0-9+/]*={0,2}$/);
+  ajv.addFormat('uri', (value: string) => URL.canParse(value));
   // ajv reads a discriminator's propertyName but refuses a mapping (it finds each branch's const).
   const forAjv = (schema: unknown): Schema =>
     JSON.parse(JSON.stringify(schema), (key, value: unknown) =>
