@@ -1,6 +1,5 @@
 import type { RouteExamples } from '../http/route.ts';
-
-const walletId = '575ce9c4-3325-4704-a0f9-ad4f1e1c3182';
+import { walletId, walletNotFound } from './example-values.ts';
 
 /** Request and response examples of the chain and local-mode routes, by operationId (openapi-examples.test.ts validates them). */
 export const chainsExamples = {
@@ -37,7 +36,7 @@ export const chainsExamples = {
           txHash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
         },
       },
-      404: { summary: 'No such wallet in this project', value: { code: 'NOT_FOUND', message: 'Wallet not found' } },
+      404: walletNotFound,
     },
   },
   localDevnets: {

@@ -1,4 +1,5 @@
 import type { RouteExamples } from '../http/route.ts';
+import { apiKeyActor, baseSepoliaTransfer, walletId } from './example-values.ts';
 
 const reviewId = 'a978ee9c-bbf7-45fd-a8fc-e4e7a6d52c08';
 
@@ -8,12 +9,11 @@ const pendingReview = {
   status: 'pending',
   caseStatus: 'pending',
   terminalReason: null,
-  walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182',
+  walletId,
   request: {
     action: 'wallet.sign.sign-transaction',
     operation: 'transaction',
-    chain: { walletType: 'EVM', chainId: '84532', network: null },
-    transfer: { to: '0x000000000000000000000000000000000000dEaD', value: '2000000000000000', tokenAddress: null },
+    ...baseSepoliaTransfer,
   },
   decidedBy: null,
   createdAt: '2026-11-25T07:12:00.000Z',
@@ -25,7 +25,6 @@ const pendingReview = {
   invalidatedAt: null,
   cancelledAt: null,
 };
-const decidedBy = { type: 'api_key', id: '40f137ef-3fb5-465f-afa5-6479c61f76d8' };
 const reviewNotFound = { summary: 'No such review in this project', value: { code: 'NOT_FOUND', message: 'Review not found' } };
 
 /** Request and response examples of the partner review routes, by operationId (openapi-examples.test.ts validates them). */
@@ -48,7 +47,7 @@ export const partnerReviewsExamples = {
     response: {
       200: {
         summary: 'The approved review: resend the request with the same Idempotency-Key',
-        value: { ...pendingReview, status: 'approved', caseStatus: 'completed', decidedBy, approvedAt: '2026-11-25T07:13:10.000Z' },
+        value: { ...pendingReview, status: 'approved', caseStatus: 'completed', decidedBy: apiKeyActor, approvedAt: '2026-11-25T07:13:10.000Z' },
       },
       404: reviewNotFound,
     },
@@ -58,7 +57,7 @@ export const partnerReviewsExamples = {
     response: {
       200: {
         summary: 'The rejected review',
-        value: { ...pendingReview, status: 'rejected', caseStatus: 'rejected', terminalReason: 'rejected', decidedBy, rejectedAt: '2026-11-25T07:13:10.000Z' },
+        value: { ...pendingReview, status: 'rejected', caseStatus: 'rejected', terminalReason: 'rejected', decidedBy: apiKeyActor, rejectedAt: '2026-11-25T07:13:10.000Z' },
       },
       404: reviewNotFound,
     },

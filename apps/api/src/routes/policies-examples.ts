@@ -1,8 +1,6 @@
 import type { RouteExamples } from '../http/route.ts';
+import { apiKeyActor, apiKeyId, deadAddress, userId, walletId, walletNotFound } from './example-values.ts';
 
-const walletId = '575ce9c4-3325-4704-a0f9-ad4f1e1c3182';
-const userId = '6ccb2121-4ffd-40b0-ac2c-1607cf6a05be';
-const createdBy = { type: 'api_key', id: '40f137ef-3fb5-465f-afa5-6479c61f76d8' };
 const policyNotFound = { summary: 'No active policy with this id', value: { code: 'NOT_FOUND', message: 'Policy not found' } };
 
 /** A guardrail policy as docs/policies.md writes one: at most 0.005 ETH a day on Base Sepolia. */
@@ -30,7 +28,7 @@ const activePolicy = {
   effectiveFrom: '2026-11-25T07:12:00.000Z',
   effectiveUntil: null,
   createdAt: '2026-11-25T07:12:00.000Z',
-  createdBy,
+  createdBy: apiKeyActor,
   deactivatedAt: null,
   deactivatedBy: null,
   replacedBy: null,
@@ -79,7 +77,7 @@ export const policiesExamples = {
               effectiveUntil: '2026-11-25T07:12:00.000Z',
               createdAt: '2026-11-20T09:00:00.000Z',
               deactivatedAt: '2026-11-25T07:12:00.000Z',
-              deactivatedBy: createdBy,
+              deactivatedBy: apiKeyActor,
               replacedBy: '2',
               definition: { ...definition, version: '1' },
             },
@@ -93,7 +91,7 @@ export const policiesExamples = {
     request: { summary: "Today's native spend on Base Sepolia", parameters: { walletId, policyId: 'evm-guardrails', chainId: '84532' } },
     response: {
       200: { summary: '0.002 of 0.005 ETH spent today', value: meters },
-      404: { summary: 'No such wallet in this project', value: { code: 'NOT_FOUND', message: 'Wallet not found' } },
+      404: walletNotFound,
     },
   },
   getUserPolicyUsage: {
@@ -103,7 +101,7 @@ export const policiesExamples = {
   evaluatePolicies: {
     request: {
       summary: 'Would a transfer of 0.002 ETH pass?',
-      body: { walletId, route: 'transfer', body: { to: '0x000000000000000000000000000000000000dEaD', value: '2000000000000000', chainId: '84532' } },
+      body: { walletId, route: 'transfer', body: { to: deadAddress, value: '2000000000000000', chainId: '84532' } },
     },
     response: {
       200: {
@@ -116,11 +114,11 @@ export const policiesExamples = {
           request: {
             walletType: 'EVM',
             walletId,
-            apiKeyId: createdBy.id,
+            apiKeyId,
             action: 'transfer',
             network: '84532',
             facts: { 'request.value.baseUnits': '2000000000000000' },
-            legs: [{ to: '0x000000000000000000000000000000000000dEaD', asset: 'native', amount: '2000000000000000' }],
+            legs: [{ to: deadAddress, asset: 'native', amount: '2000000000000000' }],
             undecoded: null,
           },
           policies: [

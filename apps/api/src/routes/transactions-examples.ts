@@ -1,10 +1,9 @@
 import type { RouteExamples } from '../http/route.ts';
+import { deadAddress, onlyPage, walletId, walletNotFound } from './example-values.ts';
 
-const walletId = '575ce9c4-3325-4704-a0f9-ad4f1e1c3182';
 const transactionId = '8cb201b0-d402-4bc0-a957-fcfa2e501cba';
 const txHash = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
-const walletNotFound = { summary: 'No such wallet in this project', value: { code: 'NOT_FOUND', message: 'Wallet not found' } };
-const transferBody = { to: '0x000000000000000000000000000000000000dEaD', value: '2000000000000000', chainId: '84532' };
+const transferBody = { to: deadAddress, value: '2000000000000000', chainId: '84532' };
 
 /** A confirmed native transfer of 0.002 ETH on Base Sepolia (84532). */
 const confirmedRecord = {
@@ -16,7 +15,7 @@ const confirmedRecord = {
   createdAt: '2026-11-25T07:12:00.000Z',
   chainId: '84532',
   network: null,
-  to: '0x000000000000000000000000000000000000dEaD',
+  to: deadAddress,
   value: '2000000000000000',
   hash: txHash,
   blockNumber: '18734521',
@@ -66,7 +65,7 @@ export const transactionsExamples = {
   listTransactions: {
     request: { summary: "The wallet's transactions, 20 a page", parameters: { walletId, limit: 20 } },
     response: {
-      200: { summary: 'A page of transaction records', value: { data: [confirmedRecord], pagination: { cursor: null, hasMore: false, limit: 20 } } },
+      200: { summary: 'A page of transaction records', value: { data: [confirmedRecord], pagination: onlyPage(20) } },
       404: walletNotFound,
     },
   },

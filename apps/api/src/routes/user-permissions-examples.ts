@@ -1,7 +1,6 @@
 import type { RouteExamples } from '../http/route.ts';
+import { onlyPage, userId, walletId } from './example-values.ts';
 
-const userId = '6ccb2121-4ffd-40b0-ac2c-1607cf6a05be';
-const walletId = '575ce9c4-3325-4704-a0f9-ad4f1e1c3182';
 const description = 'Limits the user agrees to and may adjust';
 
 /** The delegation policy of docs/approvals.md: a per-transfer and a daily limit the user may adjust. */
@@ -100,7 +99,7 @@ export const userPermissionsExamples = {
         summary: 'One saved revision',
         value: {
           data: [{ revision: 1, policyVersion: '1', values: { 'per-transfer': '50000' }, createdAt: '2026-11-25T10:05:00.000Z', createdBy: { type: 'user', id: userId } }],
-          pagination: { cursor: null, hasMore: false, limit: 20 },
+          pagination: onlyPage(20),
         },
       },
       404: userNotFound,

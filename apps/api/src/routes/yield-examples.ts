@@ -1,10 +1,9 @@
 import type { RouteExamples } from '../http/route.ts';
+import { walletId, walletNotFound } from './example-values.ts';
 
-const walletId = '575ce9c4-3325-4704-a0f9-ad4f1e1c3182';
 const operationId = '3efa7ace-7b96-48a0-a441-2e0aa7e728a6';
 /** USDC on Base Sepolia; the pool addresses are placeholders (each deployment configures its own). */
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-const walletNotFound = { summary: 'No such wallet in this project', value: { code: 'NOT_FOUND', message: 'Wallet not found' } };
 
 const approval = {
   phase: 'approval',

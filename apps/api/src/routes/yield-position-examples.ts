@@ -1,11 +1,12 @@
 import type { RouteExamples } from '../http/route.ts';
+import { walletId, walletNotFound } from './example-values.ts';
 
 /** Request and response examples of the yield position route (openapi-examples.test.ts validates them). */
 export const yieldPositionExamples = {
   getYieldPosition: {
     request: {
       summary: 'The position in the Base Sepolia pool-provider market',
-      parameters: { walletId: '575ce9c4-3325-4704-a0f9-ad4f1e1c3182', marketId: 'poolprov-v3:84532:usdc' },
+      parameters: { walletId, marketId: 'poolprov-v3:84532:usdc' },
     },
     response: {
       200: {
@@ -21,7 +22,7 @@ export const yieldPositionExamples = {
           blockTimestamp: '2026-11-25T03:56:10.000Z',
         },
       },
-      404: { summary: 'No such wallet in this project', value: { code: 'NOT_FOUND', message: 'Wallet not found' } },
+      404: walletNotFound,
     },
   },
 } satisfies Record<string, RouteExamples>;
