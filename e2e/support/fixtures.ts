@@ -2,7 +2,7 @@ import { expect, test as base, type Page } from '@playwright/test';
 import { createClient, type WalletClient } from '@wallet/client';
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkResponse, servedResponseContract, type ServedResponseContract } from '../../apps/api/src/testing/response-contract.ts';
+import { appendContractLog, checkResponse, servedResponseContract, type ServedResponseContract } from '../../apps/api/src/testing/response-contract.ts';
 import { repoRoot } from './stack.ts';
 
 export interface Credentials {
@@ -47,7 +47,8 @@ let contract: ServedResponseContract | undefined;
 /** The document the running stack serves, fetched once per worker (on its first /v1 answer). */
 const servedContract = () => (contract ??= servedResponseContract(stack.apiUrl));
 const mismatches: string[] = [];
-const validatedByFile = new Map<string, number>();
+/** The `operationId:status` of each answer checked, by spec file (one entry per answer). */
+const checkedPairsByFile = new Map<string, string[]>();
 
 /**
  * The fetch under `callApi` and `apiClient`: each /v1 answer is checked against the served document
@@ -75,17 +76,17 @@ export const test = base.extend<{ checkedAnswers: void }, { responseContractLog:
       const [validated, mismatched] = [contract?.validated ?? 0, mismatches.length];
       await use();
       const file = path.relative(repoRoot, testInfo.file);
-      validatedByFile.set(file, (validatedByFile.get(file) ?? 0) + (contract?.validated ?? 0) - validated);
+      checkedPairsByFile.set(file, [...(checkedPairsByFile.get(file) ?? []), ...(contract?.checkedPairs.slice(validated) ?? [])]);
       if (mismatches.length > mismatched && testInfo.status === 'passed') throw new Error(mismatches[mismatched]);
     },
     { auto: true },
   ],
-  /** With RESPONSE_CONTRACT_LOG set, appends `<answers checked>\t<spec file>` per file when the worker ends (as the API tests do). */
+  /** With RESPONSE_CONTRACT_LOG set, appends `<answers checked>\t<spec file>\t<operationId:status,…>` per file when the worker ends (as the API tests do). */
   responseContractLog: [
     async ({}, use) => {
       await use();
       const log = process.env.RESPONSE_CONTRACT_LOG;
-      if (log) for (const [file, count] of validatedByFile) appendFileSync(log, `${count}\t${file}\n`);
+      if (log) for (const [file, pairs] of checkedPairsByFile) appendContractLog(log, file, pairs);
     },
     { scope: 'worker', auto: true },
   ],

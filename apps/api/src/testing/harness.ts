@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { answerClientErrorsWithJson } from '../http/client-errors.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createServices, type ServiceOptions, type Services } from '../services.ts';
-import { servedResponseContract, type ServedResponseContract } from './response-contract.ts';
+import { appendContractLog, servedResponseContract, type ServedResponseContract } from './response-contract.ts';
 
 export interface TestResponse {
   status: number;
@@ -31,14 +31,14 @@ export interface RequestOptions {
 }
 
 /**
- * Appends `<validated answers>\t<suite>` to the file RESPONSE_CONTRACT_LOG names, when set, so a
- * run can report how many answers its suites checked against the document.
+ * Appends `<validated answers>\t<suite>\t<operationId:status,…>` to the file RESPONSE_CONTRACT_LOG
+ * names, when set, so a run can report how many answers its suites checked against the document,
+ * and which documented answers they received (contract-coverage.ts).
  */
 function logValidated(contract: ServedResponseContract) {
   const file = process.env.RESPONSE_CONTRACT_LOG;
   if (!file) return;
-  const suite = path.relative(process.cwd(), expect.getState().testPath ?? 'unknown');
-  appendFileSync(file, `${contract.validated}\t${suite}\n`);
+  appendContractLog(file, path.relative(process.cwd(), expect.getState().testPath ?? 'unknown'), contract.checkedPairs);
 }
 
 /** Kinds of secrets the log check looks for. */

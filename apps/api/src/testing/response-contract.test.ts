@@ -27,10 +27,10 @@ describe('the response contract check', () => {
   it('accepts real answers, and names the operation, status and first schema error of a planted extra field', async () => {
     const created = await answerOf('POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'contract@example.com', userIdentifierType: 'EMAIL' });
     expect(created.status).toBe(201);
-    expect(contract.check(created)).toEqual({ checked: true, mismatch: undefined });
+    expect(contract.check(created)).toEqual({ checked: true, operationId: 'createWallet', mismatch: undefined });
     const walletId = (created.body as { id: string }).id;
     const fetched = await answerOf('GET', `/v1/wallets/${walletId}`);
-    expect(contract.check(fetched)).toEqual({ checked: true, mismatch: undefined });
+    expect(contract.check(fetched)).toEqual({ checked: true, operationId: 'getWallet', mismatch: undefined });
 
     const planted = { ...fetched, body: { ...(fetched.body as object), planted: true } };
     expect(contract.check(planted).mismatch).toBe(
@@ -74,5 +74,6 @@ describe('the response contract check', () => {
     );
     expect(served.firstMismatch).toBe('GET /v1/wallets (listWallets) answered 204, a status the document does not list for it');
     expect(served.validated).toBe(1);
+    expect(served.checkedPairs).toEqual(['listWallets:200']);
   });
 });

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { appendFileSync } from 'node:fs';
 import { documentSchemas, type Schema } from './document-schemas.ts';
 
 /**
@@ -73,14 +74,14 @@ export function responseContract(document: ContractDocument) {
    * against an operation. Answers outside /v1 are not, nor those to a method and path no operation
    * has: the pipeline answers them before any route (401, 403, 429, 400 for a body, 404, 405).
    */
-  function check(answer: Answer): { checked: boolean; mismatch?: string } {
+  function check(answer: Answer): { checked: boolean; operationId?: string; mismatch?: string } {
     const path = answer.url.split('?')[0]!;
     // The document itself is not one of its operations.
     if (!path.startsWith('/v1/') || path === '/v1/openapi.json') return { checked: false };
     const method = answer.method.toUpperCase();
     const template = templates.find((t) => t.method === method && t.pattern.test(path));
     if (!template) return { checked: false };
-    return { checked: true, mismatch: operationMismatch(template, answer) };
+    return { checked: true, operationId: template.operationId, mismatch: operationMismatch(template, answer) };
   }
 
   function operationMismatch(template: Template, answer: Answer): string | undefined {
@@ -112,7 +113,7 @@ export function responseContract(document: ContractDocument) {
  */
 export function servedResponseContract(baseUrl: string) {
   let contract: Promise<ReturnType<typeof responseContract>> | undefined;
-  let validated = 0;
+  const checkedPairs: string[] = [];
   let firstMismatch: string | undefined;
   const load = async () => {
     const served = await fetch(`${baseUrl}/v1/openapi.json`);
@@ -128,11 +129,15 @@ export function servedResponseContract(baseUrl: string) {
         firstMismatch ??= result.mismatch;
         throw new Error(`The answer breaks /v1/openapi.json: ${result.mismatch}`);
       }
-      if (result.checked) validated += 1;
+      if (result.checked) checkedPairs.push(contractPair(result.operationId!, answer.status));
     },
     /** How many answers matched their operation's documented status and schema. */
     get validated() {
-      return validated;
+      return checkedPairs.length;
+    },
+    /** The `operationId:status` of each answer that matched, in the order received (one entry per answer). */
+    get checkedPairs(): readonly string[] {
+      return checkedPairs;
     },
     get firstMismatch() {
       return firstMismatch;
@@ -141,6 +146,20 @@ export function servedResponseContract(baseUrl: string) {
 }
 
 export type ServedResponseContract = ReturnType<typeof servedResponseContract>;
+
+/** How the contract log and the coverage report name a documented answer: `operationId:status`. */
+export function contractPair(operationId: string, status: number | string): string {
+  return `${operationId}:${status}`;
+}
+
+/**
+ * Appends `<answers checked>\t<suite>\t<operationId:status,…>` to the RESPONSE_CONTRACT_LOG file
+ * (each distinct pair once; the first field stays the count so a sum over the log is the answers
+ * checked). `checkedPairs` holds one entry per answer checked.
+ */
+export function appendContractLog(file: string, suite: string, checkedPairs: readonly string[]): void {
+  appendFileSync(file, `${checkedPairs.length}\t${suite}\t${[...new Set(checkedPairs)].join(',')}\n`);
+}
 
 /** Reads a fetch response's body as the harness does: parsed JSON, else the text, undefined when empty. */
 export async function readBody(response: Response): Promise<unknown> {
