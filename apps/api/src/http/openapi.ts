@@ -6,18 +6,31 @@ import { apiTags, type Example, type RouteDef } from './route.ts';
 /** What every route answers 400 for, whatever its own schemas (dispatchRoutes, jsonBody). */
 const inputLimits = `a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than ${MAX_BODY_DEPTH} levels`;
 
-/** What every operation can answer, whatever its own responses (auth, rate limit, body parsing, dispatch). */
+/** Answers an operation can give whatever its own responses (auth, rate limit, body parsing, dispatch, idempotency). */
 const commonErrors: Record<number, { description: string; errors: ErrorBody[] }> = {
   400: { description: `Invalid request: a field failing its schema (\`details\` names it), ${inputLimits}`, errors: [errorBodies.invalidRequest] },
   401: { description: 'Missing API key, or address outside the allowlist', errors: [errorBodies.unauthorized] },
   403: { description: 'Invalid API key', errors: [errorBodies.forbidden] },
   404: { description: "Not found (also another project's object)", errors: [errorBodies.notFound] },
-  409: { description: 'Conflict', errors: [errorBodies.conflict] },
+  409: { description: 'The Idempotency-Key was used with another request, or its first request is still running', errors: [errorBodies.conflict] },
   413: { description: 'Request body larger than 1 MB', errors: [errorBodies.payloadTooLarge] },
   431: { description: 'Request line and headers larger than 16 KB', errors: [errorBodies.requestHeadersTooLarge] },
   429: { description: 'Rate limit exceeded; see Retry-After', errors: [errorBodies.rateLimited] },
   500: { description: 'Internal error', errors: [errorBodies.internalError] },
 };
+
+/**
+ * The common statuses `route` can answer: every operation the auth, rate-limit, header-size, input
+ * and internal errors; 404 when its path names a stored object; 409 when the shared Idempotency-Key store
+ * runs it (POST and PUT); 413 when it takes a body (GET bodies are not read: jsonBody).
+ */
+export function commonStatusesOf(route: Pick<RouteDef, 'method' | 'path' | 'body' | 'ownIdempotency' | 'pathNamesNoObject'>): number[] {
+  const statuses = [400, 401, 403, 429, 431, 500];
+  if (/\{\w+\}/.test(route.path) && !route.pathNamesNoObject) statuses.push(404);
+  if ((route.method === 'post' || route.method === 'put') && !route.ownIdempotency) statuses.push(409);
+  if (route.body) statuses.push(413);
+  return statuses;
+}
 
 /** Answers every operation shows an example of, besides its own (RouteDef.examples). */
 const commonErrorExamples: Record<number, Example> = {
@@ -111,14 +124,16 @@ export function buildOpenApi(routes: RouteDef[]) {
         ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } }]
         : [];
     const responses: Record<string, unknown> = {};
-    const statuses = [...new Set([...Object.keys(route.responses), ...Object.keys(commonErrors)].map(Number))].sort((a, b) => a - b);
+    const common = new Set(commonStatusesOf(route));
+    const statuses = [...new Set([...Object.keys(route.responses).map(Number), ...common])].sort((a, b) => a - b);
     for (const status of statuses) {
       const own = route.responses[status];
-      const common = commonErrors[status];
-      const description = own ? (status === 400 ? `${own.description}; or ${inputLimits}` : own.description) : common!.description;
+      // An own status listing no error bodies answers the common body of that status.
+      const shared = common.has(status) || (own && !own.errors?.length) ? commonErrors[status] : undefined;
+      const description = own ? (status === 400 ? `${own.description}; or ${inputLimits}` : own.description) : shared!.description;
       let schema = own?.schema ? jsonSchema(own.schema, 'output') : undefined;
       if (status >= 400) {
-        const errors = [...(common?.errors ?? []), ...(own?.errors ?? [])];
+        const errors = [...(shared?.errors ?? []), ...(own?.errors ?? [])];
         if (errors.length === 0) throw new Error(`${route.operationId}: status ${status} lists no error body`);
         schema = errorStatusSchema(errors, jsonSchema);
       }

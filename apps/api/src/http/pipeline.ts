@@ -127,14 +127,16 @@ export function authenticate(apiKeys: ApiKeyService, rateLimit: RateLimiter): Re
 export const MAX_BODY_DEPTH = 64;
 
 /**
- * express.json() for requests that have a body; the others (most GETs) skip it, as it would
- * itself (type-is's hasBody: a Transfer-Encoding or a Content-Length header). A body nested deeper
+ * express.json() for requests that have a body; the others skip it, as it would itself (type-is's
+ * hasBody: a Transfer-Encoding or a Content-Length header). A GET's or HEAD's body has no meaning
+ * (RFC 9110) and no route reads one, so it is never read: those answer no 413 and no body error. A body nested deeper
  * than MAX_BODY_DEPTH is a 400 here: recursive code downstream (the idempotency fingerprint's
  * canonical JSON, zod) would overflow the stack on it.
  */
 export function jsonBody(options: Parameters<typeof express.json>[0]): RequestHandler {
   const parse = express.json(options);
   return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
     if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return next();
     parse(req, res, (error?: unknown) => {
       if (error === undefined && nestedDeeperThan(req.body, MAX_BODY_DEPTH)) {

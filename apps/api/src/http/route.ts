@@ -62,6 +62,11 @@ export interface RouteDef {
    * generic 24-hour store); the handler reads the header itself.
    */
   ownIdempotency?: true;
+  /**
+   * Its path parameters name no stored object, so an unknown one is no 404 (an authorization scope
+   * is a label: an id never used is an empty scope).
+   */
+  pathNamesNoObject?: true;
   /** Examples the document shows for this operation (openapi.test.ts checks each against its schema). */
   examples?: RouteExamples;
   handler(ctx: RouteContext): Promise<RouteResult>;

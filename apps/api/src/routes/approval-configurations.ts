@@ -37,6 +37,7 @@ export function approvalConfigurationRoutes(configurations: ApprovalConfiguratio
       method: 'get',
       path: `${scope}/requirements`,
       operationId: 'listApprovalRequirements',
+      pathNamesNoObject: true,
       examples: approvalConfigurationsExamples.listApprovalRequirements,
       summary: 'Approval requirements of a scope',
       description: 'Every approval requirement of the active policies in the authorization scope, with its stages and the values it lets a partner configure (key, bounds, default).',

@@ -63,6 +63,7 @@ export function authorizationScopeRoutes(scopes: AuthorizationScopeService): Rou
       method: 'get',
       path: '/v1/permissions-v2/authorization-scopes/{authorizationScopeId}/members',
       operationId: 'listScopeMembers',
+      pathNamesNoObject: true,
       examples: authorizationScopesExamples.listScopeMembers,
       summary: 'Members of a scope',
       description: 'The users with at least one assignment in the scope and their assignments, ordered by user id.',

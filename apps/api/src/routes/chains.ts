@@ -26,7 +26,10 @@ export function chainRoutes(chains: ChainService, { localFaucet, localDevnets }:
       description: "Local mode only (absent elsewhere): sends native coin or test USDC from the local devnet's faucet to a wallet of the calling key's project. `amount` is in whole tokens; the answer carries the base units and the transaction hash.",
       tag: 'Local',
       body: faucetBody,
-      responses: { 200: { description: 'The funding transaction', schema: faucetResponse } },
+      responses: {
+        200: { description: 'The funding transaction', schema: faucetResponse },
+        404: { description: "No such wallet (also another project's)" },
+      },
       handler: async ({ caller, body }) => ({ status: 200, body: await chains.fund(caller, body) }),
     });
   }

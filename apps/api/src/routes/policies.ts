@@ -91,7 +91,10 @@ export function policyRoutes(policies: PolicyService, usage: PolicyUsage, dryRun
       description: "Takes a signing or transfer route's name and its body as that route takes it, builds the same intent the route would sign and judges it with the same engine: the decision, every applying rule with its outcome, the facts it saw and each meter before and after. Nothing is reserved, signed or recorded, and a denial is still 200.",
       tag: 'Permissions',
       body: dryRunBodySchema,
-      responses: { 200: { description: 'The decision and its trace (a denial is still 200 here)', schema: dryRunResultSchema } },
+      responses: {
+        200: { description: 'The decision and its trace (a denial is still 200 here)', schema: dryRunResultSchema },
+        404: { description: "No such wallet (also another project's)" },
+      },
       handler: async ({ caller, body }) => ({ status: 200, body: await dryRun.evaluate(caller, body) }),
     },
   ]);

@@ -19,7 +19,7 @@ const operationResponses = {
   404: { description: 'NOT_FOUND: no such wallet for this partner' },
   409: {
     description: 'CONFLICT (the key was used for another request), YIELD_DISABLED, YIELD_OPERATION_IN_PROGRESS (retrying a paused operation while another is active on the wallet and chain), WALLET_NOT_READY',
-    errors: [errorBodies.yieldDisabled, errorBodies.yieldOperationInProgress, errorBodies.walletNotReady],
+    errors: [errorBodies.conflict, errorBodies.yieldDisabled, errorBodies.yieldOperationInProgress, errorBodies.walletNotReady],
   },
 };
 

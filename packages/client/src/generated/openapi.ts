@@ -1096,11 +1096,6 @@ export interface components {
             code: "FORBIDDEN";
             message: string;
         };
-        NotFound: {
-            /** @constant */
-            code: "NOT_FOUND";
-            message: string;
-        };
         Conflict: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1168,6 +1163,11 @@ export interface components {
                 hasMore: boolean;
                 limit: number;
             };
+        };
+        NotFound: {
+            /** @constant */
+            code: "NOT_FOUND";
+            message: string;
         };
         UpdateWalletRequest: {
             userIdentifier?: string;
@@ -2447,33 +2447,6 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -2552,15 +2525,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
-                };
-            };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
                 };
             };
             /** @description WALLET_ALREADY_EXISTS, with walletId of the existing wallet; or CONFLICT on an Idempotency-Key reuse */
@@ -2666,24 +2630,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -2779,7 +2725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyExists"];
+                    "application/json": components["schemas"]["WalletAlreadyExists"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3582,7 +3528,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,24 +3645,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -3801,24 +3729,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4023,33 +3933,6 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -4235,33 +4118,6 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -4345,24 +4201,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4452,24 +4290,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -4557,24 +4377,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -4667,24 +4469,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -4765,7 +4549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Not found (also another project's object) */
+            /** @description No such wallet (also another project's) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4774,7 +4558,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,24 +4660,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5095,24 +4861,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -5190,33 +4938,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
-                };
-            };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5302,24 +5023,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5519,24 +5222,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -5611,33 +5296,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
-                };
-            };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -5728,24 +5386,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -5832,24 +5472,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6052,24 +5674,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -6161,24 +5765,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -6256,33 +5842,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
-                };
-            };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6368,24 +5927,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6484,15 +6025,6 @@ export interface operations {
                     "application/json": components["schemas"]["Conflict"];
                 };
             };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -6569,33 +6101,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
-                };
-            };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6681,24 +6186,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6788,22 +6275,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6893,22 +6371,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6996,24 +6465,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7104,24 +6555,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -7207,24 +6640,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7313,24 +6728,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7423,24 +6820,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -7524,24 +6903,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -7866,24 +7227,6 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -7981,15 +7324,6 @@ export interface operations {
                     "application/json": components["schemas"]["Conflict"];
                 };
             };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -8076,24 +7410,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -8188,33 +7504,6 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -8295,7 +7584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forbidden"];
                 };
             };
-            /** @description Not found (also another project's object) */
+            /** @description No such wallet (also another project's) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8304,7 +7593,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8394,33 +7683,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forbidden"];
-                };
-            };
-            /** @description Not found (also another project's object) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description Request body larger than 1 MB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */

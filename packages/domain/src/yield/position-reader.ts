@@ -32,8 +32,9 @@ export function createYieldPositionService({ catalog, gateways, loadWallet }: Yi
   return {
     async position(caller: Caller, walletId: string, query: unknown): Promise<YieldPosition> {
       const input = parseInput(yieldPositionQuerySchema, query);
-      const market = catalog.resolve({ marketId: input.marketId, chainId: input.chainId });
+      // The wallet the path names first: a missing one is 404 whatever the query's market.
       const wallet = requireEvmYieldWallet(await loadWallet(caller, walletId));
+      const market = catalog.resolve({ marketId: input.marketId, chainId: input.chainId });
       const address = wallet.address as Hex;
       const gateway = gateways.evm(market.chainId);
       if (!gateway) throw rpcUnavailable(new Error(`no RPC configured for chain ${market.chainId}`));
