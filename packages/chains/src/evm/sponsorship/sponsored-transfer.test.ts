@@ -62,15 +62,21 @@ async function usdcOnlyWallet(amount: bigint): Promise<LocalAccount> {
   return wallet;
 }
 
+interface TransferOptions {
+  sponsor?: LocalAccount;
+  ownerSignsEip191?: boolean;
+  /** Sign as if the chain were already at this EntryPoint nonce, without an authorization (a later op of one bundle). */
+  laterInBundle?: { nonce: bigint };
+}
+
 /** Every step the service takes, with viem local accounts signing the 32-byte hashes. */
-async function signedTransfer(wallet: LocalAccount, recipient: Address, amount: bigint, signers: { sponsor?: LocalAccount; ownerSignsEip191?: boolean } = {}) {
+async function signedTransfer(wallet: LocalAccount, recipient: Address, amount: bigint, o: TransferOptions = {}) {
   const rpcUrl = anvil.rpcUrl;
   const chainId = anvil.chainId;
-  const simulation = await simulateTokenTransfer(rpcUrl, { token: usdc, from: wallet.address, to: recipient, amount });
-  expect(simulation).toEqual({ ok: true });
+  if (!o.laterInBundle) expect(await simulateTokenTransfer(rpcUrl, { token: usdc, from: wallet.address, to: recipient, amount })).toEqual({ ok: true });
   const delegation = await readDelegation(rpcUrl, wallet.address, d.delegate);
   let authorization;
-  if (!delegation.delegated) {
+  if (!delegation.delegated && !o.laterInBundle) {
     const params = { chainId, delegate: d.delegate, nonce: delegation.nonce };
     authorization = signedAuthorization(params, await wallet.sign!({ hash: authorizationHash(params) }));
   }
@@ -80,7 +86,7 @@ async function signedTransfer(wallet: LocalAccount, recipient: Address, amount: 
     token: usdc,
     recipient,
     amount,
-    nonce: await entryPointNonce(rpcUrl, d.entryPoint, wallet.address),
+    nonce: o.laterInBundle?.nonce ?? (await entryPointNonce(rpcUrl, d.entryPoint, wallet.address)),
     paymaster: d.paymaster,
     maxFeePerGas: fees.maxFeePerGas,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
@@ -89,14 +95,13 @@ async function signedTransfer(wallet: LocalAccount, recipient: Address, amount: 
   const window = { validUntil: Math.floor(Date.now() / 1000) + 600, validAfter: 0 };
   const hash = sponsorshipHash(op, { ...window, chainId });
   expect(hash).toBe(await readSponsorshipHash(rpcUrl, op, window));
-  op = withSponsorSignature(op, { ...window, signature: await (signers.sponsor ?? sponsor).sign!({ hash: sponsorshipDigest(hash) }) });
+  op = withSponsorSignature(op, { ...window, signature: await (o.sponsor ?? sponsor).sign!({ hash: sponsorshipDigest(hash) }) });
   const userOpHash = userOperationHash(op, chainId, d.entryPoint);
   // The EntryPoint's own hash of the packed op: it reads the delegate from the sender's code in
   // place of the 0x7702 marker, so an EOA not delegated yet gets that code as a state override.
-  const delegationCode = concat(['0xef0100', d.delegate]);
-  const stateOverride = delegation.delegated ? undefined : [{ address: wallet.address, code: delegationCode }];
+  const stateOverride = delegation.delegated ? undefined : [{ address: wallet.address, code: concat(['0xef0100', d.delegate]) }];
   expect(await pub.readContract({ address: d.entryPoint, abi: entryPoint08Abi, functionName: 'getUserOpHash', args: [packUserOperation(op)], stateOverride })).toBe(userOpHash);
-  const ownerSignature = signers.ownerSignsEip191 ? await wallet.sign!({ hash: hashMessage({ raw: userOpHash }) }) : await wallet.sign!({ hash: userOpHash });
+  const ownerSignature = o.ownerSignsEip191 ? await wallet.sign!({ hash: hashMessage({ raw: userOpHash }) }) : await wallet.sign!({ hash: userOpHash });
   op = withOwnerSignature(op, ownerSignature);
   const stored = serializeUserOperation(op);
   expect(serializeUserOperation(parseUserOperation(stored))).toBe(stored);
@@ -203,5 +208,30 @@ describe('sponsored ERC-20 transfer through a relayer (EntryPoint v0.8, Simple77
     const other = await usdcOnlyWallet(5n * USDC);
     const { op } = await signedTransfer(other, recipient, USDC, { ownerSignsEip191: true });
     await expect(prepareHandleOpsTransaction(anvil.rpcUrl, { op, relayer: relayer.address, entryPoint: d.entryPoint })).rejects.toMatchObject({ code: 'AA24' });
+  });
+
+  it('two ops of one wallet in one bundle: each outcome counts only the logs of its own execution', async () => {
+    const other = await usdcOnlyWallet(10n * USDC);
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const first = await signedTransfer(other, to, 6n * USDC);
+    // Same sender, recipient and amount; it reverts (4 USDC left), so only the first Transfer exists.
+    const second = await signedTransfer(other, to, 6n * USDC, { laterInBundle: { nonce: 1n } });
+    const data = encodeFunctionData({ abi: entryPoint08Abi, functionName: 'handleOps', args: [[packUserOperation(first.op), packUserOperation(second.op)], relayer.address] });
+    const { receipt } = await sendRelayerTransaction(
+      anvil.rpcUrl,
+      relayer,
+      { to: d.entryPoint, data, gas: 800_000n, authorizationList: [first.op.authorization!] },
+      { chainId: anvil.chainId, ...(await pub.estimateFeesPerGas()) },
+    );
+    expect(receipt.status).toBe('success');
+    expect(await usdcBalance(to)).toBe(6n * USDC);
+    expect(await onChainNonce(other.address)).toBe(2n);
+    const expectation = { token: usdc, from: other.address, to, amount: 6n * USDC, entryPoint: d.entryPoint };
+    expect(userOperationOutcome(receipt, { ...expectation, userOpHash: first.userOpHash })).toMatchObject({ success: true, transferProven: true, nonce: '0' });
+    const failed = userOperationOutcome(receipt, { ...expectation, userOpHash: second.userOpHash });
+    expect(failed).toMatchObject({ success: false, transferProven: false, nonce: '1' });
+    expect(BigInt(failed!.actualGasCost)).toBeGreaterThan(0n);
+    expect(failed!.revertReason?.slice(0, 10)).toBe('0xe450d38c'); // ERC20InsufficientBalance
+    expect(userOperationOutcome(receipt, { ...expectation, userOpHash: `0x${'ab'.repeat(32)}` })).toBeUndefined();
   });
 });
