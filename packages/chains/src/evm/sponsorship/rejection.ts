@@ -2,8 +2,9 @@
  * Why the EntryPoint refuses an operation (handleOps reverts with FailedOp / FailedOpWithRevert):
  * the ERC-4337 code (`AA25 invalid account nonce`, `AA34 signature error`, …) out of a viem error.
  */
-import { BaseError, decodeErrorResult, type Hex } from 'viem';
+import { decodeErrorResult, type Hex } from 'viem';
 import { entryPoint08Abi } from 'viem/account-abstraction';
+import { revertDataOf } from './revert-data.ts';
 
 export class UserOperationRejectedError extends Error {
   override readonly name = 'UserOperationRejectedError';
@@ -19,22 +20,10 @@ export class UserOperationRejectedError extends Error {
   }
 }
 
-function revertData(err: unknown): Hex | undefined {
-  if (!(err instanceof BaseError)) return undefined;
-  let found: Hex | undefined;
-  err.walk((e) => {
-    const data = (e as { data?: unknown }).data;
-    if (typeof data === 'string' && /^0x[0-9a-fA-F]{8,}$/.test(data)) found = data as Hex;
-    else if (data && typeof data === 'object' && typeof (data as { data?: unknown }).data === 'string') found = (data as { data: Hex }).data;
-    return false;
-  });
-  return found;
-}
-
 /** The EntryPoint's refusal inside `err`, or undefined when `err` is something else (transport, node). */
 export function entryPointRejection(err: unknown): UserOperationRejectedError | undefined {
-  const data = revertData(err);
-  if (!data) return undefined;
+  const data = revertDataOf(err);
+  if (!data || data === '0x') return undefined;
   try {
     const decoded = decodeErrorResult({ abi: entryPoint08Abi, data });
     if (decoded.errorName !== 'FailedOp' && decoded.errorName !== 'FailedOpWithRevert') return undefined;

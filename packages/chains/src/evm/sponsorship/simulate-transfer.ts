@@ -3,9 +3,10 @@
  * that would revert (e.g. ERC20InsufficientBalance) is refused before anything is sponsored: an
  * included op whose call reverts still costs the sponsor its gas.
  */
-import { BaseError, ContractFunctionRevertedError, decodeFunctionResult, encodeFunctionData, getAddress, type Address, type Hex } from 'viem';
+import { decodeErrorResult, decodeFunctionResult, encodeFunctionData, getAddress, type Address, type Hex } from 'viem';
 import { readClient } from './client.ts';
 import { ERC20_TRANSFER_ABI } from './constants.ts';
+import { revertDataOf } from './revert-data.ts';
 
 export type TransferSimulation =
   | { ok: true }
@@ -32,10 +33,12 @@ export async function simulateTokenTransfer(rpcUrl: string, p: SimulateTransferP
   const data = encodeFunctionData({ abi: ERC20_TRANSFER_ABI, functionName: 'transfer', args: [getAddress(p.to), p.amount] });
   try {
     const result = await readClient(rpcUrl).call({ account: getAddress(p.from), to: getAddress(p.token), data });
-    // Tokens without a return value answer 0x; one that answers false did not transfer.
-    if (result.data && result.data !== '0x' && !decodeFunctionResult({ abi: ERC20_TRANSFER_ABI, functionName: 'transfer', data: result.data })) {
-      return { ok: false, data: '0x', message: 'transfer returned false' };
+    if (!result.data || result.data === '0x') {
+      // Tokens without a return value answer 0x, and so does an address without code.
+      const code = await readClient(rpcUrl).getCode({ address: getAddress(p.token) });
+      return code && code !== '0x' ? { ok: true } : { ok: false, data: '0x', message: `no contract at token address ${getAddress(p.token)}` };
     }
+    if (!decodeFunctionResult({ abi: ERC20_TRANSFER_ABI, functionName: 'transfer', data: result.data })) return { ok: false, data: '0x', message: 'transfer returned false' };
     return { ok: true };
   } catch (err) {
     const reverted = revertOf(err);
@@ -45,24 +48,14 @@ export async function simulateTokenTransfer(rpcUrl: string, p: SimulateTransferP
 }
 
 function revertOf(err: unknown): Extract<TransferSimulation, { ok: false }> | undefined {
-  if (!(err instanceof BaseError)) return undefined;
-  const raw = err.walk((e) => typeof (e as { data?: unknown }).data === 'string' || e instanceof ContractFunctionRevertedError) as
-    | (BaseError & { data?: Hex })
-    | null;
-  const revert = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-  if (!raw && !/revert/i.test(err.message)) return undefined;
-  const data = (revert?.raw ?? (typeof raw?.data === 'string' ? raw.data : undefined) ?? '0x') as Hex;
-  const decoded = decodeRevert(data);
-  return { ok: false, data, ...decoded, message: decoded.errorName ? `${decoded.errorName}(${decoded.errorArgs?.join(', ')})` : err.shortMessage };
-}
-
-function decodeRevert(data: Hex): { errorName?: string; errorArgs?: string[] } {
-  if (data === '0x') return {};
+  const data = revertDataOf(err);
+  if (data === undefined) return undefined;
   try {
-    const e = new ContractFunctionRevertedError({ abi: ERC20_TRANSFER_ABI, data, functionName: 'transfer' });
-    if (!e.data) return {};
-    return { errorName: e.data.errorName, errorArgs: (e.data.args ?? []).map((a) => String(a)) };
+    // Knows the ABI's errors plus Error(string) and Panic(uint256).
+    const decoded = decodeErrorResult({ abi: ERC20_TRANSFER_ABI, data });
+    const errorArgs = (decoded.args ?? []).map((a) => String(a));
+    return { ok: false, data, errorName: decoded.errorName, errorArgs, message: `${decoded.errorName}(${errorArgs.join(', ')})` };
   } catch {
-    return {};
+    return { ok: false, data, message: data === '0x' ? 'transfer reverted without data' : `transfer reverted with undecoded data ${data.slice(0, 10)}` };
   }
 }

@@ -64,6 +64,7 @@ async function usdcOnlyWallet(amount: bigint): Promise<LocalAccount> {
 
 interface TransferOptions {
   sponsor?: LocalAccount;
+  window?: { validUntil: number; validAfter: number };
   ownerSignsEip191?: boolean;
   /** Sign as if the chain were already at this EntryPoint nonce, without an authorization (a later op of one bundle). */
   laterInBundle?: { nonce: bigint };
@@ -92,7 +93,7 @@ async function signedTransfer(wallet: LocalAccount, recipient: Address, amount: 
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     ...(authorization ? { authorization } : {}),
   });
-  const window = { validUntil: Math.floor(Date.now() / 1000) + 600, validAfter: 0 };
+  const window = o.window ?? { validUntil: Math.floor(Date.now() / 1000) + 600, validAfter: 0 };
   const hash = sponsorshipHash(op, { ...window, chainId });
   expect(hash).toBe(await readSponsorshipHash(rpcUrl, op, window));
   op = withSponsorSignature(op, { ...window, signature: await (o.sponsor ?? sponsor).sign!({ hash: sponsorshipDigest(hash) }) });
@@ -192,16 +193,28 @@ describe('sponsored ERC-20 transfer through a relayer (EntryPoint v0.8, Simple77
     expect({ recipient: await usdcBalance(recipient), deposit: await depositOf(), nonce: await onChainNonce(wallet.address) }).toEqual(before);
   });
 
-  it('a transfer above the balance fails simulation with ERC20InsufficientBalance', async () => {
+  it('simulation: a transfer above the balance fails with ERC20InsufficientBalance, a token without code fails, a dead node throws', async () => {
     const balance = await usdcBalance(wallet.address);
     const simulation = await simulateTokenTransfer(anvil.rpcUrl, { token: usdc, from: wallet.address, to: recipient, amount: balance + 1n });
     expect(simulation).toMatchObject({ ok: false, errorName: 'ERC20InsufficientBalance', errorArgs: [wallet.address, balance.toString(), (balance + 1n).toString()] });
+    expect(simulation.ok || simulation.data.startsWith('0xe450d38c')).toBe(true);
+    const noToken = await simulateTokenTransfer(anvil.rpcUrl, { token: recipient, from: wallet.address, to: recipient, amount: 1n });
+    expect(noToken).toMatchObject({ ok: false, message: `no contract at token address ${recipient}` });
+    // A node that does not answer is an error, not a refused transfer.
+    await expect(simulateTokenTransfer('http://127.0.0.1:1', { token: usdc, from: wallet.address, to: recipient, amount: 1n })).rejects.toThrow();
   });
 
   it('a sponsorship signed by another key is refused by the paymaster (AA34)', async () => {
     const other = await usdcOnlyWallet(5n * USDC);
     const { op } = await signedTransfer(other, recipient, USDC, { sponsor: privateKeyToAccount(generatePrivateKey()) });
     await expect(prepareHandleOpsTransaction(anvil.rpcUrl, { op, relayer: relayer.address, entryPoint: d.entryPoint })).rejects.toMatchObject({ code: 'AA34' });
+  });
+
+  it('a sponsorship whose window has passed is refused by the EntryPoint (AA32)', async () => {
+    const other = await usdcOnlyWallet(5n * USDC);
+    const now = Math.floor(Date.now() / 1000);
+    const { op } = await signedTransfer(other, recipient, USDC, { window: { validUntil: now - 60, validAfter: now - 120 } });
+    await expect(prepareHandleOpsTransaction(anvil.rpcUrl, { op, relayer: relayer.address, entryPoint: d.entryPoint })).rejects.toMatchObject({ code: 'AA32' });
   });
 
   it('the owner signs the userOpHash raw: an EIP-191 signature of it is refused (AA24)', async () => {
