@@ -21,3 +21,12 @@ export { fundEvmWallet, type FundEvmWalletParams, type FundEvmWalletResult } fro
 export { localChain } from './dev-account.ts';
 export { ensureDeployed, evmGenesisHash } from './deployments.ts';
 export * from './yield/index.ts';
+export {
+  deploySponsorshipContracts,
+  ensureSponsorshipContracts,
+  topUpPaymasterDeposit,
+  CREATE2_DEPLOYER_ADDRESS,
+  SPONSORSHIP_DEPLOYER_PRIVATE_KEY,
+  type SponsorshipDeployment,
+  type DeploySponsorshipOptions,
+} from './sponsorship/deploy.ts';

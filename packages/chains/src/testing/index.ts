@@ -8,3 +8,4 @@ export {
   type LiquidityShortage,
 } from '../evm/yield/testing.ts';
 export { createVaultLiquidityShortage, endVaultLiquidityShortage, type VaultLiquidityShortage } from '../evm/yield/testing-vault.ts';
+export { sendRelayerTransaction } from '../evm/sponsorship/testing.ts';

@@ -60,7 +60,7 @@ export async function withAutomine<T>(rpcUrl: string, fn: () => Promise<T>): Pro
   if (wasAutomine) return fn();
   const interval = await rpc<number | null>(rpcUrl, 'anvil_getIntervalMining').catch(() => null);
   // anvil reports (and restores) interval mining in whole seconds: a 0.25 s chain would come back wrong.
-  if (interval === 0) throw new Error('the yield deployment needs automine or a whole-second block time (blockTimeSeconds ≥ 1)');
+  if (interval === 0) throw new Error('a devnet deployment (yield markets, sponsorship contracts) needs automine or a whole-second block time (blockTimeSeconds ≥ 1)');
   await rpc(rpcUrl, 'evm_setAutomine', [true]);
   try {
     return await fn();
