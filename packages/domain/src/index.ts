@@ -17,6 +17,7 @@ export * from './wallets/addresses.ts';
 export * from './custody/keys.ts';
 export * from './custody/shares.ts';
 export * from './custody/kek.ts';
+export * from './custody/service-keys.ts';
 export * from './sponsorship/ports.ts';
 export * from './sponsorship/settings.ts';
 export * from './sponsorship/gas-cap.ts';
