@@ -111,7 +111,7 @@ describe.each(testDatabaseKinds)('sponsorship settings and daily budget (%s)', (
   it('settles to the actual cost and releases, each once; a released operation may reserve again', async () => {
     const scope = await project();
     await sponsorship.change(scope, 'enable', { dailyBudgetWei: '1000' });
-    const [a, b, c] = ['a', 'b', 'c'].map((n) => `${n}-${scope.projectId}`);
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => `${n}-${scope.projectId}`) as [string, string, string];
     for (const id of [a, b, c]) expect((await sponsorship.reserveSponsorshipBudget(scope, id, 300n)).ok).toBe(true);
     expect(await usedToday(scope)).toBe('900');
     expect((await sponsorship.reserveSponsorshipBudget(scope, `d-${scope.projectId}`, 101n)).ok).toBe(false);
