@@ -37,6 +37,8 @@ import {
   createPartnerScope,
   createPolicyService,
   createPermissionsExtension,
+  createSponsorship,
+  createServiceKeys,
   createAuthorizationScopeService,
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
@@ -288,6 +290,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     policyEngine,
     /** The permissions v2 extension switch per project and environment (CLI now, console next). */
     permissionsExtension,
+    /** Gas sponsorship per project and environment: settings (sponsorship CLI), admission, gas cap and daily budget. */
+    sponsorship: createSponsorship({ store: stores.sponsorship, clock }),
+    /** The service's sponsor and relayer keys per EVM chain: created on first use, signing inside custody only. */
+    serviceKeys: createServiceKeys({ store: stores.serviceKeys, keks, clock }),
     /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */
     authorizationScopes,
     /** The console's scopes pages (tRPC, GraphQL): the REST use cases above, acting as the staff member. */

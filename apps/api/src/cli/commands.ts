@@ -75,6 +75,8 @@ const commands = {
     services.policies.list(await services.policies.operatorScope(String(args.projectId), args.environment)),
   'policies.extension': async (services: Services, args: Record<string, unknown>) =>
     services.permissionsExtension.set(await services.policies.operatorScope(String(args.projectId), args.environment), args.enabled === true),
+  'sponsorship.change': async (services: Services, args: Record<string, unknown>) =>
+    services.sponsorship.change(await services.policies.operatorScope(String(args.projectId), args.environment), args.verb as never, args.limits),
 } as const;
 
 /** What `policies apply` and `deactivate` print: which version is now in which state. */

@@ -18,6 +18,8 @@ import { createPolicyMeterStore } from './policy-meters.ts';
 import { createYieldOperationStore } from './yield-operations.ts';
 import { createAuthorizationScopeStore } from './authorization-scopes.ts';
 import { createPermissionsExtensionStore } from './permissions-extension.ts';
+import { createServiceKeyStore } from './service-keys.ts';
+import { createSponsorshipStore } from './sponsorship.ts';
 import { createApprovalConfigurationStore } from './approval-configurations.ts';
 import { createApprovalPreparationStore } from './approval-preparations.ts';
 import { createApprovalCaseLinks } from './approval-case-links.ts';
@@ -60,6 +62,10 @@ export function createStores(database: Database) {
     authorizationScopeDirectory: createAuthorizationScopeDirectoryStore(database),
     /** The permissions v2 extension switch per project and environment. */
     permissionsExtension: createPermissionsExtensionStore(database),
+    /** Gas sponsorship settings per project and environment, and the daily budget reservations. */
+    sponsorship: createSponsorshipStore(database),
+    /** The service's own sponsor and relayer keys, one per purpose and EVM chain (encrypted under the service KEK). */
+    serviceKeys: createServiceKeyStore(database),
     /** Approval requirement configurations per scope, with their revisions (`configuredValues` is the signing side's read). */
     approvalConfigurations: createApprovalConfigurationStore(database),
     /** The open approval cases a configuration change reaches (refused with their ids, or invalidated with force). */
