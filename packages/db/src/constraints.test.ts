@@ -26,10 +26,10 @@ const rows: { table: string; column: string; good: string; values: () => Record<
   })),
   { table: 'key_shares', column: 'role', good: 'user', values: () => ({ wallet_id: uuid(), kek_id: 'k', iv: Buffer.alloc(12), ciphertext: Buffer.alloc(16) }) },
   { table: 'users', column: 'identifier_type', good: 'PHONE', values: () => ({ id: uuid(), project_id: uuid(), identifier: 'u' }) },
-  ...(['status', 'intent_kind', 'wallet_type', 'failure_stage'] as const).map((column) => ({
+  ...(['status', 'intent_kind', 'wallet_type', 'failure_stage', 'execution_mode'] as const).map((column) => ({
     table: 'transaction_records',
     column,
-    good: { status: 'reverted', intent_kind: 'sign_transaction', wallet_type: 'SOLANA', failure_stage: 'monitor_timeout' }[column],
+    good: { status: 'reverted', intent_kind: 'sign_transaction', wallet_type: 'SOLANA', failure_stage: 'monitor_timeout', execution_mode: 'sponsored' }[column],
     values: () => {
       const all: Record<string, unknown> = { id: uuid(), project_id: uuid(), partner_id: uuid(), wallet_id: uuid(), wallet_type: 'EVM', intent_kind: 'transfer', status: 'pending', from_address: '0x0', updated_at: now };
       delete all[column];
@@ -146,6 +146,15 @@ describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)',
   it.each(rows.map((r) => [`${r.table}.${r.column}`, r] as const))('%s refuses a value outside its set', async (_name, row) => {
     expect(await insert(row.table, { ...row.values(), [row.column]: 'bogus' })).toBe('23514');
     expect(['inserted', '23503']).toContain(await insert(row.table, { ...row.values(), [row.column]: row.good }));
+  });
+
+  it('keeps the sponsored operation fields off legacy records', async () => {
+    const record = (values: Record<string, unknown>) =>
+      insert('transaction_records', { id: uuid(), project_id: uuid(), partner_id: uuid(), wallet_id: uuid(), wallet_type: 'EVM', intent_kind: 'transfer', status: 'pending', from_address: '0x0', updated_at: now, ...values });
+    for (const field of ['stage', 'review_id', 'user_operation_hash', 'actual_gas_cost', 'user_operation']) {
+      expect(await record({ [field]: 'x' }), field).toBe('23514');
+      expect(['inserted', '23503'], field).toContain(await record({ execution_mode: 'sponsored', [field]: 'x' }));
+    }
   });
 
   it('refuses malformed scope ids, revisions below 1 and non-array assignment sets; revision rows are never updated or deleted', async () => {

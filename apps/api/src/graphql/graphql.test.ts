@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../testing/harness.ts';
 type Partner = Awaited<ReturnType<typeof consolePartner>>;
 
 const TRANSACTION_FIELDS = `transactionId walletId projectId walletType intentKind status createdAt chainId network to value tokenAddress hash nonce
-  blockNumber blockHash failureStage failureCode failureMessage submittedAt resolvedAt monitoring { chainOutcome winningHash winningStatus state }`;
+  blockNumber blockHash failureStage failureCode failureMessage submittedAt resolvedAt executionMode monitoring { chainOutcome winningHash winningStatus state }`;
 
 const CASE_FIELDS = `caseId reviewId: caseId projectId environment status terminalReason walletId apiKeyId authorizationScopeId bindingRevision idempotencyKey requestHash
   initiatorUserId request { action operation walletType chainId network to value tokenAddress } requirements { policyId policyVersion ruleId requirementId }

@@ -23,7 +23,8 @@ export interface GraphQLContext {
   staff: StaffPrincipal | null;
 }
 
-type TransactionNode = ConsoleTransactionSummary & Partial<Pick<ConsoleTransactionView, 'nonce' | 'cancellationOf'>> & {
+type TransactionNode = ConsoleTransactionSummary &
+  Partial<Pick<ConsoleTransactionView, 'nonce' | 'cancellationOf' | 'stage' | 'reviewId' | 'userOperationHash' | 'actualGasCost'>> & {
   webhookDeliveries?: TransactionDeliveryView[];
 };
 type Monitoring = NonNullable<ConsoleTransactionSummary['monitoring']>;
@@ -212,6 +213,11 @@ builder.objectType('Transaction', {
       nullable: true,
       description: 'nonce_gap_filler on a zero-value self-transfer the service sent at a nonce nothing held, so the transactions queued behind it could land',
     }),
+    executionMode: t.exposeString('executionMode', { description: 'legacy (the wallet sent its own transaction) or sponsored (a user operation whose gas the service paid)' }),
+    stage: t.string({ nullable: true, description: 'Sponsored records: the operation stage', resolve: (r) => r.stage ?? null }),
+    reviewId: t.string({ nullable: true, description: 'Sponsored records: the partner review the operation waits for', resolve: (r) => r.reviewId ?? null }),
+    userOperationHash: t.string({ nullable: true, description: 'Sponsored records: the ERC-4337 user operation hash', resolve: (r) => r.userOperationHash ?? null }),
+    actualGasCost: t.string({ nullable: true, description: 'Sponsored records: the gas the sponsor paid, wei as a decimal string', resolve: (r) => r.actualGasCost ?? null }),
     monitoring: t.field({ type: 'Monitoring', nullable: true, resolve: (r) => r.monitoring ?? null }),
     wallet: t.field({
       type: 'Wallet',

@@ -26,6 +26,7 @@ const confirmedRecord = {
   submittedAt: '2026-11-25T07:12:00.000Z',
   resolvedAt: '2026-11-25T07:12:06.000Z',
   monitoring: { chainOutcome: 'confirmed', winningHash: txHash, winningStatus: 'confirmed', state: 'confirmed' },
+  executionMode: 'legacy',
 };
 
 /** Request and response examples of the transfer and transaction history routes, by operationId (openapi-examples.test.ts validates them). */

@@ -1473,6 +1473,11 @@ export interface components {
             resolvedAt: string | null;
             monitoring?: components["schemas"]["TransactionMonitoring"];
             /**
+             * @description legacy: the wallet sent its own transaction; sponsored: an ERC-4337 user operation whose gas the service paid (docs/sponsorship.md)
+             * @enum {string}
+             */
+            executionMode: "legacy" | "sponsored";
+            /**
              * @description Present on a record the service broadcast itself: nonce_gap_filler, a zero-value self-transfer at a nonce no record could fill, so the transactions queued behind it could land
              * @enum {string}
              */
@@ -1511,6 +1516,11 @@ export interface components {
             resolvedAt: string | null;
             monitoring?: components["schemas"]["TransactionMonitoring"];
             /**
+             * @description legacy: the wallet sent its own transaction; sponsored: an ERC-4337 user operation whose gas the service paid (docs/sponsorship.md)
+             * @enum {string}
+             */
+            executionMode: "legacy" | "sponsored";
+            /**
              * @description Present on a record the service broadcast itself: nonce_gap_filler, a zero-value self-transfer at a nonce no record could fill, so the transactions queued behind it could land
              * @enum {string}
              */
@@ -1522,6 +1532,14 @@ export interface components {
              * @description the record this cancellation consumes the nonce of
              */
             cancellationOf?: string;
+            /** @description Sponsored records only: included, delivery_unverified, requires_action, submission_unknown, or null; treat unknown values as non-terminal */
+            stage?: string | null;
+            /** @description Sponsored records only: the partner review the operation waits for (stage requires_action) */
+            reviewId?: string | null;
+            /** @description Sponsored records only: the ERC-4337 user operation hash (never the bundle transaction hash, which is `hash`) */
+            userOperationHash?: string | null;
+            /** @description Sponsored records only: the gas the sponsor paid, in wei as a decimal string */
+            actualGasCost?: string | null;
         };
         CancelTransactionRequest: {
             maxFeePerGas?: string;

@@ -1,5 +1,6 @@
 import type {
   ChainResetStore,
+  ExecutionMode,
   FailureStage,
   IntentKind,
   MonitoringInfo,
@@ -26,6 +27,7 @@ export function toTransactionRecord(row: Row): TransactionRecord {
     intentKind: row.intentKind as IntentKind,
     status: row.status as TransactionStatus,
     serviceInitiated: row.serviceInitiated as ServiceInitiated | null,
+    executionMode: row.executionMode as ExecutionMode,
     failureStage: row.failureStage as FailureStage | null,
     monitoring: (row.monitoring as MonitoringInfo | null) ?? null,
   };
@@ -36,7 +38,7 @@ export const RECORD_COLUMNS = [
   'id', 'project_id', 'partner_id', 'wallet_id', 'wallet_type', 'intent_kind', 'status', 'chain_id', 'network', 'from_address',
   'to', 'value', 'token_address', 'nonce', 'hash', 'recent_blockhash', 'last_valid_block_height', 'nonce_account', 'block_number',
   'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'service_initiated', 'request_id', 'api_key_id',
-  'idempotency_key', 'signed_transaction',
+  'idempotency_key', 'signed_transaction', 'execution_mode', 'stage', 'review_id', 'user_operation_hash', 'actual_gas_cost', 'user_operation',
   'submitted_at', 'resolved_at', 'evidence_at', 'evidence_block', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
 ]
   .map((c) => `"${c}" AS "${c.replace(/_([a-z])/g, (_m, l: string) => l.toUpperCase())}"`)
@@ -80,7 +82,9 @@ const FIELD_COLUMNS: Record<string, [column: string, type: string]> = {
   failureMessage: ['failure_message', 'text'], monitoring: ['monitoring', 'jsonb'], cancellationOf: ['cancellation_of', 'uuid'],
   serviceInitiated: ['service_initiated', 'text'],
   requestId: ['request_id', 'text'], apiKeyId: ['api_key_id', 'uuid'], idempotencyKey: ['idempotency_key', 'text'],
-  signedTransaction: ['signed_transaction', 'text'], submittedAt: ['submitted_at', 'timestamptz'], resolvedAt: ['resolved_at', 'timestamptz'],
+  signedTransaction: ['signed_transaction', 'text'], executionMode: ['execution_mode', 'text'], stage: ['stage', 'text'],
+  reviewId: ['review_id', 'text'], userOperationHash: ['user_operation_hash', 'text'], actualGasCost: ['actual_gas_cost', 'text'],
+  userOperation: ['user_operation', 'text'], submittedAt: ['submitted_at', 'timestamptz'], resolvedAt: ['resolved_at', 'timestamptz'],
   evidenceAt: ['evidence_at', 'timestamptz'], evidenceBlock: ['evidence_block', 'bigint'], nextCheckAt: ['next_check_at', 'timestamptz'],
   checkCount: ['check_count', 'int'], consecutiveErrors: ['consecutive_errors', 'int'], createdAt: ['created_at', 'timestamptz'],
 };

@@ -38,6 +38,7 @@ export function toTransactionSummary(record: TransactionRecord): TransactionSumm
           },
         }
       : {}),
+    executionMode: record.executionMode,
     ...(record.serviceInitiated ? { serviceInitiated: record.serviceInitiated } : {}),
   };
 }
@@ -47,6 +48,9 @@ export function toTransactionDetail(record: TransactionRecord): TransactionDetai
     ...toTransactionSummary(record),
     nonce: record.nonce,
     ...(record.cancellationOf ? { cancellationOf: record.cancellationOf } : {}),
+    ...(record.executionMode === 'sponsored'
+      ? { stage: record.stage, reviewId: record.reviewId, userOperationHash: record.userOperationHash, actualGasCost: record.actualGasCost }
+      : {}),
   };
 }
 

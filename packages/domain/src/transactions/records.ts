@@ -30,6 +30,9 @@ export interface MonitoringInfo {
   lastRebroadcastAt?: string;
 }
 
+/** How a record reaches its chain: the wallet's own transaction, or a sponsored ERC-4337 user operation. */
+export type ExecutionMode = 'legacy' | 'sponsored';
+
 /** Why the service itself broadcast a record: `nonce_gap_filler` fills a nonce no record could fill. */
 export type ServiceInitiated = 'nonce_gap_filler';
 
@@ -67,6 +70,15 @@ export interface TransactionRecord {
   idempotencyKey: string | null;
   /** The signed transaction as broadcast: replays answer with it, re-sends use it. */
   signedTransaction: string | null;
+  executionMode: ExecutionMode;
+  /** Sponsored records only (null on legacy ones): the operation's stage, review, hash, cost and stored signed operation. */
+  stage: string | null;
+  reviewId: string | null;
+  userOperationHash: string | null;
+  /** Wei as a decimal string, from the operation's UserOperationEvent. */
+  actualGasCost: string | null;
+  /** The signed user operation as stored before submission (never exposed). */
+  userOperation: string | null;
   submittedAt: Date | null;
   resolvedAt: Date | null;
   evidenceAt: Date | null;
@@ -93,7 +105,18 @@ export type NewTransactionRecord = Omit<
   | 'idempotencyKey'
   | 'signedTransaction'
   | 'serviceInitiated'
-> & { createdAt?: Date; idempotencyKey?: string | null; signedTransaction?: string | null; serviceInitiated?: ServiceInitiated | null };
+  | 'executionMode'
+  | 'stage'
+  | 'reviewId'
+  | 'userOperationHash'
+  | 'actualGasCost'
+  | 'userOperation'
+> & {
+  createdAt?: Date;
+  idempotencyKey?: string | null;
+  signedTransaction?: string | null;
+  serviceInitiated?: ServiceInitiated | null;
+} & Partial<Pick<TransactionRecord, 'executionMode' | 'stage' | 'reviewId' | 'userOperationHash' | 'actualGasCost' | 'userOperation'>>;
 
 /** Fields a broadcast step or a monitor check may change. */
 export type TransactionPatch = Partial<

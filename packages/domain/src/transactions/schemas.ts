@@ -174,6 +174,9 @@ export const transactionSummary = z
     submittedAt: z.string().nullable(),
     resolvedAt: z.string().nullable(),
     monitoring: monitoringView.optional(),
+    executionMode: z
+      .enum(['legacy', 'sponsored'])
+      .describe('legacy: the wallet sent its own transaction; sponsored: an ERC-4337 user operation whose gas the service paid (docs/sponsorship.md)'),
     serviceInitiated: z
       .enum(['nonce_gap_filler'])
       .optional()
@@ -185,6 +188,10 @@ export const transactionDetail = transactionSummary
   .extend({
     nonce: z.number().int().nullable().describe('EVM nonce'),
     cancellationOf: z.uuid().optional().describe('the record this cancellation consumes the nonce of'),
+    stage: z.string().nullable().optional().describe('Sponsored records only: included, delivery_unverified, requires_action, submission_unknown, or null; treat unknown values as non-terminal'),
+    reviewId: z.string().nullable().optional().describe('Sponsored records only: the partner review the operation waits for (stage requires_action)'),
+    userOperationHash: z.string().nullable().optional().describe('Sponsored records only: the ERC-4337 user operation hash (never the bundle transaction hash, which is `hash`)'),
+    actualGasCost: z.string().nullable().optional().describe('Sponsored records only: the gas the sponsor paid, in wei as a decimal string'),
   })
   .meta({ id: 'Transaction' });
 
