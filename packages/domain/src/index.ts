@@ -21,6 +21,7 @@ export * from './custody/service-keys.ts';
 export * from './sponsorship/ports.ts';
 export * from './sponsorship/settings.ts';
 export * from './sponsorship/gas-cap.ts';
+export * from './sponsorship/eligibility.ts';
 export * from './sponsorship/service.ts';
 export * from './idempotency/run.ts';
 export * from './maintenance/prune.ts';
