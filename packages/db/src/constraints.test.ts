@@ -153,8 +153,9 @@ describe.each(testDatabaseKinds)('CHECK constraints on enumerated columns (%s)',
       insert('transaction_records', { id: uuid(), project_id: uuid(), partner_id: uuid(), wallet_id: uuid(), wallet_type: 'EVM', intent_kind: 'transfer', status: 'pending', from_address: '0x0', updated_at: now, ...values });
     for (const field of ['stage', 'review_id', 'user_operation_hash', 'actual_gas_cost', 'user_operation']) {
       expect(await record({ [field]: 'x' }), field).toBe('23514');
-      expect(['inserted', '23503'], field).toContain(await record({ execution_mode: 'sponsored', [field]: 'x' }));
+      expect(['inserted', '23503'], field).toContain(await record({ execution_mode: 'sponsored', [field]: field === 'stage' ? 'included' : 'x' }));
     }
+    expect(await record({ execution_mode: 'sponsored', stage: 'bogus' })).toBe('23514');
   });
 
   it('refuses malformed scope ids, revisions below 1 and non-array assignment sets; revision rows are never updated or deleted', async () => {

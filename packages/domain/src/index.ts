@@ -22,6 +22,7 @@ export * from './sponsorship/ports.ts';
 export * from './sponsorship/settings.ts';
 export * from './sponsorship/gas-cap.ts';
 export * from './sponsorship/eligibility.ts';
+export * from './sponsorship/stages.ts';
 export * from './sponsorship/service.ts';
 export * from './idempotency/run.ts';
 export * from './maintenance/prune.ts';

@@ -15,3 +15,5 @@ ALTER TABLE "transaction_records" ADD CONSTRAINT "transaction_records_execution_
 -- Only sponsored records carry the operation's fields.
 ALTER TABLE "transaction_records" ADD CONSTRAINT "transaction_records_sponsored_fields_check"
   CHECK ("execution_mode" = 'sponsored' OR ("stage" IS NULL AND "review_id" IS NULL AND "user_operation_hash" IS NULL AND "actual_gas_cost" IS NULL AND "user_operation" IS NULL));
+ALTER TABLE "transaction_records" ADD CONSTRAINT "transaction_records_stage_check"
+  CHECK ("stage" IN ('accepted', 'requires_action', 'signed', 'submitted', 'submission_unknown', 'included', 'delivery_unverified'));
