@@ -48,6 +48,7 @@ import {
   createConsolePartnerReviews,
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
+  createConsoleSponsorship,
   createApprovalCaseService,
   createPartnerReviewService,
   createDelegationService,
@@ -292,6 +293,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     permissionsExtension,
     /** Gas sponsorship per project and environment: settings (sponsorship CLI), admission, gas cap and daily budget. */
     sponsorship: createSponsorship({ store: stores.sponsorship, clock }),
+    /** The console's Sponsorship page (tRPC) and GraphQL read: the use cases above, acting as the staff member (owners change). */
+    consoleSponsorship: createConsoleSponsorship({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      sponsorship: createSponsorship({ store: stores.sponsorship, clock }),
+      staff: stores.staff,
+    }),
     /** The service's sponsor and relayer keys per EVM chain: created on first use, signing inside custody only. */
     serviceKeys: createServiceKeys({ store: stores.serviceKeys, keks, clock }),
     /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */

@@ -96,6 +96,7 @@ export * from './console/authorization-scopes.ts';
 export * from './console/approval-configurations.ts';
 export * from './console/approval-cases.ts';
 export * from './console/partner-reviews.ts';
+export * from './console/sponsorship.ts';
 export * from './yield/markets.ts';
 export * from './yield/config.ts';
 export * from './yield/execution.ts';

@@ -18,6 +18,7 @@ const nav = [
   { href: '/yield', label: 'Yield operations' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/policies', label: 'Policies' },
+  { href: '/sponsorship', label: 'Sponsorship' },
   { href: '/scopes', label: 'Authorization scopes' },
   { href: '/approval-configurations', label: 'Approval configurations' },
   { href: '/cases', label: 'Reviews & cases' },

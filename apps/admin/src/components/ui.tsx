@@ -125,6 +125,7 @@ const statusColors: Record<string, string> = {
   rejected: 'bg-rose-100 text-rose-800',
   submitted: 'bg-sky-100 text-sky-800',
   pending: 'bg-amber-100 text-amber-800',
+  paused: 'bg-amber-100 text-amber-800',
   creating: 'bg-amber-100 text-amber-800',
   reverted: 'bg-orange-100 text-orange-800',
   failed: 'bg-rose-100 text-rose-800',

@@ -17,3 +17,4 @@ export { environments, plans } from '@wallet/domain/api-keys/plans.ts';
 export { intentKinds, transactionStatuses } from '@wallet/domain/transactions/schemas.ts';
 export { walletStatuses, walletTypes } from '@wallet/domain/wallets/schemas.ts';
 export { approvalCaseStatuses, partnerReviewStatuses } from '@wallet/domain/approvals/ports.ts';
+export { sponsorshipLimitsSchema } from '@wallet/domain/sponsorship/settings.ts';

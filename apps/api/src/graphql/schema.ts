@@ -17,6 +17,7 @@ import { addApprovalCaseFields } from './approval-cases.ts';
 import { addAuthorizationScopeFields } from './authorization-scopes.ts';
 import { addSearchFields } from './search.ts';
 import { addRequestLogFields } from './request-log.ts';
+import { addSponsorshipFields } from './sponsorship.ts';
 
 export interface GraphQLContext {
   services: Services;
@@ -397,6 +398,7 @@ addAuthorizationScopeFields(builder, principal);
 addApprovalCaseFields(builder, principal);
 addSearchFields(builder, principal);
 addRequestLogFields(builder, principal);
+addSponsorshipFields(builder, principal);
 
 /** The support schema: queries only (no mutations). */
 export const graphqlSchema = builder.toSchema();

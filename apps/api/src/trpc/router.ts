@@ -6,6 +6,7 @@ import { partnerReviewsRouter } from './partner-reviews.ts';
 import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
 import { searchRouter } from './search.ts';
+import { sponsorshipRouter } from './sponsorship.ts';
 import { requestLogRouter } from './request-log.ts';
 import { router } from './trpc.ts';
 
@@ -27,6 +28,7 @@ export const appRouter = router({
   chains: chainsRouter,
   search: searchRouter,
   requestLog: requestLogRouter,
+  sponsorship: sponsorshipRouter,
 });
 
 export type AppRouter = typeof appRouter;
