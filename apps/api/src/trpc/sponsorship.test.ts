@@ -107,6 +107,9 @@ describe.each(testDatabaseKinds)('console gas sponsorship over tRPC and GraphQL 
     const resumed = await a.owner.sponsorship.change.mutate({ ...here(), verb: 'resume' });
     expect(resumed).toMatchObject({ enabled: true, paused: false });
     expect(await app.services.sponsorship.sponsorshipAdmission(here())).toMatchObject({ state: 'enabled' });
+    // The limits form switches nothing: only the amount it sends changes.
+    const limited = await a.owner.sponsorship.change.mutate({ ...here(), verb: 'limits', gasCapWei: '3000000000000000' });
+    expect(limited).toMatchObject({ enabled: true, paused: false, gasCapWei: '3000000000000000', dailyBudgetWei: '100000000000000000' });
 
     // An operation reserves on today's budget: the page shows what is used and what remains.
     const reserved = await app.services.sponsorship.reserveSponsorshipBudget(here(), `console-${Math.random()}`, 30_000_000_000_000_000n);
@@ -119,6 +122,7 @@ describe.each(testDatabaseKinds)('console gas sponsorship over tRPC and GraphQL 
       ['sponsorship.enable', null, { environment: 'development', actor: staffActor, enabled: true, paused: false, gasCapWei: '2000000000000000', dailyBudgetWei: '100000000000000000' }],
       ['sponsorship.pause', null, { environment: 'development', actor: staffActor, enabled: true, paused: true, gasCapWei: '2000000000000000', dailyBudgetWei: '100000000000000000' }],
       ['sponsorship.resume', null, { environment: 'development', actor: staffActor, enabled: true, paused: false, gasCapWei: '2000000000000000', dailyBudgetWei: '100000000000000000' }],
+      ['sponsorship.limits', null, { environment: 'development', actor: staffActor, enabled: true, paused: false, gasCapWei: '3000000000000000', dailyBudgetWei: '100000000000000000' }],
     ]);
 
     const seen = await graphql(app, a.cookies.support, `query($projectId: ID!) { sponsorship(projectId: $projectId) { ${SPONSORSHIP_FIELDS} } }`, { projectId: a.key.projectId });
@@ -127,9 +131,9 @@ describe.each(testDatabaseKinds)('console gas sponsorship over tRPC and GraphQL 
       ...here(),
       enabled: true,
       paused: false,
-      gasCapWei: '2000000000000000',
+      gasCapWei: '3000000000000000',
       dailyBudgetWei: '100000000000000000',
-      updatedAt: resumed.updatedAt,
+      updatedAt: limited.updatedAt,
       updatedBy: { ...staffActor, email: owner.email },
       budgetToday: withUse.budgetToday,
     });

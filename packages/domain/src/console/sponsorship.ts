@@ -14,7 +14,7 @@ import type { SponsorshipVerb } from '../sponsorship/settings.ts';
 import { requireOwner, scopeLocationInput, type ScopeConsolePrincipal } from './authorization-scopes.ts';
 import type { PartnerScope } from './scope.ts';
 
-const sponsorshipVerbs = ['enable', 'disable', 'pause', 'resume'] as const satisfies readonly SponsorshipVerb[];
+const sponsorshipVerbs = ['enable', 'disable', 'pause', 'resume', 'limits'] as const satisfies readonly SponsorshipVerb[];
 
 export const sponsorshipLocationInput = scopeLocationInput;
 /** The amounts are checked by the sponsorship use case (positive wei as decimal strings, at most 2^256 - 1). */

@@ -31,14 +31,18 @@ export const sponsorshipLimitsSchema = z.strictObject({
   dailyBudgetWei: weiSchema.optional(),
 });
 
-export type SponsorshipVerb = 'enable' | 'disable' | 'pause' | 'resume';
+export type SponsorshipVerb = 'enable' | 'disable' | 'pause' | 'resume' | 'limits';
 
-/** What each verb switches: `pause` keeps `enabled` and refuses new admissions; `resume` clears it. */
+/**
+ * What each verb switches: `pause` keeps `enabled` and refuses new admissions; `resume` clears it;
+ * `limits` switches nothing and only sets the amounts given (the console's limits form).
+ */
 export const verbChange: Record<SponsorshipVerb, { enabled?: boolean; paused?: boolean }> = {
   enable: { enabled: true },
   disable: { enabled: false },
   pause: { paused: true },
   resume: { paused: false },
+  limits: {},
 };
 
 /** The settings as the CLI prints them and the console reads them (amounts as decimal strings). */

@@ -18,7 +18,7 @@ function Wei({ value, testId }: { value: string; testId: string }) {
 
 /**
  * The per-operation gas cap and the daily budget, in wei and in ETH. Owners edit them; a save
- * keeps the state (it is recorded with the verb of the current state, as the CLI's amounts are).
+ * keeps the state (audited as `sponsorship.limits`).
  */
 export function SponsorshipLimits({ view, canChange, change }: { view: SponsorshipView; canChange: boolean; change: SponsorshipChange }) {
   return (
@@ -53,7 +53,7 @@ function LimitsEditor({ view, change }: { view: SponsorshipView; change: Sponsor
       className="space-y-3 border-t border-slate-100 pt-4"
       onSubmit={(e) => {
         e.preventDefault();
-        change.mutate({ verb: view.enabled ? 'enable' : 'disable', ...changed });
+        change.mutate({ verb: 'limits', ...changed });
       }}
     >
       <div className="grid gap-3 sm:grid-cols-2">
