@@ -1303,7 +1303,7 @@ export interface components {
             transaction: {
                 to: string;
                 /** @default 0 */
-                value: string;
+                value?: string;
                 data?: string;
                 chainId: number;
                 /**
@@ -1311,7 +1311,7 @@ export interface components {
                  * @default 2
                  * @enum {number}
                  */
-                type: 0 | 2;
+                type?: 0 | 2;
                 nonce: number;
                 gasLimit: string;
                 /** @description type 2 only, required there */
@@ -2389,7 +2389,7 @@ export interface components {
              * @default native
              * @enum {string}
              */
-            token: "native" | "usdc";
+            token?: "native" | "usdc";
         };
         LocalDevnets: {
             evm: {
