@@ -37,6 +37,7 @@ export * from './signing/common.ts';
 export * from './signing/signers.ts';
 export * from './signing/pipeline.ts';
 export * from './signing/service.ts';
+export * from './signing/responses.ts';
 export * from './migration/service.ts';
 export * from './migration/envelope.ts';
 export * from './migration/enclave-key.ts';

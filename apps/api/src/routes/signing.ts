@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorBodies, signers, withApprovalRequest, type SignOperationName, type SigningService } from '@wallet/domain';
+import { errorBodies, signers, signResponses, withApprovalRequest, type SignOperationName, type SigningService } from '@wallet/domain';
 import { defineRoutes, type RouteDef, type RouteExamples } from '../http/route.ts';
 import { broadcastResponses, signingRefusals } from './transactions.ts';
 import { signingExamples } from './signing-examples.ts';
@@ -74,7 +74,7 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
       tag: 'Signing',
       body: documentedBody(operation.name),
       responses: {
-        200: { description: 'The signature (shape by wallet type, see docs/signing.md)', schema: z.record(z.string(), z.unknown()) },
+        200: { description: 'The signature (shape by wallet type, see docs/signing.md)', schema: signResponses[operation.name] },
         403: signingRefusals,
         409: {
           description: 'WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request',

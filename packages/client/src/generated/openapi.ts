@@ -1174,6 +1174,10 @@ export interface components {
             /** @enum {string} */
             userIdentifierType?: "EMAIL" | "PHONE" | "CUSTOM_ID" | "GUEST_ID" | "DISCORD" | "TWITTER" | "TELEGRAM" | "FARCASTER";
         };
+        SignatureResponse: {
+            /** @description EVM: 65 bytes r‖s‖v as hex without 0x; Solana, Stellar, Cosmos and Sui sign-raw: hex; Sui sign-message and sign-transaction: the serialized signature, base64 (docs/signing.md) */
+            signature: string;
+        };
         PolicyDenied: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1237,6 +1241,23 @@ export interface components {
             data: string;
             /** @enum {string} */
             walletType?: "EVM" | "COSMOS" | "SOLANA" | "STELLAR" | "SUI";
+        };
+        SignedTransactionResponse: {
+            /** @description EVM: the RLP-encoded signed transaction (0x hex); Solana: the signed transaction (base64); Stellar: the signed envelope (base64 XDR) */
+            signedTransaction: string;
+            /** @description With `broadcast: true`: the broadcast transaction hash (Solana: the signature) */
+            txHash?: string;
+            /**
+             * Format: uuid
+             * @description With `broadcast: true`: the transaction record to follow (also in `x-transaction-id`)
+             */
+            transactionId?: string;
+        };
+        SuiSignedTransactionResponse: {
+            /** @description EVM: 65 bytes r‖s‖v as hex without 0x; Solana, Stellar, Cosmos and Sui sign-raw: hex; Sui sign-message and sign-transaction: the serialized signature, base64 (docs/signing.md) */
+            signature: string;
+            /** @description The transaction bytes that were signed (base64), as sent */
+            transaction: string;
         };
         BroadcastFailed: {
             /**
@@ -1378,6 +1399,18 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+        };
+        SignedAuthorizationResponse: {
+            /** @description The delegate contract, checksummed */
+            address: string;
+            /** @description 0 makes the authorization valid on every chain */
+            chainId: number;
+            nonce: number;
+            r: string;
+            s: string;
+            yParity: number;
+            /** @description EVM: 65 bytes r‖s‖v as hex without 0x; Solana, Stellar, Cosmos and Sui sign-raw: hex; Sui sign-message and sign-transaction: the serialized signature, base64 (docs/signing.md) */
+            signature: string;
         };
         EvmSignAuthorizationRequest: {
             authorization: {
@@ -2807,9 +2840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SignatureResponse"];
                 };
             };
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
@@ -2918,9 +2949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SignatureResponse"];
                 };
             };
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
@@ -3029,9 +3058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SignedTransactionResponse"] | components["schemas"]["SuiSignedTransactionResponse"] | components["schemas"]["SignatureResponse"];
                 };
             };
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
@@ -3158,9 +3185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SignatureResponse"];
                 };
             };
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
@@ -3269,9 +3294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SignedAuthorizationResponse"];
                 };
             };
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
