@@ -19,8 +19,6 @@ export const rawBody = z
   .strictObject({ data: hexData, walletType: z.enum(walletTypes).optional() })
   .meta({ id: 'SignRawRequest' });
 
-export const signatureResponse = z.object({ signature: z.string() }).meta({ id: 'SignatureResponse' });
-
 export function hexToBytes(hex: string): Uint8Array {
   return new Uint8Array(Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex'));
 }
