@@ -1,61 +1,28 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { createScratchDatabase, openDatabase, testDatabaseKinds } from '@wallet/db';
+import { openDatabase, testDatabaseKinds } from '@wallet/db';
 import { describe, expect, it } from 'vitest';
 import { checkedFetch } from '../testing/response-contract.ts';
-import { repoRoot } from '../config.ts';
+import { cliEnvironment, cliOf } from '../testing/cli-process.ts';
 import { spawnService, suiteProcesses } from '../testing/service-process.ts';
 
 /** Every /v1 answer is checked against the document the answering process serves. */
 const fetchChecked = checkedFetch();
 
-const run = promisify(execFile);
 const { children, cleanups } = suiteProcesses();
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 const operator = { type: 'operator', id: null };
 
-function cliOf(env: Record<string, string>) {
-  const command = (args: string[]) => run(process.execPath, ['--import', 'tsx', `apps/api/src/cli/${args[0]}.ts`, ...args.slice(1)], { cwd: repoRoot, env });
-  return {
-    /** One JSON line on stdout. */
-    async cli(args: string[]) {
-      const lines = (await command(args)).stdout.trim().split('\n');
-      expect(lines).toHaveLength(1);
-      return JSON.parse(lines[0]!);
-    },
-    /** Exit code 1, nothing on stdout, the error object as the last stderr line. */
-    async refused(args: string[]) {
-      const failure = (await command(args).then(
-        () => null,
-        (e: unknown) => e,
-      )) as { code: number; stdout: string; stderr: string } | null;
-      expect(failure?.code).toBe(1);
-      expect(failure!.stdout).toBe('');
-      return JSON.parse(failure!.stderr.trim().split('\n').at(-1)!);
-    },
-  };
-}
-
 describe('npm run policies -- extension, as a process', () => {
   // Registered only when PostgreSQL is configured, like the other suites (never reported as skipped).
   if ((testDatabaseKinds as readonly string[]).includes('postgres')) it('enables and disables on PostgreSQL, storing who and when, and audits each switch', async () => {
-    const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 't');
-    cleanups.push(scratch.drop);
-    const dir = mkdtempSync(path.join(tmpdir(), 'wallet-extension-cli-'));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), APP_ENV: 'local', DATA_DIR: dir, DATABASE_URL: scratch.url, LOCAL_DEVNETS: 'off' };
-    delete env.INIT_CWD;
+    const env = await cliEnvironment('extension-cli', cleanups, { postgres: true });
     const { cli } = cliOf(env);
     const key = await cli(['keys', 'create', '--partner', `extension-cli-pg-${randomUUID()}`]);
     const at = ['--project-id', key.projectId, '--env', 'production'];
     expect(await cli(['policies', 'extension', ...at, '--enable'])).toEqual({ projectId: key.projectId, environment: 'production', enabled: true, updatedAt: iso, updatedBy: operator });
     expect(await cli(['policies', 'extension', ...at, '--disable'])).toMatchObject({ environment: 'production', enabled: false, updatedBy: operator });
 
-    const database = await openDatabase({ databaseUrl: scratch.url, migrate: false });
+    const database = await openDatabase({ databaseUrl: env.DATABASE_URL!, migrate: false });
     cleanups.push(() => database.close());
     const rows = await database.prisma.permissionsExtension.findMany({ where: { projectId: key.projectId } });
     expect(rows.map((r) => [r.environment, r.enabled, r.updatedByType, r.updatedById])).toEqual([['production', false, 'operator', null]]);
@@ -67,10 +34,7 @@ describe('npm run policies -- extension, as a process', () => {
   }, 120_000);
 
   it('on embedded PGlite, through the running service: the gated PUT is 403 until --enable, 200 after, 403 again after --disable; bad flags and unknown projects are refused', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'wallet-extension-cli-'));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), APP_ENV: 'local', DATA_DIR: path.join(dir, 'data'), PORT: '0', DATABASE_URL: '', LOCAL_DEVNETS: 'off' };
-    delete env.INIT_CWD;
+    const env = await cliEnvironment('extension-cli', cleanups, { postgres: false });
     const { cli, refused } = cliOf(env);
     const service = await spawnService(env, children);
     const key = await cli(['keys', 'create', '--partner', `extension-cli-pglite-${randomUUID()}`]);

@@ -1,51 +1,18 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { createScratchDatabase, openDatabase, testDatabaseKinds } from '@wallet/db';
+import { openDatabase, testDatabaseKinds } from '@wallet/db';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../config.ts';
+import { cliEnvironment, cliOf } from '../testing/cli-process.ts';
 import { spawnService, suiteProcesses } from '../testing/service-process.ts';
 
-const run = promisify(execFile);
 const { children, cleanups } = suiteProcesses();
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 const operator = { type: 'operator', id: null };
 const defaults = { gasCapWei: '1000000000000000', dailyBudgetWei: '50000000000000000' };
 
-function cliOf(env: Record<string, string>) {
-  const command = (args: string[]) => run(process.execPath, ['--import', 'tsx', `apps/api/src/cli/${args[0]}.ts`, ...args.slice(1)], { cwd: repoRoot, env });
-  return {
-    /** One JSON line on stdout. */
-    async cli(args: string[]) {
-      const lines = (await command(args)).stdout.trim().split('\n');
-      expect(lines).toHaveLength(1);
-      return JSON.parse(lines[0]!);
-    },
-    /** Exit code 1, nothing on stdout, the error object as the last stderr line. */
-    async refused(args: string[]) {
-      const failure = (await command(args).then(
-        () => null,
-        (e: unknown) => e,
-      )) as { code: number; stdout: string; stderr: string } | null;
-      expect(failure?.code).toBe(1);
-      expect(failure!.stdout).toBe('');
-      return JSON.parse(failure!.stderr.trim().split('\n').at(-1)!);
-    },
-  };
-}
-
 describe('npm run sponsorship, as a process', () => {
   // Registered only when PostgreSQL is configured, like the other suites (never reported as skipped).
   if ((testDatabaseKinds as readonly string[]).includes('postgres')) it('enables with limits, pauses, resumes and disables on PostgreSQL, storing who and when, and audits each change', async () => {
-    const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 't');
-    cleanups.push(scratch.drop);
-    const dir = mkdtempSync(path.join(tmpdir(), 'wallet-sponsorship-cli-'));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), APP_ENV: 'local', DATA_DIR: dir, DATABASE_URL: scratch.url, LOCAL_DEVNETS: 'off' };
-    delete env.INIT_CWD;
+    const env = await cliEnvironment('sponsorship-cli', cleanups, { postgres: true });
     const { cli } = cliOf(env);
     const key = await cli(['keys', 'create', '--partner', `sponsorship-cli-pg-${randomUUID()}`]);
     const at = ['--project-id', key.projectId, '--env', 'production'];
@@ -63,7 +30,7 @@ describe('npm run sponsorship, as a process', () => {
     expect(await cli(['sponsorship', 'resume', ...at, '--gas-cap-wei', '3'])).toMatchObject({ enabled: true, paused: false, gasCapWei: '3', dailyBudgetWei: '100000000000000000' });
     expect(await cli(['sponsorship', 'disable', ...at])).toMatchObject({ enabled: false, paused: false, gasCapWei: '3' });
 
-    const database = await openDatabase({ databaseUrl: scratch.url, migrate: false });
+    const database = await openDatabase({ databaseUrl: env.DATABASE_URL!, migrate: false });
     cleanups.push(() => database.close());
     const rows = await database.prisma.sponsorshipSettings.findMany({ where: { projectId: key.projectId } });
     expect(rows.map((r) => [r.environment, r.enabled, r.paused, r.gasCapWei.toFixed(), r.dailyBudgetWei.toFixed(), r.updatedByType, r.updatedById])).toEqual([
@@ -79,10 +46,7 @@ describe('npm run sponsorship, as a process', () => {
   }, 120_000);
 
   it('on embedded PGlite, through the running service: prints the settings of each verb; bad verbs, numbers, environments and unknown projects are refused', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'wallet-sponsorship-cli-'));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), APP_ENV: 'local', DATA_DIR: path.join(dir, 'data'), PORT: '0', DATABASE_URL: '', LOCAL_DEVNETS: 'off' };
-    delete env.INIT_CWD;
+    const env = await cliEnvironment('sponsorship-cli', cleanups, { postgres: false });
     const { cli, refused } = cliOf(env);
     const service = await spawnService(env, children);
     const key = await cli(['keys', 'create', '--partner', `sponsorship-cli-pglite-${randomUUID()}`]);

@@ -14,7 +14,7 @@ afterAll(async () => {
 describe('npm run users -- approve | reject, as a process', () => {
   if ((testDatabaseKinds as readonly string[]).includes('postgres')) it('approves as an eligible user, refuses the initiator, and prints the case', async () => {
     // The case, opened in this process on the database the CLI opens too.
-    const { services, issued, caller, operator, users } = await cliOnPostgres('u', 'users-cli', cleanups);
+    const { services, issued, caller, operator, users } = await cliOnPostgres('users-cli', cleanups);
     await services.policies.apply(operator, examplePolicy('evm-approvals.json'));
     const wallet = await services.wallets.create(caller, { type: 'EVM', userIdentifier: 'cli', userIdentifierType: 'CUSTOM_ID' });
     await services.authorizationScopes.setWalletScope(caller, wallet.id, { expectedRevision: 0, authorizationScopeId: 'org' });

@@ -11,7 +11,7 @@ afterAll(async () => {
 /** `npm run users -- consent | set-parameter`, as processes on PostgreSQL: one JSON line each, or the error object on stderr and exit code 1. */
 describe('npm run users -- consent | set-parameter, as processes', () => {
   if ((testDatabaseKinds as readonly string[]).includes('postgres')) it('consents for a claimed wallet and saves a parameter value, one JSON line each', async () => {
-    const { services, issued, caller, operator, users } = await cliOnPostgres('d', 'users-delegation-cli', cleanups);
+    const { services, issued, caller, operator, users } = await cliOnPostgres('users-delegation-cli', cleanups);
     await services.policies.apply(operator, delegationPolicy());
     const wallet = await services.wallets.create(caller, { type: 'EVM', userIdentifier: 'cli@example.com', userIdentifierType: 'EMAIL' });
     const { userId } = await services.users.signUp({ projectId: issued.projectId, identifier: 'cli@example.com', identifierType: 'EMAIL' });

@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import { createScratchDatabase, openDatabase } from '@wallet/db';
+import { openDatabase } from '@wallet/db';
 import { callerOf } from '@wallet/domain';
 import { loadConfig, repoRoot } from '../config.ts';
 import { createServices } from '../services.ts';
+import { cliEnvironment } from './cli-process.ts';
 
 const run = promisify(execFile);
 
@@ -16,16 +14,11 @@ const run = promisify(execFile);
  * extension on, and `users(args)` running `npm run users -- …` as a process. `cleanups` collects
  * what the suite's afterAll undoes.
  */
-export async function cliOnPostgres(prefix: string, partner: string, cleanups: (() => Promise<unknown>)[]) {
-  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, prefix);
-  cleanups.push(scratch.drop);
-  const dir = mkdtempSync(path.join(tmpdir(), `wallet-${partner}-`));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), APP_ENV: 'local', DATA_DIR: dir, DATABASE_URL: scratch.url, LOCAL_DEVNETS: 'off' };
-  delete env.INIT_CWD;
+export async function cliOnPostgres(partner: string, cleanups: (() => Promise<unknown>)[]) {
+  const env = await cliEnvironment(partner, cleanups, { postgres: true });
 
-  const database = await openDatabase({ databaseUrl: scratch.url });
-  const services = await createServices(loadConfig({ APP_ENV: 'local', DATA_DIR: dir }), { database });
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL! });
+  const services = await createServices(loadConfig({ APP_ENV: 'local', DATA_DIR: env.DATA_DIR! }), { database });
   cleanups.push(async () => {
     await services.close();
     await database.close();
