@@ -22,6 +22,7 @@ export * from './sponsorship/ports.ts';
 export * from './sponsorship/settings.ts';
 export * from './sponsorship/gas-cap.ts';
 export * from './sponsorship/service.ts';
+export * from './sponsorship/chain-config.ts';
 export * from './idempotency/run.ts';
 export * from './maintenance/prune.ts';
 export * from './request-log/ports.ts';
