@@ -23,6 +23,8 @@ export * from './sponsorship/settings.ts';
 export * from './sponsorship/gas-cap.ts';
 export * from './sponsorship/service.ts';
 export * from './sponsorship/chain-config.ts';
+export * from './sponsorship/status.ts';
+export * from './sponsorship/local.ts';
 export * from './idempotency/run.ts';
 export * from './maintenance/prune.ts';
 export * from './request-log/ports.ts';
