@@ -93,7 +93,8 @@ export interface LocalDevnetsOptions {
   yieldMarkets?: boolean;
   /**
    * Also set up gas sponsorship on the EVM devnet when the service starts (its contracts for the
-   * service's sponsor key, a funded relayer), so that sponsored transfers can run. Default false.
+   * service's sponsor key, a funded relayer), so that sponsored transfers can run. Needs
+   * whole-second blocks (the deployment switches automine on and back). Default false.
    */
   sponsorship?: boolean;
 }
