@@ -44,6 +44,59 @@ describe('loadConfig', () => {
     expect(loadConfig({ YIELD_LEASE_MS: '2000' }).yield.leaseMs).toBe(2_000);
   });
 
+  it('reads SPONSORSHIP per EVM chain of CHAINS with the canonical defaults, checksummed', () => {
+    const token = '0x036cbd53842c5426634e7929541ec2318f3dcf7e';
+    const paymaster = `0x${'a'.repeat(40)}`;
+    const env = {
+      CHAINS: JSON.stringify([{ type: 'EVM', chainId: 8453, rpcUrl: 'http://127.0.0.1:9/' }, { type: 'EVM', chainId: 1, rpcUrl: 'http://127.0.0.1:9/' }]),
+      SPONSORSHIP: JSON.stringify([
+        { chainId: 8453, paymaster, tokens: [token] },
+        { chainId: 1, paymaster, tokens: [token], submission: 'bundler', bundlerUrl: 'https://bundler.example/rpc', minDepositWei: '0', minRelayerBalanceWei: '5' },
+      ]),
+    };
+    expect(loadConfig({}).sponsorship).toEqual([]);
+    expect(loadConfig(env).sponsorship).toEqual([
+      {
+        chainId: 8453,
+        entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
+        delegate: '0xe6Cae83BdE06E4c305530e199D7217f42808555B',
+        paymaster: getAddress(paymaster),
+        tokens: [getAddress(token)],
+        submission: 'relayer',
+        minDepositWei: 5n * 10n ** 16n,
+        minRelayerBalanceWei: 10n ** 16n,
+      },
+      expect.objectContaining({ chainId: 1, submission: 'bundler', bundlerUrl: 'https://bundler.example/rpc', minDepositWei: 0n, minRelayerBalanceWei: 5n }),
+    ]);
+  });
+
+  const evm8453 = JSON.stringify([{ type: 'EVM', chainId: 8453, rpcUrl: 'http://127.0.0.1:9/' }]);
+  const sponsorship = (...entries: unknown[]) => ({ CHAINS: evm8453, SPONSORSHIP: JSON.stringify(entries) });
+  const entry = { chainId: 8453, paymaster: `0x${'a'.repeat(40)}`, tokens: [`0x${'b'.repeat(40)}`] };
+  it.each([
+    [{ SPONSORSHIP: '{' }, 'SPONSORSHIP: must be a JSON array of sponsorship chains'],
+    [{ SPONSORSHIP: '{}' }, 'SPONSORSHIP: must be a JSON array of sponsorship chains'],
+    [sponsorship({ ...entry, chainId: 1 }), 'SPONSORSHIP.0.chainId: 1 is not an EVM chain of CHAINS'],
+    [sponsorship({ ...entry, chainId: '8453' }), 'SPONSORSHIP.0.chainId: must be a positive integer chain id'],
+    [sponsorship({ ...entry, paymaster: undefined }), 'SPONSORSHIP.0.paymaster: is required'],
+    [sponsorship({ ...entry, paymaster: '0x1234' }), 'SPONSORSHIP.0.paymaster: must be an EVM address (0x and 40 hex digits)'],
+    [sponsorship({ ...entry, paymaster: '0xAaAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }), 'SPONSORSHIP.0.paymaster: has an invalid checksum (mixed case)'],
+    [sponsorship({ ...entry, entryPoint: `0x${'0'.repeat(40)}` }), 'SPONSORSHIP.0.entryPoint: must not be the zero address'],
+    [sponsorship({ ...entry, tokens: [] }), 'SPONSORSHIP.0.tokens: must list at least one token'],
+    [sponsorship({ ...entry, tokens: [entry.tokens[0], '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB'] }), 'SPONSORSHIP.0.tokens.1: 0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB is listed twice'],
+    [sponsorship({ ...entry, submission: 'paymaster' }), 'SPONSORSHIP.0.submission: must be relayer or bundler'],
+    [sponsorship({ ...entry, submission: 'bundler' }), 'SPONSORSHIP.0.bundlerUrl: is required with submission bundler'],
+    [sponsorship({ ...entry, bundlerUrl: 'https://b.example' }), 'SPONSORSHIP.0.bundlerUrl: is only for submission bundler (relayer submits itself)'],
+    [sponsorship({ ...entry, submission: 'bundler', bundlerUrl: 'ws://b.example' }), 'SPONSORSHIP.0.bundlerUrl: must be an http(s) URL'],
+    [sponsorship({ ...entry, minDepositWei: 1000 }), 'SPONSORSHIP.0.minDepositWei: must be an amount of wei as a decimal string'],
+    [sponsorship({ ...entry, minRelayerBalanceWei: '-1' }), 'SPONSORSHIP.0.minRelayerBalanceWei: must be an amount of wei as a decimal string'],
+    [sponsorship({ ...entry, gasCap: '1' }), 'SPONSORSHIP.0: unknown field(s) gasCap'],
+    [sponsorship(entry, entry), 'SPONSORSHIP.1.chainId: 8453 is listed twice'],
+  ])('refuses SPONSORSHIP %j naming the path', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it.each([
     [{ APP_ENV: 'prod' }, 'APP_ENV: must be local, beta or production'],
     [{ PORT: '70000' }, 'PORT: must be a TCP port number'],

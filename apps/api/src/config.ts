@@ -6,6 +6,7 @@ import type { ChainEntry } from '@wallet/chains';
 import { yieldMarketsJson } from '@wallet/domain/yield/config.ts';
 import { defaultYieldExecutionMode, YIELD_EXECUTION_MODES } from '@wallet/domain/yield/execution.ts';
 import { CRASH_POINTS } from '@wallet/domain/shared/crash-points.ts';
+import { sponsorshipJson } from '@wallet/domain/sponsorship/chain-config.ts';
 import { localCaCertFile } from './webhook-listen/paths.ts';
 
 export { repoRoot };
@@ -95,6 +96,7 @@ const envSchema = z
     AUTH_CACHE_MS: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number).default(2000),
     CHAINS: chainsJson.default([]),
     YIELD_MARKETS: yieldMarketsJson.default([]),
+    SPONSORSHIP: sponsorshipJson.default([]),
     YIELD_EXECUTION: z.enum(YIELD_EXECUTION_MODES, 'must be enabled, withdrawals-only or disabled').optional(),
     USER_SHARE_KEKS: z.string().optional(),
     SERVICE_SHARE_KEKS: z.string().optional(),
@@ -130,6 +132,10 @@ const envSchema = z
         ctx.addIssue({ code: 'custom', path: ['APP_ENV'], message: `${env.APP_ENV} needs ${missing.join(', ')}; refusing to start without them` });
       }
     }
+    const evmChains = new Set(env.CHAINS.flatMap((chain) => (chain.type === 'EVM' ? [chain.chainId] : [])));
+    env.SPONSORSHIP.forEach((entry, index) => {
+      if (!evmChains.has(entry.chainId)) ctx.addIssue({ code: 'custom', path: ['SPONSORSHIP', index, 'chainId'], message: `${entry.chainId} is not an EVM chain of CHAINS` });
+    });
     if (env.CRASH_AT !== undefined && env.APP_ENV === 'production') {
       ctx.addIssue({ code: 'custom', path: ['CRASH_AT'], message: 'is a fault-injection switch for tests; refusing to start production with it' });
     }
@@ -173,6 +179,11 @@ function configFrom(env: z.output<typeof envSchema>) {
        */
       leaseMs: env.YIELD_LEASE_MS,
     },
+    /**
+     * Gas sponsorship per EVM chain from SPONSORSHIP (JSON array; docs/sponsorship.md); local mode
+     * adds the devnet's entry once its contracts are deployed at start.
+     */
+    sponsorship: env.SPONSORSHIP,
     /** Local mode only: start anvil and the LiteSVM devnet (LOCAL_DEVNETS, default on). */
     localDevnets: env.APP_ENV === 'local' && env.LOCAL_DEVNETS,
     /** Background workers in this process (WORKERS, default on). */

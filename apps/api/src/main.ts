@@ -5,10 +5,11 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createChainRegistry } from '@wallet/chains';
 import { systemClock } from '@wallet/domain';
 import type { LocalConsole } from './local/console.ts';
+import { LOCAL_EVM_CHAIN_ID } from './local/chain-id.ts';
 import { controlRouter } from './local/control.ts';
 import { newControlToken, writeControlFile } from './local/control-file.ts';
 import { createLogger } from './logger.ts';
-import { createServices, monitorOwnerName, openConfiguredDatabase } from './services.ts';
+import { createServices, ensureSponsorshipKeys, monitorOwnerName, openConfiguredDatabase } from './services.ts';
 import { startMonitorWorker } from './workers/monitor-worker.ts';
 import { startYieldWorker } from './workers/yield-worker.ts';
 import { startPruneWorker } from './workers/prune-worker.ts';
@@ -33,11 +34,14 @@ mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 // Local mode brings its own chains unless LOCAL_DEVNETS=off (e.g. for benchmarks of the API alone);
 // their code is loaded only then, so other environments never load devnet code. The database
 // opens meanwhile.
+const opening = openConfiguredDatabase(config);
 const [devnets, database] = await Promise.all([
   config.localDevnets
-    ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains, dataDir: config.dataDir, yieldMarkets: true }))
+    ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains, dataDir: config.dataDir, yieldMarkets: true, sponsorship: true }))
     : undefined,
-  openConfiguredDatabase(config),
+  opening,
+  // The devnet's sponsor and relayer keys (chain 84532) are read, or created, meanwhile: its sponsorship setup needs them.
+  config.localDevnets ? opening.then((db) => ensureSponsorshipKeys(config, db, LOCAL_EVM_CHAIN_ID)) : undefined,
 ]);
 const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains), database, logger });
 // Before the monitor starts: a devnet that started fresh (its state lost) takes its unresolved
@@ -73,8 +77,8 @@ if (config.appEnv === 'local') {
   const owner = await services.staff.ensureLocalOwner();
   if (owner) process.stdout.write(`${JSON.stringify({ consoleOwner: { email: owner.email, password: owner.password, partnerId: owner.partnerId } })}\n`);
 }
-// Local mode: where the devnets answer JSON-RPC, at every start (the same as GET /v1/local/devnets).
-if (devnets) process.stdout.write(`${JSON.stringify({ devnets: devnets.endpoints })}\n`);
+// Local mode: where the devnets answer JSON-RPC and their sponsorship addresses, at every start (the same as GET /v1/local/devnets).
+if (services.localDevnets) process.stdout.write(`${JSON.stringify({ devnets: services.localDevnets })}\n`);
 const embedded = !config.databaseUrl;
 const controlToken = newControlToken();
 const app = createApp({

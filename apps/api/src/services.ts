@@ -39,6 +39,9 @@ import {
   createPermissionsExtension,
   createSponsorship,
   createServiceKeys,
+  createSponsorshipStatus,
+  type LocalSponsorship,
+  type LocalSponsorshipSetup,
   createAuthorizationScopeService,
   createApprovalConfigurationService,
   createAuthorizationScopeReads,
@@ -70,8 +73,18 @@ import { createLogger, type Logger } from './logger.ts';
 import { createRequestLogWriter } from './request-log/writer.ts';
 
 export interface ServiceOptions {
-  /** The chains this deployment talks to, and in local mode the devnet faucet, yield contracts and RPC URLs. */
-  chains?: { directory: ChainDirectory; gateways: ChainGateways; faucet?: LocalFaucet; yield?: LocalYieldContracts; endpoints?: LocalDevnetEndpoints };
+  /**
+   * The chains this deployment talks to, and in local mode the devnet faucet, yield contracts, RPC
+   * URLs and the sponsorship setup (run here, once the service keys can be read).
+   */
+  chains?: {
+    directory: ChainDirectory;
+    gateways: ChainGateways;
+    faucet?: LocalFaucet;
+    yield?: LocalYieldContracts;
+    endpoints?: LocalDevnetEndpoints;
+    sponsorship?: LocalSponsorshipSetup;
+  };
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
   clock?: Clock;
@@ -103,12 +116,31 @@ function crashAtPoint(point: Config['crashAt']): CrashAt | undefined {
   };
 }
 
+/** The KEKs of this deployment: from the environment, or the generated file in DATA_DIR (local default). */
+const kekProviderOf = (config: Config) => (config.kekSource === 'env' ? envKekProvider(config.kekEnv) : fileKekProvider(config.dataDir));
+
+/**
+ * The service's sponsor and relayer keys of `chainId`, created when missing: `npm start` reads them
+ * while the devnets start, so that the devnet's sponsorship setup (in createServices) finds them at once.
+ */
+export async function ensureSponsorshipKeys(config: Config, database: Database, chainId: number): Promise<void> {
+  const keys = createServiceKeys({ store: createStores(database).serviceKeys, keks: kekProviderOf(config), clock: systemClock });
+  await Promise.all([keys.ensureServiceKey('sponsor', chainId), keys.ensureServiceKey('relayer', chainId)]);
+}
+
+/** The devnet endpoints with the sponsorship addresses on the devnet that has them (GET /v1/local/devnets). */
+function withLocalSponsorship(endpoints: LocalDevnetEndpoints | undefined, local: LocalSponsorship | undefined): LocalDevnetEndpoints | undefined {
+  if (!endpoints || !local) return endpoints;
+  const { entryPoint, delegate, paymaster, chainId } = local.chain;
+  return { ...endpoints, evm: endpoints.evm.map((e) => (e.chainId === chainId ? { ...e, sponsorship: { entryPoint, delegate, paymaster, relayer: local.relayer } } : e)) };
+}
+
 /** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
 export async function createServices(config: Config, options: ServiceOptions = {}) {
   const database = options.database ?? (await openConfiguredDatabase(config));
   const clock = options.clock ?? systemClock;
   const stores = createStores(database);
-  const keks = config.kekSource === 'env' ? envKekProvider(config.kekEnv) : fileKekProvider(config.dataDir);
+  const keks = kekProviderOf(config);
   const wallets = createWalletService({ wallets: stores.wallets, keks });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
@@ -231,6 +263,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
   });
   const yieldPositions = createYieldPositionService({ catalog: yieldCatalog, gateways, loadWallet: wallets.loadWallet });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
+  const serviceKeys = createServiceKeys({ store: stores.serviceKeys, keks, clock });
+  // Local mode: the devnet's paymaster is signed by the sponsor key, which lives in this database under the service KEK.
+  const localSponsorship = options.chains?.sponsorship ? await options.chains.sponsorship(serviceKeys) : undefined;
+  const sponsorshipChains = [...config.sponsorship, ...(localSponsorship ? [localSponsorship.chain] : [])];
+  const devnetEndpoints = withLocalSponsorship(options.chains?.endpoints, localSponsorship);
   const requestLog = config.requestLog.enabled ? createRequestLogWriter({ store: stores.requestLog, logger: options.logger ?? createLogger(config.logLevel) }) : undefined;
 
   return {
@@ -249,12 +286,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     chains: createChainService({
       directory,
       faucet: options.chains?.faucet,
-      devnets: options.chains?.endpoints,
+      devnets: devnetEndpoints,
       loadWallet: wallets.loadWallet,
       findWallet: (id) => stores.wallets.findById(id),
     }),
     localFaucet: options.chains?.faucet,
-    localDevnets: options.chains?.endpoints,
+    localDevnets: devnetEndpoints,
     /** Console staff accounts and sessions (tRPC, GraphQL, the staff CLI). */
     staff: createStaffService({ store: stores.staff, clock }),
     users: createUserService({ users: stores.users, custody: stores.custody, keks }),
@@ -300,7 +337,15 @@ export async function createServices(config: Config, options: ServiceOptions = {
       staff: stores.staff,
     }),
     /** The service's sponsor and relayer keys per EVM chain: created on first use, signing inside custody only. */
-    serviceKeys: createServiceKeys({ store: stores.serviceKeys, keks, clock }),
+    serviceKeys,
+    /** Where sponsored transfers run: SPONSORSHIP, with the devnet's entry in local mode. */
+    sponsorshipChains,
+    /** Per sponsorship chain: the paymaster's deposit and the relayer's balance, flagged when low (the console shows it). */
+    sponsorshipStatus: createSponsorshipStatus({
+      chains: sponsorshipChains,
+      gateways,
+      relayerAddress: async (chainId) => (await serviceKeys.ensureServiceKey('relayer', chainId)).address,
+    }),
     /** Authorization scopes: user assignments and wallet bindings, revision-checked (REST /v1/permissions-v2). */
     authorizationScopes,
     /** The console's scopes pages (tRPC, GraphQL): the REST use cases above, acting as the staff member. */

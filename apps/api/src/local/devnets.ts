@@ -21,11 +21,13 @@ import {
   type Clock,
   type LocalDevnetEndpoints,
   type LocalFaucet,
+  type LocalSponsorshipSetup,
   type ResetChain,
 } from '@wallet/domain';
+import { LOCAL_EVM_CHAIN_ID } from './chain-id.ts';
+import { localSponsorshipSetup } from './sponsorship.ts';
 
-/** The EVM devnet answers as Base Sepolia, where the spec's local-test yield markets live. */
-export const LOCAL_EVM_CHAIN_ID = 84532;
+export { LOCAL_EVM_CHAIN_ID };
 
 /** A devnet chain and the genesis hash it answers now. */
 export interface DevnetIdentity extends ResetChain {
@@ -57,6 +59,11 @@ export interface LocalDevnets {
    */
   yield?: YieldDeployment;
   /**
+   * With `sponsorship`: deploys (or reuses) the sponsorship contracts for the service's sponsor key
+   * and funds its relayer; the service runs it once its keys exist (local/sponsorship.ts).
+   */
+  sponsorship?: LocalSponsorshipSetup;
+  /**
    * With `dataDir`: for each devnet whose genesis hash is not the one recorded in the state
    * directory (it started fresh, or nothing was recorded yet), fails its unresolved records with
    * `CHAIN_RESET` and resets its nonces; then records the current genesis hashes.
@@ -84,6 +91,12 @@ export interface LocalDevnetsOptions {
   dataDir?: string;
   /** Also deploy the yield contracts on the EVM devnet (about 1 s; reused after a restart). Default false. */
   yieldMarkets?: boolean;
+  /**
+   * Also set up gas sponsorship on the EVM devnet when the service starts (its contracts for the
+   * service's sponsor key, a funded relayer), so that sponsored transfers can run. Needs
+   * whole-second blocks (the deployment switches automine on and back). Default false.
+   */
+  sponsorship?: boolean;
 }
 
 /**
@@ -168,6 +181,18 @@ export async function startLocalDevnets(options: LocalDevnetsOptions = {}): Prom
       ...(stateDir ? { stateDir } : {}),
       discardedState: [anvil.discardedState, sol.discardedState].filter((f): f is string => f !== undefined),
       ...(yieldDeployment ? { yield: yieldDeployment } : {}),
+      ...(options.sponsorship
+        ? {
+            sponsorship: localSponsorshipSetup({
+              rpcUrl: anvil.rpcUrl,
+              chainId: LOCAL_EVM_CHAIN_ID,
+              usdcAddress,
+              gateway: registry.gateways.evm(LOCAL_EVM_CHAIN_ID)!,
+              faucet,
+              ...(stateDir ? { stateDir } : {}),
+            }),
+          }
+        : {}),
       async reconcile(deps) {
         if (!stateDir) return [];
         const file = path.join(stateDir, GENESIS_FILE);

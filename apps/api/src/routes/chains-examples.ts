@@ -44,7 +44,18 @@ export const chainsExamples = {
       200: {
         summary: 'The local devnets (docs/local-chains.md)',
         value: {
-          evm: [{ chainId: 84532, rpcUrl: 'http://127.0.0.1:41235' }],
+          evm: [
+            {
+              chainId: 84532,
+              rpcUrl: 'http://127.0.0.1:41235',
+              sponsorship: {
+                entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
+                delegate: '0xe6Cae83BdE06E4c305530e199D7217f42808555B',
+                paymaster: '0xd49c7045d4C5579F82E66aE56994c4B9Dbe20251',
+                relayer: '0xa39A30f70A240dc3bA496c6b747435D212e5806D',
+              },
+            },
+          ],
           solana: [{ network: 'SOLANA_DEVNET', rpcUrl: 'http://127.0.0.1:40117' }],
         },
       },

@@ -39,10 +39,11 @@ export function chainRoutes(chains: ChainService, { localFaucet, localDevnets }:
       path: '/v1/local/devnets',
       operationId: 'localDevnets',
       examples: chainsExamples.localDevnets,
-      summary: 'Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client)',
-      description: 'Local mode only (absent elsewhere): the JSON-RPC URLs of the local EVM and Solana devnets, to use with viem, cast or a Solana client alongside the API.',
+      summary: 'Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client), and the EVM devnet\'s sponsorship contracts',
+      description:
+        "Local mode only (absent elsewhere): the JSON-RPC URLs of the local EVM and Solana devnets, to use with viem, cast or a Solana client alongside the API. The EVM devnet's `sponsorship` names the EntryPoint, the delegate sponsored wallets point to, the paymaster signed by the service's sponsor key and the service's relayer, all deployed and funded at start.",
       tag: 'Local',
-      responses: { 200: { description: 'The local devnets and their RPC URLs', schema: localDevnetsResponse } },
+      responses: { 200: { description: 'The local devnets, their RPC URLs and the sponsorship addresses', schema: localDevnetsResponse } },
       handler: async () => ({ status: 200, body: chains.localDevnets() }),
     });
   }

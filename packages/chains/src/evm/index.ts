@@ -21,6 +21,7 @@ export { fundEvmWallet, type FundEvmWalletParams, type FundEvmWalletResult } fro
 export { localChain } from './dev-account.ts';
 export { ensureDeployed, evmGenesisHash } from './deployments.ts';
 export * from './yield/index.ts';
+export { withAutomine } from './yield/send.ts';
 export {
   deploySponsorshipContracts,
   ensureSponsorshipContracts,

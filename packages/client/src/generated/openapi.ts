@@ -1035,8 +1035,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client)
-         * @description Local mode only (absent elsewhere): the JSON-RPC URLs of the local EVM and Solana devnets, to use with viem, cast or a Solana client alongside the API.
+         * Local mode only: the JSON-RPC URLs of the local EVM and Solana devnets (for viem, cast or a Solana client), and the EVM devnet's sponsorship contracts
+         * @description Local mode only (absent elsewhere): the JSON-RPC URLs of the local EVM and Solana devnets, to use with viem, cast or a Solana client alongside the API. The EVM devnet's `sponsorship` names the EntryPoint, the delegate sponsored wallets point to, the paymaster signed by the service's sponsor key and the service's relayer, all deployed and funded at start.
          */
         get: operations["localDevnets"];
         put?: never;
@@ -2429,6 +2429,17 @@ export interface components {
                 chainId: number;
                 /** Format: uri */
                 rpcUrl: string;
+                /** @description Gas sponsorship on this devnet, when the service set it up at start */
+                sponsorship?: {
+                    /** @description EntryPoint v0.8 */
+                    entryPoint: string;
+                    /** @description Simple7702Account, the contract sponsored wallets delegate to (EIP-7702) */
+                    delegate: string;
+                    /** @description The verifying paymaster signed by the service's sponsor key */
+                    paymaster: string;
+                    /** @description The service's relayer key, which submits sponsored operations */
+                    relayer: string;
+                };
             }[];
             solana: {
                 network: string;
@@ -7690,7 +7701,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The local devnets and their RPC URLs */
+            /** @description The local devnets, their RPC URLs and the sponsorship addresses */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -34,13 +34,37 @@ export interface LocalFaucet {
  * `{"devnets": …}` line `npm start` prints), so viem, cast or a Solana client can reach them.
  */
 export interface LocalDevnetEndpoints {
-  evm: { chainId: number; rpcUrl: string }[];
+  evm: { chainId: number; rpcUrl: string; sponsorship?: LocalDevnetSponsorship }[];
   solana: { network: string; rpcUrl: string }[];
 }
 
+/** The devnet's gas sponsorship contracts and the service's relayer on it (docs/sponsorship.md). */
+export interface LocalDevnetSponsorship {
+  entryPoint: string;
+  delegate: string;
+  paymaster: string;
+  relayer: string;
+}
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
 export const localDevnetsResponse = z
   .object({
-    evm: z.array(z.object({ chainId: z.number().int(), rpcUrl: z.url() })),
+    evm: z.array(
+      z.object({
+        chainId: z.number().int(),
+        rpcUrl: z.url(),
+        sponsorship: z
+          .object({
+            entryPoint: evmAddress.describe('EntryPoint v0.8'),
+            delegate: evmAddress.describe('Simple7702Account, the contract sponsored wallets delegate to (EIP-7702)'),
+            paymaster: evmAddress.describe("The verifying paymaster signed by the service's sponsor key"),
+            relayer: evmAddress.describe("The service's relayer key, which submits sponsored operations"),
+          })
+          .optional()
+          .describe('Gas sponsorship on this devnet, when the service set it up at start'),
+      }),
+    ),
     solana: z.array(z.object({ network: z.string(), rpcUrl: z.url() })),
   })
   .meta({ id: 'LocalDevnets' });

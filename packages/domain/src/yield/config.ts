@@ -1,26 +1,8 @@
 import { z } from 'zod';
-import { checksumEvmAddress, isEvmAddressWithValidChecksum } from '../shared/evm-address.ts';
+import { evmContractAddressSchema } from '../shared/evm-contract-address.ts';
 import { POOL_YIELD_MARKET_IDS, VAULT_YIELD_MARKET_IDS, ALL_YIELD_MARKET_IDS } from './markets.ts';
 
-/**
- * An EVM contract address: 0x and 40 hex digits (a mixed-case one must carry a valid checksum),
- * not the zero address; returned checksummed.
- */
-const contractAddress = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x and 40 hex digits)')
-  .transform((value, ctx) => {
-    if (!isEvmAddressWithValidChecksum(value)) {
-      ctx.addIssue({ code: 'custom', message: 'has an invalid checksum (mixed case)' });
-      return z.NEVER;
-    }
-    const checksummed = checksumEvmAddress(value);
-    if (/^0x0{40}$/.test(checksummed)) {
-      ctx.addIssue({ code: 'custom', message: 'must not be the zero address' });
-      return z.NEVER;
-    }
-    return checksummed;
-  });
+const contractAddress = evmContractAddressSchema;
 
 const poolEntry = z.strictObject({ id: z.enum(POOL_YIELD_MARKET_IDS), usdc: contractAddress, pool: contractAddress, aToken: contractAddress });
 const vaultEntry = z.strictObject({ id: z.enum(VAULT_YIELD_MARKET_IDS), usdc: contractAddress, vault: contractAddress, bundler: contractAddress });
