@@ -4,7 +4,8 @@ import { expect, nav, newProjectWithKey, signIn, snap, stack, test } from '../su
 /**
  * Gas sponsorship in the console: an owner opens Sponsorship (disabled by default), sets a gas cap
  * and a daily budget (a typed ETH amount refused at the field), enables it with the switch and
- * pauses it; each step is shown in wei and ETH with who changed it, and GraphQL reads the same.
+ * pauses it; each step is shown in wei and ETH with who changed it, and GraphQL reads the same. The
+ * local devnet's paymaster deposit and relayer balance are shown as read from the chain.
  * Production keeps its own settings. A support account sees the paused settings without any
  * control, and the API refuses its change.
  */
@@ -47,8 +48,18 @@ test('an owner sets the limits, enables and pauses sponsorship; the page and Gra
   await expect(page.getByTestId('sponsorship-last-change')).toHaveText('never changed (disabled by default)');
   await expect(page.getByTestId('sponsorship-gas-cap')).toContainText('0.001 ETH');
   await expect(page.getByTestId('sponsorship-daily-budget')).toContainText('0.05 ETH');
-  // Nothing in the paymaster section: no balances are read yet.
-  await expect(page.getByRole('region', { name: 'Paymaster deposit and relayer balance' })).toHaveCount(0);
+  // The local devnet's paymaster deposit and relayer balance, read from the chain, as GraphQL reads them.
+  const funding = page.getByRole('region', { name: 'Paymaster deposit and relayer balance' });
+  await expect(funding).toContainText('Chain 84532');
+  const fundingAnswer = await page.request.post('/graphql', {
+    data: { query: '{ sponsorshipFunding { chainId status paymasterDepositWei relayerBalanceWei lowDeposit lowRelayerBalance relayerAddress } }' },
+  });
+  const chains = ((await fundingAnswer.json()) as { data: { sponsorshipFunding: Record<string, unknown>[] } }).data.sponsorshipFunding;
+  expect(chains).toEqual([expect.objectContaining({ chainId: 84532, status: 'ok', lowDeposit: false, lowRelayerBalance: false })]);
+  await expect(funding).toContainText(`${chains[0]!.paymasterDepositWei as string} wei`);
+  await expect(funding).toContainText(`${chains[0]!.relayerBalanceWei as string} wei`);
+  await expect(funding).toContainText(chains[0]!.relayerAddress as string);
+  await expect(funding.getByRole('alert')).toHaveCount(0);
 
   const limits = page.getByRole('form', { name: 'Change limits' });
   const save = limits.getByRole('button', { name: 'Save limits' });

@@ -1,4 +1,4 @@
-import type { ConsoleSponsorshipView, StaffPrincipal } from '@wallet/domain';
+import type { ConsoleSponsorshipView, SponsorshipChainStatus, StaffPrincipal } from '@wallet/domain';
 import type { GraphQLContext, SchemaBuilderOf } from './schema.ts';
 
 type Actor = NonNullable<ConsoleSponsorshipView['updatedBy']> & { email: string | null };
@@ -50,6 +50,37 @@ export function addSponsorshipFields(builder: SchemaBuilderOf, principal: (ctx: 
       },
       resolve: (_root, args, ctx) =>
         ctx.services.consoleSponsorship.get(principal(ctx), { projectId: String(args.projectId), environment: (args.environment ?? 'development') as 'development' | 'production' }),
+    }),
+  );
+
+  const funding = builder.objectRef<SponsorshipChainStatus>('SponsorshipChainFunding').implement({
+    description:
+      "A sponsorship chain of the deployment: the paymaster's EntryPoint deposit and the relayer's balance (wei as decimal strings), flagged below their thresholds; `unavailable` (with `reason`) when its RPC did not answer",
+    fields: (t) => ({
+      chainId: t.exposeInt('chainId'),
+      status: t.exposeString('status', { description: 'ok or unavailable' }),
+      reason: t.string({ nullable: true, resolve: (c) => (c.status === 'unavailable' ? c.reason : null) }),
+      entryPoint: t.exposeString('entryPoint'),
+      paymaster: t.exposeString('paymaster'),
+      submission: t.exposeString('submission', { description: 'relayer or bundler' }),
+      relayerAddress: t.exposeString('relayerAddress', { nullable: true }),
+      paymasterDepositWei: t.string({ nullable: true, resolve: (c) => (c.status === 'ok' ? c.paymasterDepositWei : null) }),
+      relayerBalanceWei: t.string({ nullable: true, resolve: (c) => (c.status === 'ok' ? c.relayerBalanceWei : null) }),
+      lowDeposit: t.boolean({ nullable: true, resolve: (c) => (c.status === 'ok' ? c.lowDeposit : null) }),
+      lowRelayerBalance: t.boolean({ nullable: true, resolve: (c) => (c.status === 'ok' ? c.lowRelayerBalance : null) }),
+      minDepositWei: t.exposeString('minDepositWei'),
+      minRelayerBalanceWei: t.exposeString('minRelayerBalanceWei'),
+    }),
+  });
+
+  builder.queryField('sponsorshipFunding', (t) =>
+    t.field({
+      type: [funding],
+      description: 'The sponsorship chains of the deployment and what funds them (read from the chains now)',
+      resolve: async (_root, _args, ctx) => {
+        principal(ctx);
+        return (await ctx.services.sponsorshipStatus.read()).chains;
+      },
     }),
   );
 }

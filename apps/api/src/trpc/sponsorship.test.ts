@@ -16,6 +16,11 @@ const MAX_UINT256 = ((1n << 256n) - 1n).toString();
 
 const SPONSORSHIP_FIELDS = 'projectId environment enabled paused gasCapWei dailyBudgetWei updatedAt updatedBy { type id email } budgetToday { day usedWei remainingWei }';
 
+const DEAD_RPC = 'http://127.0.0.1:9';
+const PAYMASTER = '0x00000000000000000000000000000000000000a1';
+/** As the service names it (EIP-55). */
+const PAYMASTER_CHECKSUMMED = '0x00000000000000000000000000000000000000A1';
+
 describe.each(testDatabaseKinds)('console gas sponsorship over tRPC and GraphQL on %s', (kind) => {
   let app: TestApp;
   let a: Partner;
@@ -24,7 +29,13 @@ describe.each(testDatabaseKinds)('console gas sponsorship over tRPC and GraphQL 
   const passwords: string[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp(kind);
+    // A sponsorship chain whose RPC refuses connections: its funding reads as unavailable.
+    app = await startTestApp(kind, {
+      env: {
+        CHAINS: JSON.stringify([{ type: 'EVM', chainId: 11155111, rpcUrl: DEAD_RPC }]),
+        SPONSORSHIP: JSON.stringify([{ chainId: 11155111, paymaster: PAYMASTER, tokens: ['0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'] }]),
+      },
+    });
     [a, b] = await Promise.all([consolePartner(app, passwords), consolePartner(app, passwords)]);
     const me = (await a.owner.auth.me.query())!;
     Object.assign(owner, { staffId: me.staffId, email: me.email });
@@ -156,5 +167,21 @@ describe.each(testDatabaseKinds)('console gas sponsorship over tRPC and GraphQL 
     expect(anonymous.status).toBe(401);
     // The support schema has no mutations.
     expect((await graphql(app, a.cookies.owner, 'mutation { sponsorship { enabled } }')).body.errors?.length).toBeGreaterThan(0);
+  });
+
+  it("every staff role reads the deployment's funding per sponsorship chain; a chain whose RPC does not answer is unavailable, without its URL", async () => {
+    const read = await a.support.sponsorship.funding.query();
+    expect(read.chains).toEqual([
+      expect.objectContaining({ chainId: 11155111, status: 'unavailable', paymaster: PAYMASTER_CHECKSUMMED, submission: 'relayer', relayerAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) }),
+    ]);
+    const [chain] = read.chains;
+    expect(chain!.status === 'unavailable' && chain!.reason).toBeTruthy();
+    expect(JSON.stringify(read)).not.toContain(DEAD_RPC);
+    expect(await a.developer.sponsorship.funding.query()).toEqual(read);
+    const viaGraphql = await graphql(app, b.cookies.support, '{ sponsorshipFunding { chainId status reason paymaster relayerAddress paymasterDepositWei lowDeposit } }');
+    expect(viaGraphql.body.data).toEqual({
+      sponsorshipFunding: [{ chainId: 11155111, status: 'unavailable', reason: (chain as { reason: string }).reason, paymaster: PAYMASTER_CHECKSUMMED, relayerAddress: chain!.relayerAddress, paymasterDepositWei: null, lowDeposit: null }],
+    });
+    expect((await graphql(app, undefined, '{ sponsorshipFunding { chainId } }')).status).toBe(401);
   });
 });

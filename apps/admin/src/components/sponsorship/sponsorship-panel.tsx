@@ -5,7 +5,7 @@ import { ErrorBox, Loading } from '@/components/ui';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 import { SponsorshipBudget } from './budget-card';
-import { SponsorFunding, type SponsorFundingView } from './funding-card';
+import { SponsorFunding } from './funding-card';
 import { SponsorshipLimits } from './limits-form';
 import type { SponsorshipLocation } from './use-sponsorship';
 import { SponsorshipStatus } from './status-card';
@@ -13,12 +13,14 @@ import { useSponsorshipChange } from './use-sponsorship';
 
 /**
  * The Sponsorship page of one project and environment: the state with the switch and pause, the
- * limits, today's budget, and (when given) the balances that fund it. Only owners change anything.
+ * limits, today's budget, and the balances that fund it on each sponsorship chain of the deployment.
+ * Only owners change anything.
  */
-export function SponsorshipPanel({ location, funding }: { location: SponsorshipLocation; funding?: SponsorFundingView[] }) {
+export function SponsorshipPanel({ location }: { location: SponsorshipLocation }) {
   const trpc = useTRPC();
   const { staff } = useSession();
   const view = useQuery(trpc.sponsorship.get.queryOptions(location));
+  const funding = useQuery(trpc.sponsorship.funding.queryOptions());
   const switchChange = useSponsorshipChange(location);
   const limitsChange = useSponsorshipChange(location);
   const canChange = staff?.role === 'owner';
@@ -32,7 +34,8 @@ export function SponsorshipPanel({ location, funding }: { location: SponsorshipL
       </div>
       <div className="space-y-6">
         <SponsorshipBudget view={view.data} />
-        {funding?.length ? <SponsorFunding funding={funding} /> : null}
+        {funding.error ? <ErrorBox title="Sponsorship funding not available" error={funding.error} /> : null}
+        {funding.data?.chains.length ? <SponsorFunding funding={funding.data.chains} /> : null}
       </div>
     </div>
   );
