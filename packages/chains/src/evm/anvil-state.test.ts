@@ -5,6 +5,7 @@ import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startAnvil } from './anvil.ts';
+import { evmGenesisHash } from './deployments.ts';
 import { LOCAL_FUNDER_PRIVATE_KEY, localChain } from './dev-account.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'anvil-state-'));
@@ -41,6 +42,29 @@ describe('startAnvil with a state file', () => {
       await second.stop();
     }
   });
+
+  it('keeps the chain identity (evmGenesisHash) across many restarts, even when anvil answers block 0 anew', async () => {
+    const statePath = path.join(dir, 'restarts.json');
+    const identities: string[] = [];
+    const blockZero: string[] = [];
+    for (let start = 0; start < 5; start++) {
+      const devnet = await startAnvil({ blockTimeSeconds: 0.25, statePath });
+      try {
+        const client = createPublicClient({ chain: localChain(devnet.rpcUrl, devnet.chainId), transport: http(devnet.rpcUrl) });
+        // Past block 1, so the identity is read from it from the second start on.
+        while ((await client.getBlockNumber({ cacheTime: 0 })) < 2n) await new Promise((resolve) => setTimeout(resolve, 100));
+        identities.push(await evmGenesisHash(devnet.rpcUrl));
+        blockZero.push((await client.getBlock({ blockNumber: 0n })).hash);
+        // Whole seconds between starts: anvil regenerates block 0 with the current time.
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+      } finally {
+        await devnet.stop();
+      }
+    }
+    console.log(`block 0 hashes over 5 starts: ${new Set(blockZero).size} distinct; identity: ${new Set(identities).size}`);
+    expect(new Set(identities).size).toBe(1);
+    expect(identities[0]).toBe(blockZero[0]);
+  }, 60_000);
 
   it('stops an anvil left running on the same state file (its parent died) and continues from its latest state', async () => {
     const statePath = path.join(dir, 'leftover.json');

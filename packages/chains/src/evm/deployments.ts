@@ -39,8 +39,16 @@ export function readRecord<T>(file: string): T | undefined {
   }
 }
 
-/** Hash of block 0: anvil stamps its genesis with the start time, so a fresh chain has a new one. */
+/**
+ * The chain's identity: the hash of its genesis block. anvil stamps its genesis with the start time,
+ * so a fresh chain has a new one. A chain reloaded from its state file can answer block 0 with a
+ * new timestamp (and hash) while every later block is the one it had (anvil 1.7.1, seen on the
+ * third or fourth restart), so once block 1 exists the genesis hash is its `parentHash`: what the
+ * chain was built on, which the reload does not change.
+ */
 export async function evmGenesisHash(rpcUrl: string): Promise<Hex> {
+  const first = await rpc<{ parentHash: Hex } | null>(rpcUrl, 'eth_getBlockByNumber', ['0x1', false]);
+  if (first) return first.parentHash;
   return (await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false])).hash;
 }
 
