@@ -35,7 +35,7 @@ async function cli(args: string[], script = 'keys') {
 }
 
 /** The `{"devnets": …}` line a start printed (exactly one). */
-function startedDevnets(output: string): { evm: { chainId: number; rpcUrl: string }[]; solana: { network: string; rpcUrl: string }[] } {
+function startedDevnets(output: string): { evm: { chainId: number; rpcUrl: string; sponsorship?: Record<string, string> }[]; solana: { network: string; rpcUrl: string }[] } {
   const lines = output.split('\n').filter((l) => l.startsWith('{"devnets":'));
   expect(lines).toHaveLength(1);
   return (JSON.parse(lines[0]!) as { devnets: ReturnType<typeof startedDevnets> }).devnets;
@@ -62,7 +62,14 @@ describe('the service process', () => {
     const served = await fetchChecked(`${first.url}/v1/local/devnets`, { headers: { 'x-api-key': issued.apiKey } });
     expect(served.status).toBe(200);
     expect(await served.json()).toEqual(printed);
-    expect(printed.evm).toEqual([{ chainId: 84532, rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }]);
+    const address = expect.stringMatching(/^0x[0-9a-fA-F]{40}$/);
+    expect(printed.evm).toEqual([
+      {
+        chainId: 84532,
+        rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+        sponsorship: { entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108', delegate: '0xe6Cae83BdE06E4c305530e199D7217f42808555B', paymaster: address, relayer: address },
+      },
+    ]);
     expect(printed.solana).toEqual([{ network: 'SOLANA_DEVNET', rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }]);
     const chainId = await fetch(printed.evm[0]!.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
     expect(Number(((await chainId.json()) as { result: string }).result)).toBe(84532);

@@ -22,7 +22,7 @@ function movableClock() {
 }
 
 const RECORD_FIELDS = `transactionId walletId projectId walletType intentKind status createdAt chainId network to value tokenAddress hash nonce
-  blockNumber blockHash failureStage failureCode failureMessage submittedAt resolvedAt monitoring { chainOutcome winningHash winningStatus state }`;
+  blockNumber blockHash failureStage failureCode failureMessage submittedAt resolvedAt executionMode monitoring { chainOutcome winningHash winningStatus state }`;
 const WALLET_FIELDS = 'id type scheme status createdAt address publicKey userIdentifier userIdentifierType';
 
 /** A GraphQL record without the fields REST leaves out when absent (null here), for comparison. */
