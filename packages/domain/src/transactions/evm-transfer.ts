@@ -1,5 +1,6 @@
 import { encodeFunctionData, formatUnits, keccak256, type Hex } from 'viem';
 import type { EncryptedShare } from '../custody/shares.ts';
+import { ERC20_TRANSFER_ABI } from '../shared/erc20-transfer-abi.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
@@ -14,19 +15,6 @@ const GAS_BUFFER_PERCENT = 120n;
 export const NATIVE_TRANSFER_GAS = 21_000n;
 const TYPICAL_TOKEN_TRANSFER_GAS = 65_000n;
 
-const erc20TransferAbi = [
-  {
-    type: 'function',
-    name: 'transfer',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-    ],
-    outputs: [{ type: 'bool' }],
-  },
-] as const;
-
 /** The call a transfer body makes; the body passed `transferBodyFor('EVM', ...)`. */
 function evmCall(wallet: WalletRecord, input: TransferInput) {
   const kind = transferKind('EVM', input);
@@ -40,7 +28,7 @@ function evmCall(wallet: WalletRecord, input: TransferInput) {
           from,
           to: input.tokenAddress as Hex,
           value: 0n,
-          data: encodeFunctionData({ abi: erc20TransferAbi, functionName: 'transfer', args: [input.to as Hex, value] }),
+          data: encodeFunctionData({ abi: ERC20_TRANSFER_ABI, functionName: 'transfer', args: [input.to as Hex, value] }),
         };
   return { kind, type, value, call };
 }

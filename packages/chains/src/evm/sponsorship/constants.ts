@@ -46,39 +46,7 @@ export const SIMPLE_7702_EXECUTE_ABI = [
   },
 ] as const;
 
-/** ERC-20 `transfer` and the OpenZeppelin v5 ERC-20 errors, to decode a simulated revert. */
-export const ERC20_TRANSFER_ABI = [
-  {
-    type: 'function',
-    name: 'transfer',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-    ],
-    outputs: [{ name: '', type: 'bool' }],
-  },
-  {
-    type: 'event',
-    name: 'Transfer',
-    inputs: [
-      { name: 'from', type: 'address', indexed: true },
-      { name: 'to', type: 'address', indexed: true },
-      { name: 'value', type: 'uint256', indexed: false },
-    ],
-  },
-  {
-    type: 'error',
-    name: 'ERC20InsufficientBalance',
-    inputs: [
-      { name: 'sender', type: 'address' },
-      { name: 'balance', type: 'uint256' },
-      { name: 'needed', type: 'uint256' },
-    ],
-  },
-  { type: 'error', name: 'ERC20InvalidSender', inputs: [{ name: 'sender', type: 'address' }] },
-  { type: 'error', name: 'ERC20InvalidReceiver', inputs: [{ name: 'receiver', type: 'address' }] },
-] as const;
+export { ERC20_TRANSFER_ABI } from '@wallet/domain/shared/erc20-transfer-abi.ts';
 
 /** SingletonPaymasterV8 `getHash(mode, packedUserOp)`: what the sponsor signs (EIP-191) for an op. */
 export const PAYMASTER_GET_HASH_ABI = [
