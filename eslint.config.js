@@ -58,7 +58,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@wallet/chains/devnets', '**/solana/*', '**/evm/*'], message: 'Devnet code loads only in local mode (apps/api/src/local/devnets.ts).' }] },
+        {
+          patterns: [
+            {
+              // evm/sponsorship holds the sponsored user operations production runs; only its deployment is devnet code.
+              group: ['@wallet/chains/devnets', '**/solana/*', '**/evm/*.ts', '**/evm/yield/*', '**/evm/artifacts/*', '**/evm/sponsorship/deploy*', '**/evm/sponsorship/artifacts*'],
+              message: 'Devnet code loads only in local mode (apps/api/src/local/devnets.ts).',
+            },
+          ],
+        },
       ],
     },
   },

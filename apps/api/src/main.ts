@@ -12,6 +12,7 @@ import { createLogger } from './logger.ts';
 import { createServices, ensureSponsorshipKeys, monitorOwnerName, openConfiguredDatabase } from './services.ts';
 import { startMonitorWorker } from './workers/monitor-worker.ts';
 import { startYieldWorker } from './workers/yield-worker.ts';
+import { startSponsoredWorker } from './workers/sponsored-worker.ts';
 import { startPruneWorker } from './workers/prune-worker.ts';
 import { startNonceGapWorker } from './workers/nonce-gap-worker.ts';
 import { answerClientErrorsWithJson } from './http/client-errors.ts';
@@ -60,6 +61,8 @@ if (devnets) {
 const monitorWorker = config.workers ? startMonitorWorker({ monitor: services.monitor, logger }) : undefined;
 // The yield worker likewise (operations are leased; one per wallet and chain runs at a time).
 const yieldWorker = config.workers ? startYieldWorker({ runner: services.yieldRunner, logger }) : undefined;
+// Sponsored transfers likewise (records are leased by the sponsored worker; the monitor skips them).
+const sponsoredWorker = config.workers ? startSponsoredWorker({ runner: services.sponsoredRunner, logger }) : undefined;
 // Webhook delivery likewise (endpoint leases keep several processes from sending to one endpoint at once).
 const webhookWorker = config.workers ? startWebhookWorker({ delivery: services.webhookDelivery, pollMs: config.webhooks.pollMs, logger }) : undefined;
 // Expired idempotency records and old rate-limit counters, by one process at a time (a lease in the database).
@@ -123,6 +126,7 @@ async function stop(signal: string) {
   server.closeIdleConnections();
   await monitorWorker?.stop();
   await yieldWorker?.stop();
+  await sponsoredWorker?.stop();
   await webhookWorker?.stop();
   await pruneWorker?.stop();
   await nonceGapWorker?.stop();

@@ -40,6 +40,12 @@ import {
   createSponsorship,
   createServiceKeys,
   createSponsorshipStatus,
+  createSponsoredAdmission,
+  createSponsoredRunner,
+  createSponsoredResume,
+  sponsoredChainAccess,
+  type SponsoredOperationChain,
+  type SponsorshipChainConfig,
   type LocalSponsorship,
   type LocalSponsorshipSetup,
   createAuthorizationScopeService,
@@ -80,6 +86,8 @@ export interface ServiceOptions {
   chains?: {
     directory: ChainDirectory;
     gateways: ChainGateways;
+    /** Sponsored user operations over a configured chain's RPC (absent: no sponsorship). */
+    sponsoredOperations?: (config: SponsorshipChainConfig) => SponsoredOperationChain | undefined;
     faucet?: LocalFaucet;
     yield?: LocalYieldContracts;
     endpoints?: LocalDevnetEndpoints;
@@ -90,6 +98,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** The yield worker's lease owner (default host:pid:random). */
   yieldWorker?: { owner?: string };
+  /** The sponsored-transfer worker's lease owner (default host:pid:random). */
+  sponsoredWorker?: { owner?: string };
   /** The transaction monitor's lease owner (default host:pid:random) and cadence overrides. */
   monitor?: { owner?: string; cadence?: Partial<MonitorCadence>; batchSize?: number };
   /** Webhook delivery overrides (tests): lease owner, sender, engine options, jitter source. */
@@ -172,6 +182,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     preparations: stores.approvalPreparations,
   });
   const partnerReviews = createPartnerReviewService({ store: stores.approvalCases, policies: stores.policies, clock });
+  const serviceKeys = createServiceKeys({ store: stores.serviceKeys, keks, clock });
+  // Local mode: the devnet's paymaster is signed by the sponsor key, which lives in this database under the service KEK.
+  const localSponsorship = options.chains?.sponsorship ? await options.chains.sponsorship(serviceKeys) : undefined;
+  const sponsorshipChains = [...config.sponsorship, ...(localSponsorship ? [localSponsorship.chain] : [])];
+  const sponsorship = createSponsorship({ store: stores.sponsorship, clock });
+  const sponsoredChains = sponsoredChainAccess(sponsorshipChains, gateways, options.chains?.sponsoredOperations);
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
   const transactions = createTransactionService({
     store: stores.transactions,
@@ -186,6 +202,22 @@ export async function createServices(config: Config, options: ServiceOptions = {
     openNonceHold: approvalCases.openNonceHold,
     nonceReservationMs: config.nonceReservationMs,
     crashAt: crashAtPoint(config.crashAt),
+    sponsoredAdmission: createSponsoredAdmission({ store: stores.transactions, sponsorship, chains: () => sponsoredChains, clock }),
+    sponsoredResume: createSponsoredResume({ records: stores.transactions, store: stores.sponsoredOperations, loadWallet: wallets.loadWallet, clock }),
+  });
+  const sponsoredRunner = createSponsoredRunner({
+    store: stores.sponsoredOperations,
+    transactions: stores.transactions,
+    pipeline: signingPipeline,
+    serviceKeys,
+    sponsorship,
+    chains: (chainId) => sponsoredChains.find((c) => c.config.chainId === chainId),
+    loadWalletWithShares: wallets.loadWalletWithShares,
+    isDevnet: transactions.isDevnet,
+    clock,
+    owner: options.sponsoredWorker?.owner ?? monitorOwnerName(),
+    crashAt: crashAtPoint(config.crashAt),
+    logger: options.logger,
   });
   const yieldCatalog = createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield });
   const yieldRunner = createYieldRunner({
@@ -263,10 +295,6 @@ export async function createServices(config: Config, options: ServiceOptions = {
   });
   const yieldPositions = createYieldPositionService({ catalog: yieldCatalog, gateways, loadWallet: wallets.loadWallet });
   const redis = config.redisUrl ? createRedisRateLimitStore(config.redisUrl) : undefined;
-  const serviceKeys = createServiceKeys({ store: stores.serviceKeys, keks, clock });
-  // Local mode: the devnet's paymaster is signed by the sponsor key, which lives in this database under the service KEK.
-  const localSponsorship = options.chains?.sponsorship ? await options.chains.sponsorship(serviceKeys) : undefined;
-  const sponsorshipChains = [...config.sponsorship, ...(localSponsorship ? [localSponsorship.chain] : [])];
   const devnetEndpoints = withLocalSponsorship(options.chains?.endpoints, localSponsorship);
   const requestLog = config.requestLog.enabled ? createRequestLogWriter({ store: stores.requestLog, logger: options.logger ?? createLogger(config.logLevel) }) : undefined;
 
@@ -329,7 +357,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** The permissions v2 extension switch per project and environment (CLI now, console next). */
     permissionsExtension,
     /** Gas sponsorship per project and environment: settings (sponsorship CLI), admission, gas cap and daily budget. */
-    sponsorship: createSponsorship({ store: stores.sponsorship, clock }),
+    sponsorship,
+    /** Carries sponsored transfers from `accepted` to their outcome; run by the sponsored worker (workers/sponsored-worker.ts). */
+    sponsoredRunner,
     /** The console's Sponsorship page (tRPC) and GraphQL read: the use cases above, acting as the staff member (owners change). */
     consoleSponsorship: createConsoleSponsorship({
       scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),

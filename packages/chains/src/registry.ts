@@ -1,4 +1,5 @@
-import type { ChainDirectory, ChainGateways, ChainInfo, EvmGateway, SolanaGateway } from '@wallet/domain';
+import type { ChainDirectory, ChainGateways, ChainInfo, EvmGateway, SolanaGateway, SponsoredOperationChain, SponsorshipChainConfig } from '@wallet/domain';
+import { createSponsoredOperationChain } from './evm/sponsorship/operation-chain.ts';
 import { createEvmGateway } from './gateways/evm-gateway.ts';
 import { createSolanaGateway } from './gateways/solana-gateway.ts';
 
@@ -25,6 +26,8 @@ export type ChainEntry =
 export interface ChainRegistry {
   directory: ChainDirectory;
   gateways: ChainGateways;
+  /** Sponsored user operations on a configured EVM chain (undefined when the chain is not configured). */
+  sponsoredOperations: (config: SponsorshipChainConfig) => SponsoredOperationChain | undefined;
 }
 
 /** The chain registry: how requests name a chain (EVM chain id, Solana network) to its RPC and assets. */
@@ -32,10 +35,12 @@ export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?
   const evm = new Map<number, EvmGateway>();
   const solana = new Map<string, SolanaGateway>();
   const infos: ChainInfo[] = [];
+  const evmRpcUrls = new Map<number, string>();
   for (const entry of entries) {
     if (entry.type === 'EVM') {
       if (evm.has(entry.chainId)) throw new Error(`chain ${entry.chainId} is configured twice`);
       evm.set(entry.chainId, createEvmGateway({ chainId: entry.chainId, rpcUrl: entry.rpcUrl, timeoutMs: options.timeoutMs }));
+      evmRpcUrls.set(entry.chainId, entry.rpcUrl);
       infos.push({
         type: 'EVM',
         chainId: String(entry.chainId),
@@ -60,5 +65,9 @@ export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?
   return {
     directory: { list: () => infos },
     gateways: { evm: (chainId) => evm.get(chainId), solana: (network) => solana.get(network) },
+    sponsoredOperations: (config) => {
+      const rpcUrl = evmRpcUrls.get(config.chainId);
+      return rpcUrl === undefined ? undefined : createSponsoredOperationChain(rpcUrl, config);
+    },
   };
 }

@@ -63,6 +63,17 @@ export const errorBodies = {
   executionFailed: errorBody('ExecutionFailed', 'EXECUTION_FAILED', {}),
   invalidNonce: errorBody('InvalidNonce', 'INVALID_NONCE', {}),
   blockhashNotFound: errorBody('BlockhashNotFound', 'BLOCKHASH_NOT_FOUND', {}),
+  sponsorshipPaused: errorBody('SponsorshipPaused', 'SPONSORSHIP_PAUSED', {}),
+  sponsorshipGasCapExceeded: errorBody('SponsorshipGasCapExceeded', 'SPONSORSHIP_GAS_CAP_EXCEEDED', {
+    gasCapWei: z.string().describe('The per-operation cap, wei'),
+    maxCostWei: z.string().describe('The most this operation could cost at the current fees (every gas limit × maxFeePerGas), wei'),
+  }),
+  sponsorshipBudgetExceeded: errorBody('SponsorshipBudgetExceeded', 'SPONSORSHIP_BUDGET_EXCEEDED', {
+    requestedWei: z.string().describe("The operation's maximum cost, wei"),
+    usedTodayWei: z.string().describe("What today's (UTC) accepted operations hold or spent, wei"),
+    dailyBudgetWei: z.string(),
+    day: z.string().describe('The UTC day, YYYY-MM-DD'),
+  }),
 };
 
 export type ErrorBody = (typeof errorBodies)[keyof typeof errorBodies] | z.ZodObject;

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createChainRegistry, type ChainEntry } from '@wallet/chains';
+import { createChainRegistry, type ChainEntry, type ChainRegistry } from '@wallet/chains';
 import {
   deployTestUsdc,
   deployYieldMarkets,
@@ -43,6 +43,7 @@ export interface DevnetReset extends DevnetIdentity {
 export interface LocalDevnets {
   directory: ChainDirectory;
   gateways: ChainGateways;
+  sponsoredOperations: ChainRegistry['sponsoredOperations'];
   faucet: LocalFaucet;
   evmRpcUrl: string;
   solanaRpcUrl: string;

@@ -29,6 +29,40 @@ const confirmedRecord = {
   executionMode: 'legacy',
 };
 
+const usdc = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const reviewId = '3f2c1a9e-6b7d-4e8f-9a0b-1c2d3e4f5a6b';
+
+/** A sponsored USDC transfer just accepted (the service pays its gas). */
+const acceptedSponsored = {
+  transactionId,
+  walletId,
+  walletType: 'EVM',
+  intentKind: 'transfer',
+  status: 'pending',
+  createdAt: '2026-11-25T07:12:00.000Z',
+  chainId: '84532',
+  network: null,
+  to: deadAddress,
+  value: '5000000',
+  tokenAddress: usdc,
+  hash: null,
+  blockNumber: null,
+  blockHash: null,
+  failureStage: null,
+  failureCode: null,
+  failureMessage: null,
+  submittedAt: null,
+  resolvedAt: null,
+  monitoring: { chainOutcome: null, winningHash: null, winningStatus: null },
+  executionMode: 'sponsored',
+  nonce: null,
+  stage: 'accepted',
+  reviewId: null,
+  userOperationHash: null,
+  actualGasCost: null,
+  autoRetry: { enabled: true, attempts: 0 },
+};
+
 /** Request and response examples of the transfer and transaction history routes, by operationId (openapi-examples.test.ts validates them). */
 export const transactionsExamples = {
   transfer: {
@@ -42,6 +76,14 @@ export const transactionsExamples = {
           transactionId,
         },
       },
+      202: { summary: 'A sponsored USDC transfer, accepted', value: acceptedSponsored },
+      404: walletNotFound,
+    },
+  },
+  resumeTransaction: {
+    request: { summary: 'Resume a sponsored transfer whose review was approved', body: { reviewId }, parameters: { walletId, transactionId } },
+    response: {
+      202: { summary: 'Resumed: the worker continues the same operation', value: acceptedSponsored },
       404: walletNotFound,
     },
   },

@@ -3,6 +3,7 @@ import {
   estimateFeeResponse,
   listTransactionsQuery,
   errorBodies,
+  resumeBody,
   transactionDetail,
   transactionList,
   transferBody,
@@ -50,12 +51,27 @@ export function transactionRoutes(transactions: TransactionService) {
       body: transferBody,
       responses: {
         200: { description: 'Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id)', schema: transferResponse },
+        202: {
+          description:
+            'A sponsored transfer (executionMode sponsored: the service pays its gas, docs/sponsorship.md) was accepted: the body is its record, also on a replay with the same Idempotency-Key; follow it by transactionId (also in x-transaction-id). Policies decide asynchronously; a review pauses it at stage requires_action',
+          schema: transactionDetail,
+        },
         ...broadcastResponses,
+        400: { ...broadcastResponses[400], description: `${broadcastResponses[400].description}; for a sponsored transfer EXECUTION_FAILED means the transfer would revert, and nothing was recorded or sponsored` },
         403: signingRefusals,
+        409: {
+          description: `${broadcastResponses[409].description}; SPONSORSHIP_PAUSED: sponsored transfers of this project and environment are paused (nothing recorded)`,
+          errors: [...broadcastResponses[409].errors, errorBodies.sponsorshipPaused],
+        },
+        422: {
+          description: 'A sponsored transfer refused before any record: SPONSORSHIP_GAS_CAP_EXCEEDED (its maximum cost at the current fees is above the per-operation cap) or SPONSORSHIP_BUDGET_EXCEEDED (it does not fit in the rest of today\'s budget)',
+          errors: [errorBodies.sponsorshipGasCapExceeded, errorBodies.sponsorshipBudgetExceeded],
+        },
       },
       handler: async ({ caller, params, body, req }) => {
         const request = withApprovalRequest(caller, req.method, `${req.baseUrl}${req.path}`, body);
-        return { status: 200, ...(await transactions.transfer(request.caller, params.walletId ?? '', request.body)) };
+        const result = await transactions.transfer(request.caller, params.walletId ?? '', request.body);
+        return 'status' in result ? result : { status: 200, ...result };
       },
     },
     {
@@ -99,6 +115,22 @@ export function transactionRoutes(transactions: TransactionService) {
         status: 200,
         body: await transactions.get(caller, params.walletId ?? '', params.transactionId ?? ''),
       }),
+    },
+    {
+      method: 'post',
+      path: '/v1/wallets/{walletId}/transactions/{transactionId}/resume',
+      operationId: 'resumeTransaction',
+      examples: transactionsExamples.resumeTransaction,
+      summary: 'Resume a sponsored transfer paused for a review',
+      description:
+        'For a sponsored record at stage `requires_action`: once its review (`reviewId`) is approved, the same operation continues (202 with the record, stage `accepted`); policies, the gas cap and the budget are checked again asynchronously, and a later signature may need another review. A record with no pending review is answered unchanged (202). Only sponsored records can be resumed: any other id is 404.',
+      tag: 'Transaction history',
+      body: resumeBody,
+      responses: {
+        202: { description: 'The record (resumed, or unchanged when no review was pending)', schema: transactionDetail },
+        409: { description: 'CONFLICT: the record waits for another review (its reviewId is in the body)', errors: [errorBodies.conflict] },
+      },
+      handler: async ({ caller, params, body }) => transactions.resume(caller, params.walletId ?? '', params.transactionId ?? '', body),
     },
     {
       method: 'post',

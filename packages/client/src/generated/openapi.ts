@@ -235,6 +235,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/wallets/{walletId}/transactions/{transactionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a sponsored transfer paused for a review
+         * @description For a sponsored record at stage `requires_action`: once its review (`reviewId`) is approved, the same operation continues (202 with the record, stage `accepted`); policies, the gas cap and the budget are checked again asynchronously, and a later signature may need another review. A record with no pending review is answered unchanged (202). Only sponsored records can be resumed: any other id is 404.
+         */
+        post: operations["resumeTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/wallets/{walletId}/transactions/{transactionId}/cancel": {
         parameters: {
             query?: never;
@@ -1429,6 +1449,107 @@ export interface components {
             /** Format: uuid */
             transactionId: string;
         };
+        Transaction: {
+            /** Format: uuid */
+            transactionId: string;
+            /** Format: uuid */
+            walletId: string;
+            /** @enum {string} */
+            walletType: "EVM" | "SOLANA";
+            /** @enum {string} */
+            intentKind: "transfer" | "sign_transaction" | "yield";
+            /** @description pending | submitted | confirmed | reverted | failed; treat unknown values as non-terminal */
+            status: string;
+            createdAt: string;
+            chainId: string | null;
+            network: string | null;
+            to?: string;
+            value?: string;
+            tokenAddress?: string;
+            hash: string | null;
+            blockNumber: string | null;
+            blockHash: string | null;
+            failureStage: string | null;
+            failureCode: string | null;
+            failureMessage: string | null;
+            submittedAt: string | null;
+            resolvedAt: string | null;
+            monitoring?: components["schemas"]["TransactionMonitoring"];
+            /**
+             * @description legacy: the wallet sent its own transaction; sponsored: an ERC-4337 user operation whose gas the service paid (docs/sponsorship.md)
+             * @enum {string}
+             */
+            executionMode: "legacy" | "sponsored";
+            /**
+             * @description Present on a record the service broadcast itself: nonce_gap_filler, a zero-value self-transfer at a nonce no record could fill, so the transactions queued behind it could land
+             * @enum {string}
+             */
+            serviceInitiated?: "nonce_gap_filler";
+            /** @description EVM nonce */
+            nonce: number | null;
+            /**
+             * Format: uuid
+             * @description the record this cancellation consumes the nonce of
+             */
+            cancellationOf?: string;
+            /** @description Sponsored records only: accepted, requires_action, signed, submitted, submission_unknown, included (also on the resolved record), delivery_unverified; treat unknown values as non-terminal (docs/sponsorship.md) */
+            stage?: string | null;
+            /** @description Sponsored records only: the partner review the operation waits for (stage requires_action) */
+            reviewId?: string | null;
+            /** @description Sponsored records only: the ERC-4337 user operation hash (never the bundle transaction hash, which is `hash`) */
+            userOperationHash?: string | null;
+            /** @description Sponsored records only: the gas the sponsor paid, in wei as a decimal string */
+            actualGasCost?: string | null;
+            autoRetry?: components["schemas"]["TransactionAutoRetry"];
+        };
+        TransactionMonitoring: {
+            chainOutcome: string | null;
+            winningHash: string | null;
+            winningStatus: string | null;
+            state?: string;
+        };
+        /** @description Sponsored records: how the service retries the submission */
+        TransactionAutoRetry: {
+            /** @description The service itself gets the operation on chain: it resubmits the stored signed operation (never a new one) until the chain shows an outcome */
+            enabled: boolean;
+            /** @description Submissions made so far */
+            attempts: number;
+        };
+        SponsorshipPaused: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "SPONSORSHIP_PAUSED";
+            message: string;
+        };
+        SponsorshipGasCapExceeded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "SPONSORSHIP_GAS_CAP_EXCEEDED";
+            message: string;
+            /** @description The per-operation cap, wei */
+            gasCapWei: string;
+            /** @description The most this operation could cost at the current fees (every gas limit × maxFeePerGas), wei */
+            maxCostWei: string;
+        };
+        SponsorshipBudgetExceeded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "SPONSORSHIP_BUDGET_EXCEEDED";
+            message: string;
+            /** @description The operation's maximum cost, wei */
+            requestedWei: string;
+            /** @description What today's (UTC) accepted operations hold or spent, wei */
+            usedTodayWei: string;
+            dailyBudgetWei: string;
+            /** @description The UTC day, YYYY-MM-DD */
+            day: string;
+        };
         TransferRequest: {
             to: string;
             /** @description An integer in base units (wei for ETH, lamports for SOL, the token's smallest unit for ERC-20 and SPL), as a decimal string */
@@ -1516,13 +1637,7 @@ export interface components {
              */
             serviceInitiated?: "nonce_gap_filler";
         };
-        TransactionMonitoring: {
-            chainOutcome: string | null;
-            winningHash: string | null;
-            winningStatus: string | null;
-            state?: string;
-        };
-        Transaction: {
+        TransactionResponse: {
             /** Format: uuid */
             transactionId: string;
             /** Format: uuid */
@@ -1565,7 +1680,7 @@ export interface components {
              * @description the record this cancellation consumes the nonce of
              */
             cancellationOf?: string;
-            /** @description Sponsored records only: included, delivery_unverified, requires_action, submission_unknown, or null; treat unknown values as non-terminal */
+            /** @description Sponsored records only: accepted, requires_action, signed, submitted, submission_unknown, included (also on the resolved record), delivery_unverified; treat unknown values as non-terminal (docs/sponsorship.md) */
             stage?: string | null;
             /** @description Sponsored records only: the partner review the operation waits for (stage requires_action) */
             reviewId?: string | null;
@@ -1573,6 +1688,11 @@ export interface components {
             userOperationHash?: string | null;
             /** @description Sponsored records only: the gas the sponsor paid, in wei as a decimal string */
             actualGasCost?: string | null;
+            autoRetry?: components["schemas"]["TransactionAutoRetry"];
+        };
+        ResumeTransactionRequest: {
+            /** @description The review the record waits for (its `reviewId`) */
+            reviewId: string;
         };
         CancelTransactionRequest: {
             maxFeePerGas?: string;
@@ -3417,7 +3537,16 @@ export interface operations {
                     "application/json": components["schemas"]["TransferResponse"];
                 };
             };
-            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            /** @description A sponsored transfer (executionMode sponsored: the service pays its gas, docs/sponsorship.md) was accepted: the body is its record, also on a replay with the same Idempotency-Key; follow it by transactionId (also in x-transaction-id). Policies decide asynchronously; a review pauses it at stage requires_action */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); for a sponsored transfer EXECUTION_FAILED means the transfer would revert, and nothing was recorded or sponsored; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3453,13 +3582,13 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce) */
+            /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce); SPONSORSHIP_PAUSED: sponsored transfers of this project and environment are paused (nothing recorded) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"];
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"] | components["schemas"]["SponsorshipPaused"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -3469,6 +3598,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description A sponsored transfer refused before any record: SPONSORSHIP_GAS_CAP_EXCEEDED (its maximum cost at the current fees is above the per-operation cap) or SPONSORSHIP_BUDGET_EXCEEDED (it does not fit in the rest of today's budget) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SponsorshipGasCapExceeded"] | components["schemas"]["SponsorshipBudgetExceeded"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -3744,7 +3882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Transaction"];
+                    "application/json": components["schemas"]["TransactionResponse"];
                 };
             };
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
@@ -3781,6 +3919,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    resumeTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                walletId: string;
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResumeTransactionRequest"];
+            };
+        };
+        responses: {
+            /** @description The record (resumed, or unchanged when no review was pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
+            /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+            /** @description Missing API key, or address outside the allowlist */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Invalid API key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Not found (also another project's object) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description CONFLICT: the record waits for another review (its reviewId is in the body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
+            };
+            /** @description Request body larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */

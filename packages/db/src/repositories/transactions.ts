@@ -126,7 +126,7 @@ export function fieldParams(source: object, fields: readonly string[], values: u
  * `written AS (...)`: inserts `events` (their values appended to `values`) only when the CTE named
  * `saved` returned a row, so the events come with the record's write or not at all.
  */
-function eventsWrittenWithSaved(events: NewEvent[], values: unknown[]): string {
+export function eventsWrittenWithSaved(events: NewEvent[], values: unknown[]): string {
   const at = values.length;
   values.push(events.map((e) => e.id), events.map((e) => e.projectId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), events.map((e) => e.transactionId ?? null));
   return `written AS (
@@ -304,7 +304,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
               `UPDATE transaction_records SET lease_owner = $1, lease_until = $3
                WHERE id IN (
                  SELECT id FROM transaction_records
-                 WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
+                 WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2) AND execution_mode = 'legacy'
                  ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
                RETURNING ${RECORD_COLUMNS}`,
               [owner, now, leaseUntil, limit],
@@ -325,7 +325,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
                  LIMIT $4 FOR UPDATE SKIP LOCKED
                ), due AS (
                  SELECT id FROM transaction_records
-                 WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2) AND id NOT IN (SELECT id FROM ready)
+                 WHERE next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2) AND execution_mode = 'legacy' AND id NOT IN (SELECT id FROM ready)
                  ORDER BY next_check_at LIMIT (SELECT $4 - count(*) FROM ready) FOR UPDATE SKIP LOCKED
                )
                UPDATE transaction_records SET lease_owner = $1, lease_until = $3

@@ -60,7 +60,9 @@ const decoders: Record<PolicyWalletType, RequestDecoder> = {
  * transaction contradicts (spec rule 5); bytes it cannot read give facts with `undecoded` set
  * (the signer then refuses them).
  */
-export function requestFactsOf(context: SigningContext): RequestFacts {
+export function requestFactsOf(signed: SigningContext): RequestFacts {
+  // A raw signature whose call is known is judged as that call (pipeline.ts, `executes`).
+  const context: SigningContext = signed.executes ? { ...signed, operation: 'transaction', input: { transaction: signed.executes } } : signed;
   const walletType = context.wallet.type;
   const action = actionOf(walletType, context.operation, context.action);
   const request = decoders[walletType](context, action);

@@ -1,9 +1,11 @@
 /**
  * Where a fault-injection test may kill the process in the middle of a broadcast (CRASH_AT, read
  * outside production only): right after the nonce is reserved, after the signature, after the
- * record's commit, and after the node accepted the transaction (before that is saved).
+ * record's commit, and after the node accepted the transaction (before that is saved); for a
+ * sponsored operation, once its signed operation is stored (before submission) and once the
+ * submission was accepted (before that is saved).
  */
-export const CRASH_POINTS = ['nonce-allocated', 'signed', 'record-committed', 'broadcast'] as const;
+export const CRASH_POINTS = ['nonce-allocated', 'signed', 'record-committed', 'broadcast', 'sponsored-persisted', 'sponsored-submitted'] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 /** Called at each crash point; the production value does nothing. */

@@ -63,6 +63,12 @@ export interface SigningIntent {
   /** The operation's body, parsed by its schema (`parseSigningInput`). */
   input: Record<string, unknown>;
   /**
+   * The call a raw signature authorizes, when the service knows it: a sponsored transfer's user
+   * operation executes this ERC-20 `transfer` from the wallet. Policies then decide on (and meter)
+   * the call as on a transaction with the same audit action, instead of on an opaque hash.
+   */
+  executes?: { to: string; value: string; data: string; chainId: number };
+  /**
    * A signature the service initiates itself, outside any partner request. `nonce-gap-filler`: a
    * zero-value self-transfer at a nonce no record can fill (transactions/nonce-gaps.ts), the
    * documented exception to policies: no policy decision and no spend, still audited with its event.

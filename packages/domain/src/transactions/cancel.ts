@@ -24,6 +24,7 @@ export function createCancel(deps: TransactionServiceDeps, targets: ChainTargets
     const original = uuidSchema.safeParse(transactionId).success ? await store.findInWallet(caller.projectId, wallet.id, transactionId) : null;
     if (!original) throw notFound('Transaction');
     assertSignable(wallet);
+    if (original.executionMode === 'sponsored') throw conflict('A sponsored transfer cannot be cancelled: its signed user operation is resubmitted until the chain shows its outcome');
     if (original.walletType !== 'EVM' || original.nonce === null) throw conflict('Only EVM transactions can be cancelled (Solana transactions expire with their blockhash)');
     if (original.status !== 'pending' && original.status !== 'submitted') {
       throw conflict(`The transaction is ${original.status}; only a pending or submitted transaction can be cancelled`);

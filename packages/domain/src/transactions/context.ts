@@ -9,7 +9,7 @@ import { fieldError } from '../shared/zod.ts';
 import { parseSigningInput, type SigningChain, type SigningContext, type SigningIntent, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
 import { assertNoOpenNonceHold, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import type { FrozenPreparationStore } from './frozen-preparation.ts';
-import type { TransferInput } from './schemas.ts';
+import type { TransactionDetailView, TransferInput } from './schemas.ts';
 import type { WalletService } from '../wallets/service.ts';
 import { BroadcastRejectedError, ChainUnavailableError, type ChainGateways, type EvmGateway, type SolanaGateway } from './gateways.ts';
 
@@ -36,6 +36,10 @@ export interface TransactionServiceDeps {
   nonceReservationMs?: number;
   /** Fault injection in tests (CRASH_AT): kills the process at a step of a broadcast. */
   crashAt?: CrashAt;
+  /** Sponsored transfers: an eligible transfer of a project with sponsorship on becomes a sponsored record (202). */
+  sponsoredAdmission?: { admit(caller: Caller, wallet: WalletRecord, input: TransferInput): Promise<TransactionRecord | null> };
+  /** Resume of a sponsored record paused for review (absent: every id is 404). */
+  sponsoredResume?: (caller: Caller, walletId: string, transactionId: string, body: unknown) => Promise<TransactionRecord>;
 }
 
 export const DEFAULT_NONCE_RESERVATION_MS = 20_000;
@@ -67,6 +71,13 @@ export type RecordFields = Pick<
 
 export interface BroadcastResult {
   body: { signedTransaction: string; txHash: string; transactionId: string };
+  headers: Record<string, string>;
+}
+
+/** A sponsored transfer's answer: 202 with its record (the worker carries it on; nothing signed is exposed). */
+export interface SponsoredAccepted {
+  status: 202;
+  body: TransactionDetailView;
   headers: Record<string, string>;
 }
 

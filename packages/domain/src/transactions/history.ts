@@ -49,7 +49,13 @@ export function toTransactionDetail(record: TransactionRecord): TransactionDetai
     nonce: record.nonce,
     ...(record.cancellationOf ? { cancellationOf: record.cancellationOf } : {}),
     ...(record.executionMode === 'sponsored'
-      ? { stage: record.stage, reviewId: record.reviewId, userOperationHash: record.userOperationHash, actualGasCost: record.actualGasCost }
+      ? {
+          stage: record.stage,
+          reviewId: record.reviewId,
+          userOperationHash: record.userOperationHash,
+          actualGasCost: record.actualGasCost,
+          autoRetry: { enabled: true, attempts: (record.monitoring as { sponsored?: { submissions?: number } } | null)?.sponsored?.submissions ?? 0 },
+        }
       : {}),
   };
 }

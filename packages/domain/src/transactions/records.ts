@@ -250,8 +250,8 @@ export interface TransactionStore {
   /** Every record of the wallet on that chain broadcast with this nonce (same-nonce races). */
   findByNonce(walletId: string, chainId: string, nonce: number): Promise<TransactionRecord[]>;
   /**
-   * Leases up to `limit` records to `owner` until `leaseUntil`; two owners never hold the same
-   * record at once. First the unresolved records without RPC errors whose evidence is covered
+   * Leases up to `limit` legacy records to `owner` until `leaseUntil` (sponsored records have their
+   * own worker); two owners never hold the same record at once. First the unresolved records without RPC errors whose evidence is covered
    * (`covered`), then the records due at `now` (nextCheckAt ≤ now, no live lease), oldest due first.
    */
   leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number, covered?: EvidenceCoverage[]): Promise<TransactionRecord[]>;

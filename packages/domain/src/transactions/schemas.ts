@@ -152,6 +152,13 @@ const monitoringView = z
   })
   .meta({ id: 'TransactionMonitoring' });
 
+const autoRetryView = z
+  .object({
+    enabled: z.boolean().describe('The service itself gets the operation on chain: it resubmits the stored signed operation (never a new one) until the chain shows an outcome'),
+    attempts: z.number().int().min(0).describe('Submissions made so far'),
+  })
+  .meta({ id: 'TransactionAutoRetry', description: 'Sponsored records: how the service retries the submission' });
+
 export const transactionSummary = z
   .object({
     transactionId: z.uuid(),
@@ -188,10 +195,17 @@ export const transactionDetail = transactionSummary
   .extend({
     nonce: z.number().int().nullable().describe('EVM nonce'),
     cancellationOf: z.uuid().optional().describe('the record this cancellation consumes the nonce of'),
-    stage: z.string().nullable().optional().describe('Sponsored records only: included, delivery_unverified, requires_action, submission_unknown, or null; treat unknown values as non-terminal'),
+    stage: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'Sponsored records only: accepted, requires_action, signed, submitted, submission_unknown, included (also on the resolved record), delivery_unverified; treat unknown values as non-terminal (docs/sponsorship.md)',
+      ),
     reviewId: z.string().nullable().optional().describe('Sponsored records only: the partner review the operation waits for (stage requires_action)'),
     userOperationHash: z.string().nullable().optional().describe('Sponsored records only: the ERC-4337 user operation hash (never the bundle transaction hash, which is `hash`)'),
     actualGasCost: z.string().nullable().optional().describe('Sponsored records only: the gas the sponsor paid, in wei as a decimal string'),
+    autoRetry: autoRetryView.optional(),
   })
   .meta({ id: 'Transaction' });
 

@@ -39,3 +39,4 @@ export { paymasterDeposit } from './paymaster-deposit.ts';
 export { findUserOperationEvent, type UserOperationEventFound } from './find-user-operation-event.ts';
 export { userOperationOutcome, type UserOperationOutcome, type OutcomeExpectation, type ReceiptLog } from './user-operation-outcome.ts';
 export type { SignatureInput } from './signature.ts';
+export { createSponsoredOperationChain } from './operation-chain.ts';

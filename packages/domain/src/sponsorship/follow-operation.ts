@@ -1,0 +1,100 @@
+/**
+ * A submitted operation, followed by chain evidence only (stages.ts decides): its UserOperationEvent
+ * found by the operation hash, the token's Transfer log in its part of the receipt, the block's
+ * finality (at or below min(finalized, latest - 1) and still canonical), and without an event the
+ * EntryPoint nonce and whether the relayer's transaction is still known to the node.
+ */
+import type { Hex } from 'viem';
+import type { NewEvent, TransactionRecord } from '../ports.ts';
+import { resolvedEvents } from '../transactions/events.ts';
+import { decideFromEvidence, STATUS_OF_STAGE, type OperationEvidence } from './stages.ts';
+import { sponsoredContext, transferFacts, withContext } from './operation-context.ts';
+import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
+
+/** How often an unresolved operation is looked at again. */
+export const FOLLOW_MS = 1_000;
+
+export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveStep, resubmit: (record: TransactionRecord, access: SponsoredChainAccess) => Promise<unknown>) {
+  const { clock, sponsorship } = deps;
+  const after = (ms: number) => new Date(clock.now().getTime() + ms);
+
+  async function evidence(record: TransactionRecord, access: SponsoredChainAccess): Promise<OperationEvidence> {
+    const context = sponsoredContext(record);
+    const hash = record.userOperationHash as Hex;
+    const event = await access.chain.findEvent(hash, BigInt(context.fromBlock ?? '0'));
+    if (event) {
+      const [heads, transferProven] = await Promise.all([
+        access.gateway.getHeads(),
+        event.success ? access.chain.deliveryProven(event.transactionHash, hash, transferFacts(record)) : Promise.resolve(false),
+      ]);
+      const settledHead = heads.finalized < heads.latest - 1n ? heads.finalized : heads.latest - 1n;
+      let final = event.blockNumber <= settledHead;
+      if (final) final = (await access.gateway.getBlockHashes([event.blockNumber]))[0]?.toLowerCase() === event.blockHash.toLowerCase();
+      return {
+        kind: 'included',
+        success: event.success,
+        actualGasCost: event.actualGasCost.toString(),
+        transactionHash: event.transactionHash,
+        blockNumber: event.blockNumber,
+        blockHash: event.blockHash,
+        transferProven,
+        final,
+      };
+    }
+    const [entryPointNonce, known] = await Promise.all([
+      access.chain.entryPointNonce(record.fromAddress as Hex),
+      record.hash ? access.gateway.getTransactionsKnown([record.hash as Hex]).then(([k]) => k ?? false) : Promise.resolve(false),
+    ]);
+    return { kind: 'absent', entryPointNonce, submissionKnown: known };
+  }
+
+  /** Saves a resolution with its events and settles (or releases) the budget. */
+  async function resolve(record: TransactionRecord, patch: Parameters<SaveStep>[1], cost: string | null) {
+    const resolvedAt = clock.now();
+    const resolved = { ...record, ...patch, resolvedAt } as TransactionRecord;
+    const events: NewEvent[] = resolvedEvents(resolved, deps.isDevnet(record), resolvedAt);
+    const saved = await save(record, { ...patch, resolvedAt, nextCheckAt: null, consecutiveErrors: 0 }, events);
+    if (saved) {
+      if (cost === null) await sponsorship.releaseSponsorshipBudget(record.id).catch(() => undefined);
+      else await sponsorship.settleSponsorshipBudget(record.id, cost).catch(() => undefined);
+    }
+    return saved;
+  }
+
+  return {
+    async follow(record: TransactionRecord, access: SponsoredChainAccess): Promise<unknown> {
+      const decision = decideFromEvidence(BigInt(sponsoredContext(record).operationNonce ?? '0'), await evidence(record, access));
+      switch (decision.kind) {
+        case 'wait': {
+          const status = STATUS_OF_STAGE[decision.stage];
+          return save(record, { stage: decision.stage, status, nextCheckAt: after(FOLLOW_MS), consecutiveErrors: 0 });
+        }
+        case 'resubmit':
+          return resubmit(record, access);
+        case 'confirm':
+        case 'revert': {
+          const confirmed = decision.kind === 'confirm';
+          return resolve(
+            record,
+            {
+              status: confirmed ? 'confirmed' : 'reverted',
+              stage: 'included',
+              blockNumber: decision.blockNumber,
+              blockHash: decision.blockHash,
+              actualGasCost: decision.actualGasCost,
+              failureMessage: confirmed ? null : 'The user operation was included and its call reverted; the sponsor paid its gas',
+              monitoring: withContext(record, {}, { winningHash: decision.transactionHash, winningStatus: confirmed ? 'success' : 'reverted', chainOutcome: 'included', lastError: null }),
+            },
+            decision.actualGasCost,
+          );
+        }
+        case 'fail':
+          return resolve(
+            record,
+            { status: 'failed', failureStage: 'broadcast', failureCode: decision.code, failureMessage: decision.message, monitoring: withContext(record, {}, { chainOutcome: 'nonce_consumed_elsewhere' }) },
+            null,
+          );
+      }
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * What a sponsored record carries for its worker beside the record's columns, kept in the record's
+ * monitor-internal `monitoring.sponsored` (never shown in responses): who asked (the policies and
+ * the audit of every later signature act for that caller), where the chain search starts, and the
+ * relayer's transaction once one was signed.
+ */
+import { createHash } from 'node:crypto';
+import { encodeFunctionData, type Hex } from 'viem';
+import type { Environment, TransactionRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import { ERC20_TRANSFER_ABI } from '../shared/erc20-transfer-abi.ts';
+import type { MonitoringInfo } from '../transactions/records.ts';
+import type { SponsoredTransferFacts } from './operation-chain.ts';
+
+export interface SponsoredContext {
+  environment: Environment;
+  /** The transfer request's `initiatorUserId` (never an approver of a case this operation opens). */
+  initiatorUserId: string | null;
+  /** The EntryPoint nonce of the signed operation (decimal). */
+  operationNonce?: string;
+  /** The log search for the operation's event starts here (the head when it was signed, decimal). */
+  fromBlock?: string;
+  /** The relayer's handleOps transaction: its nonce (the record's `signedTransaction` holds the bytes). */
+  relayerNonce?: number;
+  /** How many times the operation was handed to the chain or the bundler. */
+  submissions?: number;
+}
+
+/** Sponsored monitoring: the public fields plus the worker's context. */
+export type SponsoredMonitoring = MonitoringInfo & { sponsored: SponsoredContext };
+
+export function sponsoredContext(record: TransactionRecord): SponsoredContext {
+  const context = (record.monitoring as SponsoredMonitoring | null)?.sponsored;
+  if (!context) throw new Error(`sponsored record ${record.id} has no worker context`);
+  return context;
+}
+
+/** The record's monitoring with its context changed. */
+export function withContext(record: TransactionRecord, change: Partial<SponsoredContext>, publicFields: Partial<MonitoringInfo> = {}): SponsoredMonitoring {
+  const monitoring = (record.monitoring ?? {}) as SponsoredMonitoring;
+  return { ...monitoring, ...publicFields, sponsored: { ...sponsoredContext(record), ...change } };
+}
+
+/** The signatures of an operation, each of which may open its own approval case. */
+export type SponsoredStep = 'authorization' | 'operation';
+
+/**
+ * The caller every signature of the operation acts as: the request's project, key and environment.
+ * Each step binds its approval case to the record and the step (a stable key and request hash), so
+ * a resumed step finds the case it opened, and a later step opens its own.
+ */
+export function operationCaller(record: TransactionRecord, step: SponsoredStep): Caller {
+  const context = sponsoredContext(record);
+  const name = `sponsored/${record.id}/${step}`;
+  return {
+    partnerId: record.partnerId,
+    projectId: record.projectId,
+    apiKeyId: record.apiKeyId ?? '',
+    environment: context.environment,
+    // Signing reads neither the plan nor rate limits; the caller type requires one.
+    plan: 'free',
+    requestId: record.requestId,
+    idempotencyKey: name,
+    requestHash: createHash('sha256').update(name).digest('hex'),
+    initiatorUserId: context.initiatorUserId,
+  };
+}
+
+/** The transfer the record's operation executes. */
+export function transferFacts(record: TransactionRecord): SponsoredTransferFacts {
+  return { sender: record.fromAddress as Hex, token: record.tokenAddress as Hex, recipient: record.to as Hex, amount: BigInt(record.value!) };
+}
+
+/** The ERC-20 call the operation makes from the wallet (what policies judge the owner signature by). */
+export function executedCall(record: TransactionRecord) {
+  const facts = transferFacts(record);
+  return {
+    to: facts.token,
+    value: '0',
+    data: encodeFunctionData({ abi: ERC20_TRANSFER_ABI, functionName: 'transfer', args: [facts.recipient, facts.amount] }),
+    chainId: Number(record.chainId),
+  };
+}
