@@ -9,3 +9,4 @@ export {
 } from '../evm/yield/testing.ts';
 export { createVaultLiquidityShortage, endVaultLiquidityShortage, type VaultLiquidityShortage } from '../evm/yield/testing-vault.ts';
 export { sendRelayerTransaction } from '../evm/sponsorship/testing.ts';
+export { startAlto, altoCliPath, type AltoInstance, type StartAltoOptions } from './alto.ts';

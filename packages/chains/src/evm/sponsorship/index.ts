@@ -1,7 +1,8 @@
 /**
  * Building blocks of one sponsored ERC-20 transfer (import from '@wallet/chains/sponsorship'): no
  * keys are held here; every signature is made by the caller over a 32-byte hash and passed in.
- * The devnet deployment is in '@wallet/chains/devnets', the relayer test helper in '@wallet/chains/testing'.
+ * The devnet deployment is in '@wallet/chains/devnets', the relayer and bundler (alto) test helpers in
+ * '@wallet/chains/testing'.
  */
 export {
   ENTRY_POINT_V08_ADDRESS,
@@ -34,7 +35,18 @@ export {
   type RelayerTransaction,
   type RelayerTransactionFields,
 } from './relayer-signing.ts';
-export { UserOperationRejectedError, entryPointRejection } from './rejection.ts';
+export { UserOperationRejectedError, UserOperationRevertedError, entryPointRejection, type BundlerRefusal } from './rejection.ts';
+export {
+  estimateUserOperationGas,
+  sendUserOperation,
+  getUserOperationReceipt,
+  bundlerGasPrice,
+  DUMMY_SIGNATURE,
+  STUB_PAYMASTER_DATA,
+  type BundlerUserOperationReceipt,
+  type BundlerFees,
+} from './bundler.ts';
+export { BundlerRpcError, BundlerUnreachableError, DEFAULT_BUNDLER_TIMEOUT_MS, type BundlerCallOptions } from './bundler-rpc.ts';
 export { paymasterDeposit } from './paymaster-deposit.ts';
 export { findUserOperationEvent, type UserOperationEventFound } from './find-user-operation-event.ts';
 export { userOperationOutcome, type UserOperationOutcome, type OutcomeExpectation, type ReceiptLog } from './user-operation-outcome.ts';

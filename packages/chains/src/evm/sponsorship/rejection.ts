@@ -6,17 +6,47 @@ import { decodeErrorResult, type Hex } from 'viem';
 import { entryPoint08Abi } from 'viem/account-abstraction';
 import { revertDataOf } from './revert-data.ts';
 
+/** A bundler's JSON-RPC refusal that carried the EntryPoint's reason: which method, its error code and message. */
+export interface BundlerRefusal {
+  method: string;
+  /** ERC-7769 code, e.g. -32500 (validation, AAxx), -32521 (the op's call reverted). */
+  rpcCode: number;
+  rpcMessage: string;
+}
+
 export class UserOperationRejectedError extends Error {
-  override readonly name = 'UserOperationRejectedError';
+  override readonly name: string = 'UserOperationRejectedError';
   constructor(
-    /** The ERC-4337 code, e.g. `AA25` (AA2x: account, AA3x: paymaster, AA9x: handleOps itself). */
+    /**
+     * The ERC-4337 code, e.g. `AA25` (AA2x: account, AA3x: paymaster, AA9x: handleOps itself);
+     * `REVERTED` for a UserOperationRevertedError.
+     */
     readonly code: string,
     /** The EntryPoint's reason text, e.g. `AA25 invalid account nonce`. */
     readonly reason: string,
     /** The account's or paymaster's own revert data (FailedOpWithRevert), else undefined. */
     readonly inner?: Hex,
+    /** Set when a bundler refused the operation (not a relayer's own simulation). */
+    readonly bundler?: BundlerRefusal,
   ) {
     super(`the EntryPoint refused the user operation: ${reason}`);
+  }
+}
+
+/**
+ * The operation's own call (the token transfer) reverts: a bundler simulates it while estimating
+ * and refuses it. Sponsored anyway with limits of its own, it would land with success=false and
+ * still cost the sponsor: refuse the sponsorship.
+ */
+export class UserOperationRevertedError extends UserOperationRejectedError {
+  override readonly name = 'UserOperationRevertedError';
+  constructor(
+    /** The call's revert data (e.g. OpenZeppelin ERC20InsufficientBalance, 0xe450d38c…); `0x` when it had none. */
+    readonly revertReason: Hex,
+    bundler?: BundlerRefusal,
+  ) {
+    super('REVERTED', `the operation's call reverts: ${revertReason === '0x' ? 'no revert data' : revertReason}`, revertReason, bundler);
+    this.message = this.reason;
   }
 }
 
