@@ -22,6 +22,7 @@ export const errorBodies = {
   notFound: errorBody('NotFound', 'NOT_FOUND', {}),
   conflict: errorBody('Conflict', 'CONFLICT', {
     caseId: z.string().optional().describe('The approval case the Idempotency-Key belongs to'),
+    reviewId: z.string().optional().describe('Resume: the review the sponsored transfer waits for'),
     status: z.string().optional().describe('The current status of the object that cannot change'),
     currentRevision: z.number().int().optional().describe('The revision to send as expectedRevision'),
     details: z.array(fieldIssue).optional().describe('The fields that differ from the request the Idempotency-Key was first used for'),

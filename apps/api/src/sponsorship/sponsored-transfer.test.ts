@@ -5,7 +5,9 @@ import { entryPoint08Abi } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
+import { approvalsProject, decide } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { guardrail } from '../testing/policy-fixtures.ts';
 import { startSponsoredWorker } from '../workers/sponsored-worker.ts';
 import type { PollLoop } from '../workers/poll-loop.ts';
 
@@ -51,10 +53,10 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     return wallet;
   }
 
-  async function settled(walletId: string, transactionId: string, timeoutMs = 40_000): Promise<Record_> {
+  async function settled(walletId: string, transactionId: string, read: typeof get = get, timeoutMs = 40_000): Promise<Record_> {
     const end = Date.now() + timeoutMs;
     for (;;) {
-      const record = (await get(`/v1/wallets/${walletId}/transactions/${transactionId}`)).body as Record_;
+      const record = (await read(`/v1/wallets/${walletId}/transactions/${transactionId}`)).body as Record_;
       if (['confirmed', 'reverted', 'failed'].includes(record.status) || record.stage === 'requires_action') return record;
       if (Date.now() > end) throw new Error(`record ${transactionId} still ${record.status}/${record.stage}`);
       await new Promise((r) => setTimeout(r, 250));
@@ -205,6 +207,58 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     expect((await app.request('GET', `/v1/wallets/${wallet.id}/transactions/${sent.transactionId}`, { key: other.apiKey })).status).toBe(404);
     expect((await post(`/v1/wallets/${wallet.id}/transactions/${sent.transactionId}/resume`, {})).status).toBe(400);
   }, 60_000);
+
+  it('a policy review pauses the operation at requires_action; a finance user approves with the users CLI; resume confirms it', async () => {
+    const reviewPolicy = guardrail(
+      'usdc-review',
+      'EVM',
+      [
+        {
+          id: 'large-usdc',
+          effect: 'require_approval',
+          actions: ['transfer'],
+          condition: { fact: 'request.token.value.baseUnits', op: 'gt', value: (5n * USDC).toString() },
+          approvalRequirement: { id: 'finance-approval', expiresIn: '2h', stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] },
+        },
+      ],
+      { chainId: [String(CHAIN_ID)] },
+    );
+    const p = await approvalsProject(app, { policy: reviewPolicy });
+    const finance = await p.member(['finance']);
+    await app.services.sponsorship.change(await app.services.policies.operatorScope(p.projectId, p.environment), 'enable');
+    expect((await p.post('/v1/local/faucet', { walletId: p.wallet.id, amount: '20', token: 'usdc' })).status).toBe(200);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const accepted = await p.post(`/v1/wallets/${p.wallet.id}/transfer`, { to: recipient, value: (6n * USDC).toString(), chainId: CHAIN_ID, tokenAddress: usdc }, { 'Idempotency-Key': `review-${kind}` });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+    const id = (accepted.body as Record_).transactionId;
+    const lookup = async () => (await p.get(`/v1/wallets/${p.wallet.id}/transactions/${id}`)).body as Record_;
+    let paused = await lookup();
+    for (let i = 0; i < 80 && paused.stage !== 'requires_action'; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      paused = await lookup();
+    }
+    expect(paused).toMatchObject({ status: 'pending', stage: 'requires_action', reviewId: expect.any(String), userOperationHash: null });
+    // The case shows the transfer's facts; nothing was sent meanwhile.
+    const view = (await p.getCase(paused.reviewId!)).body;
+    expect(view).toMatchObject({ status: 'pending', request: { action: 'wallet.sign.transfer', transfer: { value: (6n * USDC).toString() } } });
+    expect(view.request.transfer.tokenAddress.toLowerCase()).toBe(usdc.toLowerCase());
+    expect(await usdcOf(recipient)).toBe(0n);
+    // A resume before the approval leaves it waiting for the same review; a wrong reviewId is a conflict.
+    expect((await p.post(`/v1/wallets/${p.wallet.id}/transactions/${id}/resume`, { reviewId: 'another' })).status).toBe(409);
+    // The replay of the transfer only reads: it answers the original 202 (the lookup shows the stage).
+    const replay = await p.post(`/v1/wallets/${p.wallet.id}/transfer`, { to: recipient, value: (6n * USDC).toString(), chainId: CHAIN_ID, tokenAddress: usdc }, { 'Idempotency-Key': `review-${kind}` });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual(accepted.body);
+
+    expect((await decide(app, 'approve', paused.reviewId!, finance)).body.status).toBe('completed');
+    const resumed = await p.post(`/v1/wallets/${p.wallet.id}/transactions/${id}/resume`, { reviewId: paused.reviewId });
+    expect(resumed.status).toBe(202);
+    expect(resumed.body).toMatchObject({ transactionId: id, stage: 'accepted', reviewId: null });
+    const done = await settled(p.wallet.id, id, (path) => p.get(path));
+    expect(done).toMatchObject({ status: 'confirmed', stage: 'included' });
+    expect(await usdcOf(recipient)).toBe(6n * USDC);
+    expect((await p.getCase(paused.reviewId!)).body.status).toBe('consumed');
+  }, 90_000);
 
   it('50 parallel transfers reserve today\'s budget atomically: the accepted ones fit, the rest are refused', async () => {
     await worker?.stop();

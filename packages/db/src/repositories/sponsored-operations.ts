@@ -87,7 +87,7 @@ export function createSponsoredOperationStore({ query }: Database): SponsoredOpe
 
     async resume(projectId, walletId, id, reviewId, now) {
       const [row] = await query<RecordRow>(
-        `UPDATE transaction_records SET stage = 'accepted', next_check_at = $5, lease_owner = NULL, lease_until = NULL, updated_at = now()
+        `UPDATE transaction_records SET stage = 'accepted', review_id = NULL, next_check_at = $5, lease_owner = NULL, lease_until = NULL, updated_at = now()
          WHERE id = $1::uuid AND project_id = $2::uuid AND wallet_id = $3::uuid AND execution_mode = 'sponsored'
            AND stage = 'requires_action' AND review_id = $4
          RETURNING ${RECORD_COLUMNS}`,
