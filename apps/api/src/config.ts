@@ -116,6 +116,7 @@ const envSchema = z
     NONCE_GAP_INTERVAL_MS: milliseconds.default(15_000),
     CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
+    SPONSORED_LEASE_MS: milliseconds.default(15_000),
     PRUNE_INTERVAL_MS: milliseconds.default(60_000),
     REQUEST_LOG: onOff.default(true),
     REQUEST_LOG_RETENTION_DAYS: z
@@ -184,6 +185,11 @@ function configFrom(env: z.output<typeof envSchema>) {
      * adds the devnet's entry once its contracts are deployed at start.
      */
     sponsorship: env.SPONSORSHIP,
+    /**
+     * How long the sponsored worker holds a record while it signs or submits it (SPONSORED_LEASE_MS,
+     * default 15000): after a crash, another process continues it once this has passed.
+     */
+    sponsoredLeaseMs: env.SPONSORED_LEASE_MS,
     /** Local mode only: start anvil and the LiteSVM devnet (LOCAL_DEVNETS, default on). */
     localDevnets: env.APP_ENV === 'local' && env.LOCAL_DEVNETS,
     /** Background workers in this process (WORKERS, default on). */

@@ -216,6 +216,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     isDevnet: transactions.isDevnet,
     clock,
     owner: options.sponsoredWorker?.owner ?? monitorOwnerName(),
+    leaseMs: config.sponsoredLeaseMs,
     crashAt: crashAtPoint(config.crashAt),
     logger: options.logger,
   });
