@@ -1125,6 +1125,8 @@ export interface components {
             message: string;
             /** @description The approval case the Idempotency-Key belongs to */
             caseId?: string;
+            /** @description Resume: the review the sponsored transfer waits for */
+            reviewId?: string;
             /** @description The current status of the object that cannot change */
             status?: string;
             /** @description The revision to send as expectedRevision */
