@@ -52,19 +52,19 @@ export function createSponsoredAdmission({ store, sponsorship, chains, clock }: 
       }
       const access = available.find((c) => c.config.chainId === input.chainId)!;
       const facts = { sender: wallet.address as Hex, token: input.tokenAddress as Hex, recipient: input.to as Hex, amount: BigInt(input.value) };
-      let draft;
+      let maxCostWei: bigint;
       try {
         const simulation = await access.chain.simulate(facts);
         if (!simulation.ok) throw new ApiError(400, 'EXECUTION_FAILED', `The transfer would fail, so it was not sponsored: ${simulation.message}`);
-        draft = await access.chain.draft(facts, null);
+        maxCostWei = await access.chain.maxCostEstimate(facts);
       } catch (error) {
         if (error instanceof ChainUnavailableError || (error instanceof Error && /fetch failed|ECONNREFUSED|HTTP request failed/i.test(error.message))) throw rpcUnavailable(error);
         throw error;
       }
-      const cap = checkGasCap(admission.settings, draft.maxCostWei);
+      const cap = checkGasCap(admission.settings, maxCostWei);
       if (!cap.ok) throw unprocessable(cap.code, cap.message, { gasCapWei: cap.gasCapWei, maxCostWei: cap.maxCostWei });
       const id = randomUUID();
-      const budget = await sponsorship.reserveSponsorshipBudget(location, id, draft.maxCostWei);
+      const budget = await sponsorship.reserveSponsorshipBudget(location, id, maxCostWei);
       if (!budget.ok) {
         throw unprocessable(budget.code, budget.message, { requestedWei: budget.requestedWei, usedTodayWei: budget.usedTodayWei, dailyBudgetWei: budget.dailyBudgetWei, day: budget.day });
       }

@@ -14,7 +14,14 @@ import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './work
 /** How often an unresolved operation is looked at again. */
 export const FOLLOW_MS = 1_000;
 
-export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveStep, resubmit: (record: TransactionRecord, access: SponsoredChainAccess) => Promise<unknown>) {
+export interface FollowerSubmission {
+  /** Sends the stored operation again (never a new one). */
+  resubmit(record: TransactionRecord, access: SponsoredChainAccess): Promise<unknown>;
+  /** Whether the last submission may still land by itself (the relayer's transaction known to the node; a recent bundler submission). */
+  known(record: TransactionRecord, access: SponsoredChainAccess): Promise<boolean>;
+}
+
+export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveStep, submission: FollowerSubmission) {
   const { clock, sponsorship } = deps;
   const after = (ms: number) => new Date(clock.now().getTime() + ms);
 
@@ -41,10 +48,7 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
         final,
       };
     }
-    const [entryPointNonce, known] = await Promise.all([
-      access.chain.entryPointNonce(record.fromAddress as Hex),
-      record.hash ? access.gateway.getTransactionsKnown([record.hash as Hex]).then(([k]) => k ?? false) : Promise.resolve(false),
-    ]);
+    const [entryPointNonce, known] = await Promise.all([access.chain.entryPointNonce(record.fromAddress as Hex), submission.known(record, access)]);
     return { kind: 'absent', entryPointNonce, submissionKnown: known };
   }
 
@@ -70,7 +74,7 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
           return save(record, { stage: decision.stage, status, nextCheckAt: after(FOLLOW_MS), consecutiveErrors: 0 });
         }
         case 'resubmit':
-          return resubmit(record, access);
+          return submission.resubmit(record, access);
         case 'confirm':
         case 'revert': {
           const confirmed = decision.kind === 'confirm';
@@ -79,6 +83,8 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
             {
               status: confirmed ? 'confirmed' : 'reverted',
               stage: 'included',
+              // A bundler's submission has no transaction of ours: the bundle that included it is the record's.
+              hash: record.hash ?? decision.transactionHash,
               blockNumber: decision.blockNumber,
               blockHash: decision.blockHash,
               actualGasCost: decision.actualGasCost,

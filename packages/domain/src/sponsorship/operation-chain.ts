@@ -70,11 +70,29 @@ export interface SponsoredOperationChain {
    * EntryPoint's validation): throws `OperationRejectedError` when the EntryPoint would refuse it.
    */
   relayerTransaction(operation: string, relayer: Hex, fields: { nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<TransactionSerializable>;
+  /**
+   * The most an operation for this transfer can cost the paymaster at today's fees, without
+   * signing anything (admission's gas-cap and budget check; the worker checks its draft again).
+   */
+  maxCostEstimate(transfer: SponsoredTransferFacts): Promise<bigint>;
+  /**
+   * Bundler submission only (`submission: "bundler"`): `eth_sendUserOperation` of the stored
+   * operation, byte for byte. `unknown`: no answer, the submission may have happened; `refused`: the
+   * bundler would not take it now (e.g. already in its mempool, fees below its floor); `rejected`:
+   * the EntryPoint's refusal (AA code).
+   */
+  sendToBundler?(operation: string): Promise<BundlerSubmission>;
   /** The operation's event at or after `fromBlock`, or null. */
   findEvent(userOperationHash: Hex, fromBlock: bigint): Promise<OperationEventFound | null>;
   /** Whether the token Transfer(sender → recipient, amount) is in this operation's part of the transaction's receipt. */
   deliveryProven(transactionHash: Hex, userOperationHash: Hex, transfer: SponsoredTransferFacts): Promise<boolean>;
 }
+
+export type BundlerSubmission =
+  | { kind: 'accepted'; userOperationHash: Hex }
+  | { kind: 'unknown'; message: string }
+  | { kind: 'refused'; message: string }
+  | { kind: 'rejected'; code: string | null; message: string };
 
 /** The EntryPoint refuses the operation (AA codes): sending it would fail; `code` is the AA code when known. */
 export class OperationRejectedError extends Error {

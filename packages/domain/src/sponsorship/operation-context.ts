@@ -24,6 +24,8 @@ export interface SponsoredContext {
   relayerNonce?: number;
   /** How many times the operation was handed to the chain or the bundler. */
   submissions?: number;
+  /** Bundler submission: when the stored operation was last sent (ISO 8601). */
+  lastSubmittedAt?: string;
 }
 
 /** Sponsored monitoring: the public fields plus the worker's context. */

@@ -20,7 +20,9 @@ import { createOperationFollower } from './follow-operation.ts';
 import { createOperationSigner, type SponsoredRefusal } from './sign-operation.ts';
 import type { SponsoredStage } from './stages.ts';
 import { createRelayerSubmission } from './submit-relayer.ts';
-import type { SaveStep, SponsoredWorkerDeps } from './worker-deps.ts';
+import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
+import { createBundlerSubmission } from './submit-bundler.ts';
+import type { Hex } from 'viem';
 
 const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
@@ -43,15 +45,23 @@ export function createSponsoredRunner(deps: SponsoredWorkerDeps) {
 
   const signer = createOperationSigner(deps, save, end);
   const relayer = createRelayerSubmission(deps, save);
-  const follower = createOperationFollower(deps, save, (record, access) => (record.signedTransaction ? relayer.send(record, access) : submit(record, access)));
+  const bundler = createBundlerSubmission(deps, save);
+  const viaBundler = (access: SponsoredChainAccess) => access.config.submission === 'bundler';
+  const follower = createOperationFollower(deps, save, {
+    resubmit: (record, access) => (!viaBundler(access) && record.signedTransaction ? relayer.send(record, access) : submit(record, access)),
+    known: async (record, access) => {
+      if (viaBundler(access)) return bundler.held(record);
+      return record.hash ? ((await access.gateway.getTransactionsKnown([record.hash as Hex]))[0] ?? false) : false;
+    },
+  });
 
   /**
    * Submits the signed operation. The EntryPoint refusing it with AA25 means its nonce was used:
    * perhaps by this very operation (a submission whose answer was lost), so the evidence decides;
    * any other refusal (signatures, the paymaster's deposit or window) ends it, nothing was sent.
    */
-  async function submit(record: TransactionRecord, access: NonNullable<ReturnType<SponsoredWorkerDeps['chains']>>) {
-    const outcome = await relayer.submit(record, access);
+  async function submit(record: TransactionRecord, access: SponsoredChainAccess) {
+    const outcome = await (viaBundler(access) ? bundler.submit(record, access) : relayer.submit(record, access));
     if (outcome.kind !== 'rejected') return;
     if (outcome.error.code === 'AA25') {
       await follower.follow(record, access);

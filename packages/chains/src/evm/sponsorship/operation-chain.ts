@@ -15,8 +15,18 @@ import { relayerTransaction } from './relayer-signing.ts';
 import { parseUserOperation, serializeUserOperation } from './serialize.ts';
 import { simulateTokenTransfer } from './simulate-transfer.ts';
 import { sponsorshipHash, withSponsorSignature } from './sponsorship-hash.ts';
-import { buildSponsoredTransfer, maxOperationCostWei } from './user-operation.ts';
+import { bundlerGasPrice, estimateUserOperationGas, sendUserOperation } from './bundler.ts';
+import { BundlerRpcError, BundlerUnreachableError } from './bundler-rpc.ts';
+import { DEFAULT_SPONSORED_GAS_LIMITS } from './constants.ts';
+import { buildSponsoredTransfer, maxOperationCostWei, type BuildSponsoredTransferParams } from './user-operation.ts';
 import { userOperationOutcome } from './user-operation-outcome.ts';
+
+/**
+ * What a bundler adds to an operation's gas beyond the relayer's limits, for admission's estimate
+ * before anything is signed (alto on anvil: preVerificationGas 78,846 on a first operation,
+ * paymaster verification below the default); the worker's draft uses the bundler's own figures.
+ */
+const BUNDLER_GAS_ALLOWANCE = 120_000n;
 
 export function createSponsoredOperationChain(rpcUrl: string, config: SponsorshipChainConfig): SponsoredOperationChain {
   const { chainId } = config;
@@ -24,6 +34,20 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
   const delegate = getAddress(config.delegate);
   const paymaster = getAddress(config.paymaster);
   const client = () => readClient(rpcUrl);
+  const bundlerUrl = config.submission === 'bundler' ? config.bundlerUrl : undefined;
+
+  /** The fees to build with: the bundler's floor (its v2 API refuses less), else the node's suggestion. */
+  async function fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    if (bundlerUrl) return (await bundlerGasPrice(bundlerUrl)).standard;
+    return client().estimateFeesPerGas();
+  }
+
+  /** The operation with the bundler's gas limits (it estimates with stub signatures), or the default limits. */
+  async function build(params: BuildSponsoredTransferParams) {
+    const op = buildSponsoredTransfer(params);
+    if (!bundlerUrl) return op;
+    return buildSponsoredTransfer({ ...params, gasLimits: await estimateUserOperationGas(bundlerUrl, op, entryPoint) });
+  }
 
   return {
     chainId,
@@ -43,22 +67,43 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
     },
 
     async draft(t, authorization) {
-      const [nonce, fees] = await Promise.all([entryPointNonce(rpcUrl, entryPoint, t.sender), client().estimateFeesPerGas()]);
-      const op = buildSponsoredTransfer({
+      const [nonce, fee] = await Promise.all([entryPointNonce(rpcUrl, entryPoint, t.sender), fees()]);
+      const op = await build({
         sender: t.sender,
         token: t.token,
         recipient: t.recipient,
         amount: t.amount,
         nonce,
         paymaster,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        maxFeePerGas: fee.maxFeePerGas,
+        maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
         ...(authorization
           ? { authorization: { address: getAddress(authorization.delegate), chainId: authorization.chainId, nonce: authorization.nonce, r: authorization.r, s: authorization.s, yParity: authorization.yParity } }
           : {}),
       });
       return { operation: serializeUserOperation(op), nonce, maxCostWei: maxOperationCostWei(op) };
     },
+
+    async maxCostEstimate() {
+      const fee = await fees();
+      const limits = maxOperationCostWei({ ...DEFAULT_SPONSORED_GAS_LIMITS, maxFeePerGas: fee.maxFeePerGas });
+      return bundlerUrl ? limits + BUNDLER_GAS_ALLOWANCE * fee.maxFeePerGas : limits;
+    },
+
+    ...(bundlerUrl
+      ? {
+          async sendToBundler(operation: string) {
+            try {
+              return { kind: 'accepted' as const, userOperationHash: await sendUserOperation(bundlerUrl, parseUserOperation(operation), entryPoint) };
+            } catch (error) {
+              if (error instanceof BundlerUnreachableError) return { kind: 'unknown' as const, message: error.message };
+              if (error instanceof UserOperationRejectedError) return { kind: 'rejected' as const, code: error.code, message: error.message };
+              if (error instanceof BundlerRpcError) return { kind: 'refused' as const, message: error.message };
+              throw error;
+            }
+          },
+        }
+      : {}),
 
     sponsorshipHash: (operation, window) => sponsorshipHash(parseUserOperation(operation), { ...window, chainId }),
     withSponsorSignature: (operation, window, signature) => serializeUserOperation(withSponsorSignature(parseUserOperation(operation), { ...window, signature })),
