@@ -115,6 +115,12 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     expect(receipt.type).toBe('eip7702');
     expect(receipt.to?.toLowerCase()).toBe(ENTRY_POINT_V08_ADDRESS.toLowerCase());
 
+    // Events rule 6: the terminal event follows the chain's evidence, naming the bundle transaction.
+    const events = await app.database.prisma.event.findMany({ where: { transactionId: first.transactionId } });
+    const confirmedEvent = events.find((e) => e.type === 'rest.transaction.confirmed');
+    expect(confirmedEvent?.data).toMatchObject({ transactionId: first.transactionId, hash: done.hash, intentKind: 'transfer' });
+    expect(events.map((e) => e.type)).not.toContain('rest.transaction.failed');
+
     // A later transfer carries no authorization (the wallet is delegated already).
     const second = (await post(`/v1/wallets/${wallet.id}/transfer`, { ...body, value: (3n * USDC).toString() })).body as Record_;
     const secondDone = await settled(wallet.id, second.transactionId);
