@@ -1,30 +1,12 @@
 import type { YieldRunner } from '@wallet/domain';
 import type { Logger } from '../logger.ts';
-import { startPollLoop, type PollLoop } from './poll-loop.ts';
-
-export interface YieldWorkerOptions {
-  runner: Pick<YieldRunner, 'runOnce' | 'batchSize'>;
-  /** Pause after a run that did not fill its batch. */
-  idleMs?: number;
-  /** Runs in flight at once (default 3); the runner's leases keep them on different operations. */
-  concurrency?: number;
-  logger: Pick<Logger, 'error'>;
-}
+import type { PollLoop } from './poll-loop.ts';
+import { startRunnerWorker } from './runner-worker.ts';
 
 /**
- * Runs the yield runner on the poll loop: again at once while batches come back full, else after
- * `idleMs`. Any number of processes can run it on one database: operations are leased, and a
- * wallet and chain's operations run one at a time, oldest first.
+ * The yield runner on the poll loop (3 runs in flight by default): a wallet and chain's operations
+ * run one at a time, oldest first.
  */
-export function startYieldWorker({ runner, idleMs = 200, concurrency = 3, logger }: YieldWorkerOptions): PollLoop {
-  return startPollLoop({
-    name: 'yield worker run',
-    idleMs,
-    concurrency,
-    logger,
-    async tick() {
-      const { leased } = await runner.runOnce();
-      return leased >= runner.batchSize;
-    },
-  });
+export function startYieldWorker(options: { runner: Pick<YieldRunner, 'runOnce' | 'batchSize'>; idleMs?: number; concurrency?: number; logger: Pick<Logger, 'error'> }): PollLoop {
+  return startRunnerWorker({ name: 'yield worker run', concurrency: 3, ...options });
 }
