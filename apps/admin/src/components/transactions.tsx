@@ -1,13 +1,15 @@
 'use client';
 
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
+import { graphql } from '@/lib/graphql';
 import { intentKinds, transactionStatuses } from '@/lib/schemas';
+import { gasCostInEth, reviewHref, stageMeaning } from '@/lib/sponsored-records';
 import { useTRPC } from '@/lib/trpc';
 import { Amount, useChains } from './amount';
-import { Badge, Button, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
+import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
 
 /** Marks a record the service sent itself at a nonce nothing held (`serviceInitiated: 'nonce_gap_filler'`). */
 export function GapFillerBadge() {
@@ -19,6 +21,108 @@ export function GapFillerBadge() {
     >
       gap filler
     </span>
+  );
+}
+
+/** Marks a sponsored record (`executionMode: 'sponsored'`): a user operation whose gas the service paid. */
+export function SponsoredBadge() {
+  return (
+    <span
+      data-testid="sponsored-badge"
+      title="Sponsored: an ERC-4337 user operation whose gas the service paid from the paymaster deposit"
+      className="ml-1.5 inline-block rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-800"
+    >
+      sponsored
+    </span>
+  );
+}
+
+/** The fields of a record (tRPC `transactions.get`) the sponsored section reads. */
+export interface SponsoredRecord {
+  projectId: string;
+  executionMode: string;
+  stage?: string | null;
+  reviewId?: string | null;
+  userOperationHash?: string | null;
+  actualGasCost?: string | null;
+  autoRetry?: { enabled: boolean; attempts: number } | undefined;
+  hash: string | null;
+  blockNumber: string | null;
+  blockHash: string | null;
+  monitoring?: { winningHash: string | null } | undefined;
+}
+
+/** The review's case (support GraphQL), for the environment of its link; null when it cannot be read. */
+function useReviewCase(reviewId: string | null | undefined) {
+  return useQuery({
+    queryKey: ['sponsored-review-case', reviewId],
+    enabled: !!reviewId,
+    retry: false,
+    queryFn: async () =>
+      (
+        await graphql<{ approvalCase: { projectId: string; environment: string; status: string } }>(
+          'query ($id: ID!) { approvalCase(id: $id) { projectId environment status } }',
+          { id: reviewId },
+        )
+      ).approvalCase,
+  });
+}
+
+/**
+ * A sponsored record's execution, read only: its stage and what it means, the user operation
+ * hash, the gas the sponsor paid, the review it waits for, and the evidence the monitor resolved
+ * it with (the bundle transaction, the transaction that included the operation, its block).
+ */
+export function SponsoredExecution({ tx }: { tx: SponsoredRecord }) {
+  const review = useReviewCase(tx.reviewId);
+  const cost = gasCostInEth(tx.actualGasCost);
+  return (
+    <section aria-label="Sponsored execution">
+      <Card title="Sponsored execution">
+        <DefinitionList
+          items={[
+            ['Execution mode', <span key="em" data-testid="tx-execution-mode">{tx.executionMode}</span>],
+            [
+              'Stage',
+              tx.stage ? (
+                <span key="st">
+                  <span data-testid="tx-stage">{tx.stage}</span>
+                  <span data-testid="tx-stage-meaning" className="ml-2 text-slate-500">{stageMeaning(tx.stage)}</span>
+                </span>
+              ) : null,
+            ],
+            ['User operation hash', tx.userOperationHash ? <span key="uo" data-testid="tx-user-operation-hash"><Mono>{tx.userOperationHash}</Mono></span> : null],
+            [
+              'Gas paid by the sponsor',
+              cost ? (
+                <span key="gc">
+                  <span data-testid="tx-actual-gas-cost">{cost}</span> <span className="text-xs text-slate-500">{tx.actualGasCost} wei</span>
+                </span>
+              ) : null,
+            ],
+            [
+              'Review',
+              tx.reviewId ? (
+                <Link
+                  key="rv"
+                  data-testid="tx-review"
+                  className="text-indigo-600 hover:underline"
+                  href={reviewHref(tx.reviewId, { projectId: review.data?.projectId ?? tx.projectId, environment: review.data?.environment ?? null })}
+                >
+                  <Mono>{tx.reviewId}</Mono>
+                  {review.data ? ` (${review.data.status})` : null}
+                </Link>
+              ) : null,
+            ],
+            ['Submissions', tx.autoRetry ? String(tx.autoRetry.attempts) : null],
+            ['Bundle transaction', tx.hash ? <span key="bt" data-testid="tx-bundle-hash"><Mono>{tx.hash}</Mono></span> : null],
+            ['Including transaction', tx.monitoring?.winningHash ? <span key="wh" data-testid="tx-winning-hash"><Mono>{tx.monitoring.winningHash}</Mono></span> : null],
+            ['Block', tx.blockNumber ? <span key="bn" data-testid="tx-evidence-block">{tx.blockNumber}</span> : null],
+            ['Block hash', tx.blockHash ? <span key="bh" data-testid="tx-evidence-block-hash"><Mono>{tx.blockHash}</Mono></span> : null],
+          ]}
+        />
+      </Card>
+    </section>
   );
 }
 
@@ -146,6 +250,7 @@ export function TransactionList({ projectId, walletId, filters: given, onFilters
                 <Td>
                   {tx.intentKind}
                   {tx.serviceInitiated === 'nonce_gap_filler' ? <GapFillerBadge /> : null}
+                  {tx.executionMode === 'sponsored' ? <SponsoredBadge /> : null}
                 </Td>
                 <Td>{tx.chainId ? `EVM ${tx.chainId}` : (tx.network ?? tx.walletType)}</Td>
                 <Td>

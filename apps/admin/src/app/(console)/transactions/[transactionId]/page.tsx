@@ -4,7 +4,7 @@ import { Amount } from '@/components/amount';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { GapFillerBadge } from '@/components/transactions';
+import { GapFillerBadge, SponsoredBadge, SponsoredExecution } from '@/components/transactions';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Loading, Mono, PageHeader, Table, Td } from '@/components/ui';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
@@ -41,7 +41,14 @@ export default function TransactionPage() {
           <DefinitionList
             items={[
               ['Status', <span key="s" data-testid="tx-status"><Badge value={tx.status} /></span>],
-              ['Intent', <span key="i">{tx.intentKind}{tx.serviceInitiated === 'nonce_gap_filler' ? <GapFillerBadge /> : null}</span>],
+              [
+                'Intent',
+                <span key="i">
+                  {tx.intentKind}
+                  {tx.serviceInitiated === 'nonce_gap_filler' ? <GapFillerBadge /> : null}
+                  {tx.executionMode === 'sponsored' ? <SponsoredBadge /> : null}
+                </span>,
+              ],
               ['Hash', tx.hash ? <Mono key="h">{tx.hash}</Mono> : null],
               ['Chain', tx.chainId ? `EVM chain ${tx.chainId}` : tx.network],
               ['Block', tx.blockNumber],
@@ -76,6 +83,7 @@ export default function TransactionPage() {
             ]}
           />
         </Card>
+        {tx.executionMode === 'sponsored' ? <SponsoredExecution tx={tx} /> : null}
         <div className="grid gap-6 md:grid-cols-2">
           <Card title="Failure">
             {tx.failureStage || tx.failureCode || tx.failureMessage ? (
