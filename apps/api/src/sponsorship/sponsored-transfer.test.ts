@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { approvalsProject, decide } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
-import { guardrail } from '../testing/policy-fixtures.ts';
+import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 import { startSponsoredWorker } from '../workers/sponsored-worker.ts';
 import type { PollLoop } from '../workers/poll-loop.ts';
 
@@ -264,6 +264,32 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     expect(done).toMatchObject({ status: 'confirmed', stage: 'included' });
     expect(await usdcOf(recipient)).toBe(6n * USDC);
     expect((await p.getCase(paused.reviewId!)).body.status).toBe('consumed');
+  }, 90_000);
+
+  it("policies judge the wallet's signature as the ERC-20 transfer it executes: the amount counts once in the token spend meter, and a denial fails the record with nothing sent", async () => {
+    const p = await policyProject(app);
+    await p.apply(
+      guardrail('usdc-daily', 'EVM', [{ id: 'daily', effect: 'deny', actions: ['transfer'], condition: { aggregate: { meter: 'spend.token', asset: usdc, window: '1d' }, op: 'gt', value: (8n * USDC).toString() } }], {
+        chainId: [String(CHAIN_ID)],
+      }),
+    );
+    await app.services.sponsorship.change(await app.services.policies.operatorScope(p.projectId, p.environment), 'enable');
+    const wallet = (await p.post('/v1/wallets', { type: 'EVM', userIdentifier: `meter-${kind}@example.com`, userIdentifierType: 'EMAIL' })).body as { id: string; address: Address };
+    expect((await p.post('/v1/local/faucet', { walletId: wallet.id, amount: '20', token: 'usdc' })).status).toBe(200);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const send = async () => (await p.post(`/v1/wallets/${wallet.id}/transfer`, { to: recipient, value: (5n * USDC).toString(), chainId: CHAIN_ID, tokenAddress: usdc })).body as Record_;
+    const usage = async () => (await p.get(`/v1/permissions-v2/wallets/${wallet.id}/policies/usdc-daily/usage?chainId=${CHAIN_ID}`)).body as { meters: { spent: string }[] };
+
+    const first = await send();
+    expect((await settled(wallet.id, first.transactionId, (path) => p.get(path))).status).toBe('confirmed');
+    expect((await usage()).meters).toEqual([expect.objectContaining({ ruleId: 'daily', spent: (5n * USDC).toString() })]);
+    const second = await send();
+    expect(second.executionMode).toBe('sponsored');
+    const denied = await settled(wallet.id, second.transactionId, (path) => p.get(path));
+    expect(denied).toMatchObject({ status: 'failed', failureStage: 'mpc_sign', failureCode: 'POLICY_DENIED', userOperationHash: null, hash: null });
+    expect((await usage()).meters).toEqual([expect.objectContaining({ spent: (5n * USDC).toString() })]);
+    expect(await usdcOf(recipient)).toBe(5n * USDC);
+    expect(await entryPointNonce(wallet.address)).toBe(1n);
   }, 90_000);
 
   it('50 parallel transfers reserve today\'s budget atomically: the accepted ones fit, the rest are refused', async () => {
