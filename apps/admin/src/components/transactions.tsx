@@ -45,7 +45,7 @@ export interface SponsoredRecord {
   reviewId?: string | null;
   userOperationHash?: string | null;
   actualGasCost?: string | null;
-  autoRetry?: { enabled: boolean; attempts: number } | undefined;
+  autoRetry?: { enabled: boolean; attempts: { hash: string | null; sentAt: string; outcome: string }[]; reason?: string } | undefined;
   hash: string | null;
   blockNumber: string | null;
   blockHash: string | null;
@@ -114,7 +114,18 @@ export function SponsoredExecution({ tx }: { tx: SponsoredRecord }) {
                 </Link>
               ) : null,
             ],
-            ['Submissions', tx.autoRetry ? String(tx.autoRetry.attempts) : null],
+            [
+              'Submissions',
+              tx.autoRetry && tx.autoRetry.attempts.length > 0 ? (
+                <ul key="at" data-testid="tx-attempts" className="space-y-0.5">
+                  {tx.autoRetry.attempts.map((a, i) => (
+                    <li key={i}>
+                      {a.outcome} · {a.sentAt} {a.hash ? <Mono>{a.hash}</Mono> : '(bundler)'}
+                    </li>
+                  ))}
+                </ul>
+              ) : null,
+            ],
             ['Bundle transaction', tx.hash ? <span key="bt" data-testid="tx-bundle-hash"><Mono>{tx.hash}</Mono></span> : null],
             ['Including transaction', tx.monitoring?.winningHash ? <span key="wh" data-testid="tx-winning-hash"><Mono>{tx.monitoring.winningHash}</Mono></span> : null],
             ['Block', tx.blockNumber ? <span key="bn" data-testid="tx-evidence-block">{tx.blockNumber}</span> : null],

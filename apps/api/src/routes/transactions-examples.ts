@@ -60,7 +60,7 @@ const acceptedSponsored = {
   reviewId: null,
   userOperationHash: null,
   actualGasCost: null,
-  autoRetry: { enabled: true, attempts: 0 },
+  autoRetry: { enabled: true, maxFeePerGas: null, attempts: [] },
 };
 
 /** Request and response examples of the transfer and transaction history routes, by operationId (openapi-examples.test.ts validates them). */

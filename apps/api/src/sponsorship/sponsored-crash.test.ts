@@ -105,6 +105,8 @@ describe('a sponsored transfer whose process is killed around its submission (tw
       record = (await call(survivor.url, 'GET', `/v1/wallets/${wallet.id}/transactions/${id}`)).body;
     }
     expect(record).toMatchObject({ status: 'confirmed', stage: 'included', userOperationHash: stored.body.userOperationHash });
+    // One relayer transaction carried it, whether it was sent before the kill or after the restart.
+    expect(record.autoRetry.attempts).toEqual([expect.objectContaining({ hash: record.hash, outcome: 'included' })]);
     const chain = client();
     expect(await chain.readContract({ address: ENTRY_POINT_V08_ADDRESS, abi: entryPoint08Abi, functionName: 'getNonce', args: [wallet.address, 0n] })).toBe(1n);
     const events = await chain.getLogs({ address: ENTRY_POINT_V08_ADDRESS, event: USER_OPERATION_EVENT, args: { sender: wallet.address }, fromBlock: 0n });

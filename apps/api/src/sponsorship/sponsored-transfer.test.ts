@@ -25,7 +25,7 @@ interface Record_ {
   hash: string | null;
   reviewId?: string | null;
   monitoring?: { winningHash: string | null };
-  autoRetry?: { enabled: boolean; attempts: number };
+  autoRetry?: { enabled: boolean; maxFeePerGas: string | null; attempts: { hash: string | null; maxFeePerGas?: string; sentAt: string; outcome: string }[]; reason?: string };
 }
 
 describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%s)', (kind) => {
@@ -89,7 +89,7 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     const accepted = await post(`/v1/wallets/${wallet.id}/transfer`, body, { 'Idempotency-Key': `sponsored-first-${kind}` });
     expect(accepted.status).toBe(202);
     const first = accepted.body as Record_;
-    expect(first).toMatchObject({ executionMode: 'sponsored', stage: 'accepted', status: 'pending', autoRetry: { enabled: true, attempts: 0 } });
+    expect(first).toMatchObject({ executionMode: 'sponsored', stage: 'accepted', status: 'pending', autoRetry: { enabled: true, maxFeePerGas: null, attempts: [] } });
     expect(accepted.headers.get('x-transaction-id')).toBe(first.transactionId);
     expect(first).not.toHaveProperty('signedTransaction');
     // A replay with the key only reads.
@@ -104,7 +104,9 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     expect(done.hash).not.toBe(done.userOperationHash);
     expect(done.monitoring?.winningHash).toBe(done.hash);
     expect(BigInt(done.actualGasCost!)).toBeGreaterThan(0n);
-    expect(done.autoRetry!.attempts).toBeGreaterThanOrEqual(1);
+    // One relayer transaction, which won; its fees are the ones it was signed with.
+    expect(done.autoRetry!.attempts).toEqual([{ hash: done.hash, maxFeePerGas: expect.stringMatching(/^\d+$/), maxPriorityFeePerGas: expect.stringMatching(/^\d+$/), sentAt: expect.any(String), outcome: 'included' }]);
+    expect(done.autoRetry!.reason).toBe('first submission of the signed operation');
     // The chain's own records: the USDC moved, the wallet still holds no ETH, it is delegated, and the deposit paid exactly the cost.
     expect(await usdcOf(recipient)).toBe(7n * USDC);
     expect(await client.getBalance({ address: wallet.address })).toBe(0n);

@@ -1510,12 +1510,27 @@ export interface components {
             winningStatus: string | null;
             state?: string;
         };
-        /** @description Sponsored records: how the service retries the submission */
+        /** @description How the service retries the submission (sponsored records: it resubmits the stored signed operation, never a new one) */
         TransactionAutoRetry: {
-            /** @description The service itself gets the operation on chain: it resubmits the stored signed operation (never a new one) until the chain shows an outcome */
+            /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
-            /** @description Submissions made so far */
-            attempts: number;
+            /** @description The per-gas fee ceiling of retries (null: none; a sponsored operation is bounded by the gas cap instead) */
+            maxFeePerGas: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["TransactionAttempt"][];
+            /** @description Why the last attempt was made */
+            reason?: string;
+        };
+        TransactionAttempt: {
+            /** @description The attempt's transaction (a bundler's hand-over has none until a bundle includes it) */
+            hash: string | null;
+            maxFeePerGas?: string;
+            maxPriorityFeePerGas?: string;
+            recentBlockhash?: string;
+            /** @description ISO 8601, the last time it was sent */
+            sentAt: string;
+            /** @description unknown (no answer yet), pending (taken), refused, included (it won), lost (another attempt won); treat unknown values as non-terminal */
+            outcome: string;
         };
         SponsorshipPaused: {
             /**
@@ -1690,7 +1705,18 @@ export interface components {
             userOperationHash?: string | null;
             /** @description Sponsored records only: the gas the sponsor paid, in wei as a decimal string */
             actualGasCost?: string | null;
-            autoRetry?: components["schemas"]["TransactionAutoRetry"];
+            autoRetry?: components["schemas"]["TransactionAutoRetryResponse"];
+        };
+        /** @description How the service retries the submission (sponsored records: it resubmits the stored signed operation, never a new one) */
+        TransactionAutoRetryResponse: {
+            /** @description The service itself gets the payment on chain, retrying on its own */
+            enabled: boolean;
+            /** @description The per-gas fee ceiling of retries (null: none; a sponsored operation is bounded by the gas cap instead) */
+            maxFeePerGas: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["TransactionAttempt"][];
+            /** @description Why the last attempt was made */
+            reason?: string;
         };
         ResumeTransactionRequest: {
             /** @description The review the record waits for (its `reviewId`) */

@@ -8,7 +8,7 @@ import type { Hex } from 'viem';
 import type { NewEvent, TransactionRecord } from '../ports.ts';
 import { resolvedEvents } from '../transactions/events.ts';
 import { decideFromEvidence, STATUS_OF_STAGE, type OperationEvidence } from './stages.ts';
-import { sponsoredContext, transferFacts, withContext } from './operation-context.ts';
+import { resolvedAttempts, sponsoredContext, transferFacts, withContext } from './operation-context.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 
 /** How often an unresolved operation is looked at again. */
@@ -89,7 +89,11 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
               blockHash: decision.blockHash,
               actualGasCost: decision.actualGasCost,
               failureMessage: confirmed ? null : 'The user operation was included and its call reverted; the sponsor paid its gas',
-              monitoring: withContext(record, {}, { winningHash: decision.transactionHash, winningStatus: confirmed ? 'success' : 'reverted', chainOutcome: 'included', lastError: null }),
+              monitoring: withContext(
+                record,
+                { attempts: resolvedAttempts(sponsoredContext(record).attempts, decision.transactionHash) },
+                { winningHash: decision.transactionHash, winningStatus: confirmed ? 'success' : 'reverted', chainOutcome: 'included', lastError: null },
+              ),
             },
             decision.actualGasCost,
           );

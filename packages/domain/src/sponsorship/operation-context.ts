@@ -22,10 +22,47 @@ export interface SponsoredContext {
   fromBlock?: string;
   /** The relayer's handleOps transaction: its nonce (the record's `signedTransaction` holds the bytes). */
   relayerNonce?: number;
-  /** How many times the operation was handed to the chain or the bundler. */
-  submissions?: number;
-  /** Bundler submission: when the stored operation was last sent (ISO 8601). */
-  lastSubmittedAt?: string;
+  /** Every submission of the stored operation (the record's `autoRetry.attempts`). */
+  attempts?: SubmissionAttempt[];
+  /** Why the last submission was made (the record's `autoRetry.reason`). */
+  reason?: string;
+}
+
+/**
+ * One submission: the relayer's transaction (its hash and fees), or a hand-over to the bundler (no
+ * hash of ours until a bundle includes it). `outcome`: `unknown` (no answer yet), `pending` (taken),
+ * `refused` (the node or bundler would not take it), `included` (the winner), `lost` (another attempt won).
+ */
+export interface SubmissionAttempt {
+  hash: string | null;
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
+  sentAt: string;
+  outcome: 'unknown' | 'pending' | 'refused' | 'included' | 'lost';
+}
+
+/** The attempts with `attempt` recorded: a resend of the same relayer transaction updates its entry. */
+export function withAttempt(attempts: readonly SubmissionAttempt[] | undefined, attempt: SubmissionAttempt): SubmissionAttempt[] {
+  const list = [...(attempts ?? [])];
+  const at = attempt.hash === null ? -1 : list.findIndex((a) => a.hash === attempt.hash);
+  if (at >= 0) list[at] = { ...list[at]!, ...attempt };
+  else list.push(attempt);
+  return list;
+}
+
+/** The last attempt's outcome changed (a bundler hand-over has no hash to match). */
+export function withLastOutcome(attempts: readonly SubmissionAttempt[] | undefined, outcome: SubmissionAttempt['outcome']): SubmissionAttempt[] {
+  const list = [...(attempts ?? [])];
+  if (list.length > 0) list[list.length - 1] = { ...list[list.length - 1]!, outcome };
+  return list;
+}
+
+/** The attempts once `winningHash` included the operation: that attempt (or a bundler's last one) `included`, the others `lost`. */
+export function resolvedAttempts(attempts: readonly SubmissionAttempt[] | undefined, winningHash: string): SubmissionAttempt[] {
+  const list = [...(attempts ?? [])];
+  let winner = list.findIndex((a) => a.hash?.toLowerCase() === winningHash.toLowerCase());
+  if (winner < 0) winner = list.map((a) => a.hash).lastIndexOf(null);
+  return list.map((a, i) => (i === winner ? { ...a, hash: a.hash ?? winningHash, outcome: 'included' } : { ...a, outcome: a.outcome === 'refused' ? 'refused' : 'lost' }));
 }
 
 /** Sponsored monitoring: the public fields plus the worker's context. */

@@ -25,6 +25,8 @@ import { createBundlerSubmission } from './submit-bundler.ts';
 import type { Hex } from 'viem';
 
 const RETRY_BASE_MS = 1_000;
+const FIRST_REASON = 'first submission of the signed operation';
+const RESUBMIT_REASON = 'no evidence on chain and the last submission is gone: the stored operation is sent again';
 const RETRY_MAX_MS = 30_000;
 
 export function createSponsoredRunner(deps: SponsoredWorkerDeps) {
@@ -48,7 +50,8 @@ export function createSponsoredRunner(deps: SponsoredWorkerDeps) {
   const bundler = createBundlerSubmission(deps, save);
   const viaBundler = (access: SponsoredChainAccess) => access.config.submission === 'bundler';
   const follower = createOperationFollower(deps, save, {
-    resubmit: (record, access) => (!viaBundler(access) && record.signedTransaction ? relayer.send(record, access) : submit(record, access)),
+    resubmit: (record, access) =>
+      !viaBundler(access) && record.signedTransaction ? relayer.send(record, access, RESUBMIT_REASON) : submit(record, access, RESUBMIT_REASON),
     known: async (record, access) => {
       if (viaBundler(access)) return bundler.held(record);
       return record.hash ? ((await access.gateway.getTransactionsKnown([record.hash as Hex]))[0] ?? false) : false;
@@ -60,8 +63,8 @@ export function createSponsoredRunner(deps: SponsoredWorkerDeps) {
    * perhaps by this very operation (a submission whose answer was lost), so the evidence decides;
    * any other refusal (signatures, the paymaster's deposit or window) ends it, nothing was sent.
    */
-  async function submit(record: TransactionRecord, access: SponsoredChainAccess) {
-    const outcome = await (viaBundler(access) ? bundler.submit(record, access) : relayer.submit(record, access));
+  async function submit(record: TransactionRecord, access: SponsoredChainAccess, reason = FIRST_REASON) {
+    const outcome = await (viaBundler(access) ? bundler.submit(record, access, reason) : relayer.submit(record, access, reason));
     if (outcome.kind !== 'rejected') return;
     if (outcome.error.code === 'AA25') {
       await follower.follow(record, access);

@@ -9,7 +9,7 @@
 import type { Hex } from 'viem';
 import type { TransactionRecord } from '../ports.ts';
 import { OperationRejectedError } from './operation-chain.ts';
-import { sponsoredContext, withContext } from './operation-context.ts';
+import { sponsoredContext, withAttempt, withContext, withLastOutcome } from './operation-context.ts';
 import { FIRST_LOOK_MS, type SubmitOutcome } from './submit-relayer.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 
@@ -23,24 +23,23 @@ export function createBundlerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
   return {
     /** Whether the last submission is recent enough to wait for (else the stored bytes go again). */
     held(record: TransactionRecord): boolean {
-      const last = sponsoredContext(record).lastSubmittedAt;
+      const last = sponsoredContext(record).attempts?.at(-1)?.sentAt;
       return last !== undefined && clock.now().getTime() - Date.parse(last) < RESEND_AFTER_MS;
     },
 
-    async submit(record: TransactionRecord, access: SponsoredChainAccess): Promise<SubmitOutcome> {
+    async submit(record: TransactionRecord, access: SponsoredChainAccess, reason: string): Promise<SubmitOutcome> {
       const send = access.chain.sendToBundler;
       if (!send) throw new Error(`chain ${access.config.chainId} has no bundler`);
       const context = sponsoredContext(record);
-      const submissions = (context.submissions ?? 0) + 1;
-      const attempt = { submissions, lastSubmittedAt: clock.now().toISOString() };
-      const pending = await save(record, { stage: 'submission_unknown', status: 'submitted', monitoring: withContext(record, attempt) }, [], { keepLease: true });
+      const attempts = withAttempt(context.attempts, { hash: null, sentAt: clock.now().toISOString(), outcome: 'unknown' });
+      const pending = await save(record, { stage: 'submission_unknown', status: 'submitted', monitoring: withContext(record, { attempts, reason }) }, [], { keepLease: true });
       if (!pending) return { kind: 'lost' };
       const answer = await send(pending.userOperation!);
       switch (answer.kind) {
         case 'rejected':
           return { kind: 'rejected', error: new OperationRejectedError(answer.message, answer.code) };
         case 'unknown': {
-          const saved = await save(pending, { nextCheckAt: after(FIRST_LOOK_MS), monitoring: withContext(pending, attempt, { lastError: `bundler: ${answer.message.slice(0, 200)}` }) });
+          const saved = await save(pending, { nextCheckAt: after(FIRST_LOOK_MS), monitoring: withContext(pending, {}, { lastError: `bundler: ${answer.message.slice(0, 200)}` }) });
           return saved ? { kind: 'unknown', record: saved } : { kind: 'lost' };
         }
         case 'refused':
@@ -55,7 +54,11 @@ export function createBundlerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
             submittedAt: pending.submittedAt ?? clock.now(),
             nextCheckAt: after(FIRST_LOOK_MS),
             consecutiveErrors: 0,
-            monitoring: withContext(pending, attempt, { lastError: answer.kind === 'refused' ? `bundler: ${answer.message.slice(0, 200)}` : null }),
+            monitoring: withContext(
+              pending,
+              { attempts: withLastOutcome(attempts, answer.kind === 'refused' ? 'refused' : 'pending') },
+              { lastError: answer.kind === 'refused' ? `bundler: ${answer.message.slice(0, 200)}` : null },
+            ),
           });
           return saved ? { kind: 'submitted', record: saved } : { kind: 'lost' };
         }

@@ -12,7 +12,7 @@ import type { TransactionRecord } from '../ports.ts';
 import { exponentialBackoffMs } from '../shared/backoff.ts';
 import { BroadcastRejectedError, ChainUnavailableError } from '../transactions/gateways.ts';
 import { OperationRejectedError } from './operation-chain.ts';
-import { sponsoredContext, withContext } from './operation-context.ts';
+import { sponsoredContext, withAttempt, withContext, type SubmissionAttempt } from './operation-context.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 
 /** How long the relayer's reserved nonce waits for the record that takes it. */
@@ -33,14 +33,18 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
   const after = (ms: number) => new Date(clock.now().getTime() + ms);
 
   /** Sends the stored bytes; the stage follows the node's answer. */
-  async function send(record: TransactionRecord, access: SponsoredChainAccess): Promise<SubmitOutcome> {
+  async function send(record: TransactionRecord, access: SponsoredChainAccess, reason: string): Promise<SubmitOutcome> {
     const context = sponsoredContext(record);
-    const submissions = (context.submissions ?? 0) + 1;
+    // The stored relayer transaction is one attempt however often its bytes are sent.
+    const attempt = (outcome: SubmissionAttempt['outcome']) => ({
+      attempts: withAttempt(context.attempts, { hash: record.hash, sentAt: clock.now().toISOString(), outcome }),
+      reason,
+    });
     try {
       await access.gateway.sendRawTransaction(record.signedTransaction as Hex);
     } catch (error) {
       if (error instanceof ChainUnavailableError) {
-        const saved = await save(record, { stage: 'submission_unknown', status: 'submitted', nextCheckAt: after(FIRST_LOOK_MS), monitoring: withContext(record, { submissions }) });
+        const saved = await save(record, { stage: 'submission_unknown', status: 'submitted', nextCheckAt: after(FIRST_LOOK_MS), monitoring: withContext(record, attempt('unknown')) });
         return saved ? { kind: 'unknown', record: saved } : { kind: 'lost' };
       }
       if (error instanceof BroadcastRejectedError && error.code === 'ALREADY_KNOWN') {
@@ -59,7 +63,7 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
           status: 'pending',
           nextCheckAt: after(nonceUsed ? 0 : exponentialBackoffMs(errors, FIRST_LOOK_MS, 30_000)),
           consecutiveErrors: nonceUsed ? record.consecutiveErrors : errors,
-          monitoring: withContext(record, {}, { lastError: `relayer transaction refused: ${error.message.slice(0, 200)}` }),
+          monitoring: withContext(record, attempt('refused'), { lastError: `relayer transaction refused: ${error.message.slice(0, 200)}` }),
         });
         return saved ? { kind: 'retry-later', record: saved } : { kind: 'lost' };
       } else throw error;
@@ -70,7 +74,7 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
       status: 'submitted',
       submittedAt: record.submittedAt ?? clock.now(),
       nextCheckAt: after(FIRST_LOOK_MS),
-      monitoring: withContext(record, { submissions }, { lastError: null }),
+      monitoring: withContext(record, attempt('pending'), { lastError: null }),
       consecutiveErrors: 0,
     });
     return saved ? { kind: 'submitted', record: saved } : { kind: 'lost' };
@@ -80,7 +84,7 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
     send,
 
     /** Signs a relayer transaction for the stored operation, stores it (taking its nonce), then sends it. */
-    async submit(record: TransactionRecord, access: SponsoredChainAccess): Promise<SubmitOutcome> {
+    async submit(record: TransactionRecord, access: SponsoredChainAccess, reason: string): Promise<SubmitOutcome> {
       const chainId = access.config.chainId;
       const relayer = (await serviceKeys.ensureServiceKey('relayer', chainId)).address as Hex;
       const allocatorId = relayerAllocatorId(chainId, relayer);
@@ -103,7 +107,16 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
           status: 'submitted',
           signedTransaction: signed,
           hash: keccak256(signed),
-          monitoring: withContext(record, { relayerNonce: reservation.nonce }),
+          monitoring: withContext(record, {
+            relayerNonce: reservation.nonce,
+            attempts: withAttempt(sponsoredContext(record).attempts, {
+              hash: keccak256(signed),
+              maxFeePerGas: fees.maxFeePerGas.toString(),
+              maxPriorityFeePerGas: (fees.maxPriorityFeePerGas > fees.maxFeePerGas ? fees.maxFeePerGas : fees.maxPriorityFeePerGas).toString(),
+              sentAt: clock.now().toISOString(),
+              outcome: 'unknown',
+            }),
+          }),
         },
         [],
         { keepLease: true, nonce: { allocatorId, chainId: String(chainId), nonce: reservation.nonce, reservationId: reservation.reservationId } },
@@ -112,7 +125,7 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
         await transactions.releaseNonce(allocatorId, String(chainId), reservation.nonce, reservation.reservationId);
         return { kind: 'lost' };
       }
-      return send(stored, access);
+      return send(stored, access, reason);
     },
   };
 }

@@ -54,11 +54,19 @@ export function toTransactionDetail(record: TransactionRecord): TransactionDetai
           reviewId: record.reviewId,
           userOperationHash: record.userOperationHash,
           actualGasCost: record.actualGasCost,
-          autoRetry: { enabled: true, attempts: (record.monitoring as { sponsored?: { submissions?: number } } | null)?.sponsored?.submissions ?? 0 },
+          autoRetry: sponsoredAutoRetry(record),
         }
       : {}),
   };
 }
+
+/** A sponsored record's submissions, as `autoRetry` shows them. */
+function sponsoredAutoRetry(record: TransactionRecord): NonNullable<TransactionDetailView['autoRetry']> {
+  const context = (record.monitoring as { sponsored?: { attempts?: TransactionAttemptView[]; reason?: string } } | null)?.sponsored;
+  return { enabled: true, maxFeePerGas: null, attempts: context?.attempts ?? [], ...(context?.reason ? { reason: context.reason } : {}) };
+}
+
+type TransactionAttemptView = NonNullable<TransactionDetailView['autoRetry']>['attempts'][number];
 
 /** The transaction history of a wallet: list (newest first, keyset cursor) and lookup. */
 export function createTransactionHistory({ store, loadWallet }: Pick<TransactionServiceDeps, 'store' | 'loadWallet'>) {

@@ -152,12 +152,25 @@ const monitoringView = z
   })
   .meta({ id: 'TransactionMonitoring' });
 
+const autoRetryAttempt = z
+  .object({
+    hash: z.string().nullable().describe("The attempt's transaction (a bundler's hand-over has none until a bundle includes it)"),
+    maxFeePerGas: z.string().optional(),
+    maxPriorityFeePerGas: z.string().optional(),
+    recentBlockhash: z.string().optional(),
+    sentAt: z.string().describe('ISO 8601, the last time it was sent'),
+    outcome: z.string().describe('unknown (no answer yet), pending (taken), refused, included (it won), lost (another attempt won); treat unknown values as non-terminal'),
+  })
+  .meta({ id: 'TransactionAttempt' });
+
 const autoRetryView = z
   .object({
-    enabled: z.boolean().describe('The service itself gets the operation on chain: it resubmits the stored signed operation (never a new one) until the chain shows an outcome'),
-    attempts: z.number().int().min(0).describe('Submissions made so far'),
+    enabled: z.boolean().describe('The service itself gets the payment on chain, retrying on its own'),
+    maxFeePerGas: z.string().nullable().describe('The per-gas fee ceiling of retries (null: none; a sponsored operation is bounded by the gas cap instead)'),
+    attempts: z.array(autoRetryAttempt).describe('Every attempt, oldest first'),
+    reason: z.string().optional().describe('Why the last attempt was made'),
   })
-  .meta({ id: 'TransactionAutoRetry', description: 'Sponsored records: how the service retries the submission' });
+  .meta({ id: 'TransactionAutoRetry', description: 'How the service retries the submission (sponsored records: it resubmits the stored signed operation, never a new one)' });
 
 export const transactionSummary = z
   .object({
