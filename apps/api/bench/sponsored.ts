@@ -219,10 +219,10 @@ async function main(): Promise<boolean> {
   const clients = spawn(process.execPath, [CHILD, 'clients'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   stops.push(async () => void clients.kill());
   type Job = { path: Path; apiKey: string; walletId: string; atMs: number; body: unknown; key: string; expect: number };
-  const send = (jobs: Job[]) =>
+  const send = (jobs: Job[], timeoutMs = TIMEOUT_MS) =>
     new Promise<Omit<Outcome, 'order'>[]>((resolve) => {
       clients.once('message', (message: { results: Omit<Outcome, 'order'>[] }) => resolve(message.results));
-      clients.send({ baseUrl, pollMs: POLL_MS, timeoutMs: TIMEOUT_MS, startAt: Date.now() + 200, jobs });
+      clients.send({ baseUrl, pollMs: POLL_MS, timeoutMs, startAt: Date.now() + 200, jobs });
     });
   const job = (p: Path, walletId: string, atMs: number, tag: string): Job => ({
     path: p,
@@ -240,7 +240,7 @@ async function main(): Promise<boolean> {
     sponsored: await Promise.all(Array.from({ length: WALLETS }, (_, i) => fundedWallet('sponsored', `bench-sponsored-${i}`))),
     plain: await Promise.all(Array.from({ length: WALLETS }, (_, i) => fundedWallet('plain', `bench-plain-${i}`))),
   };
-  const warmups = await send(await Promise.all(PATHS.map(async (p) => job(p, await fundedWallet(p, `bench-${p}-warmup`), 0, `${p}-warmup`))));
+  const warmups = await send(await Promise.all(PATHS.map(async (p) => job(p, await fundedWallet(p, `bench-${p}-warmup`), 0, `${p}-warmup`))), 60_000);
   const fundSeconds = (Date.now() - fundStart) / 1000; // with the warm-up
   if (warmups.some((w) => w.status !== 'confirmed')) throw new Error(`warm-up did not confirm: ${JSON.stringify(warmups)}`);
 
@@ -327,6 +327,7 @@ async function main(): Promise<boolean> {
 
   const PARTS = ['pickup', 'sign', 'submit', 'toBlock', 'confirmations', 'resolve', 'observe'] as const;
   const dist = (xs: number[], digits = 2) => {
+    if (xs.length === 0) return { p50: NaN, p95: NaN, p99: NaN, max: NaN };
     const s = [...xs].sort((a, b) => a - b);
     return { p50: +percentile(s, 50).toFixed(digits), p95: +percentile(s, 95).toFixed(digits), p99: +percentile(s, 99).toFixed(digits), max: +s.at(-1)!.toFixed(digits) };
   };
