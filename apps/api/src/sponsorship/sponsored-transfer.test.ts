@@ -115,6 +115,10 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     expect(depositBefore - (await deposit())).toBe(BigInt(done.actualGasCost!));
     const receipt = await client.getTransactionReceipt({ hash: done.hash as `0x${string}` });
     expect(receipt.type).toBe('eip7702');
+    // The deposit's refund covers what the relayer paid for the bundle transaction (within 5 %): the budget counts the real cost.
+    const relayerPaid = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(BigInt(done.actualGasCost!) * 100n).toBeGreaterThanOrEqual(relayerPaid * 95n);
+    expect(BigInt(done.actualGasCost!) * 100n).toBeLessThanOrEqual(relayerPaid * 110n);
     expect(receipt.to?.toLowerCase()).toBe(ENTRY_POINT_V08_ADDRESS.toLowerCase());
 
     // Events rule 6: the terminal event follows the chain's evidence, naming the bundle transaction.
@@ -129,7 +133,11 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     expect(secondDone.status).toBe('confirmed');
     expect(await usdcOf(recipient)).toBe(10n * USDC);
     expect(await entryPointNonce(wallet.address)).toBe(2n);
-    expect((await client.getTransactionReceipt({ hash: secondDone.hash as `0x${string}` })).type).toBe('eip1559');
+    const secondReceipt = await client.getTransactionReceipt({ hash: secondDone.hash as `0x${string}` });
+    expect(secondReceipt.type).toBe('eip1559');
+    const secondPaid = secondReceipt.gasUsed * secondReceipt.effectiveGasPrice;
+    expect(BigInt(secondDone.actualGasCost!) * 100n).toBeGreaterThanOrEqual(secondPaid * 95n);
+    expect(BigInt(secondDone.actualGasCost!) * 100n).toBeLessThanOrEqual(secondPaid * 110n);
     // The list shows the execution mode; sponsored-only fields stay in the single lookup.
     const list = (await get(`/v1/wallets/${wallet.id}/transactions`)).body as { data: Record_[] };
     expect(list.data.map((r) => r.executionMode)).toEqual(['sponsored', 'sponsored']);

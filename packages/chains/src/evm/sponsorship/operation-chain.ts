@@ -28,6 +28,15 @@ import { userOperationOutcome } from './user-operation-outcome.ts';
  */
 const BUNDLER_GAS_ALLOWANCE = 120_000n;
 
+/**
+ * preVerificationGas of a relayed operation: what the relayer's transaction costs beyond the gas the
+ * EntryPoint measures (21,000 intrinsic, the handleOps calldata, and 25,000 for an EIP-7702
+ * authorization), so that the EntryPoint's refund from the deposit covers the relayer and
+ * `actualGasCost` (and the daily budget) counts what the operation really cost. Measured on anvil
+ * with the TestUSDC transfer: 58.4k more on a first operation, 45.7k on a later one.
+ */
+const RELAYER_PRE_VERIFICATION_GAS = { withAuthorization: 60_000n, withoutAuthorization: 48_000n };
+
 export function createSponsoredOperationChain(rpcUrl: string, config: SponsorshipChainConfig): SponsoredOperationChain {
   const { chainId } = config;
   const entryPoint = getAddress(config.entryPoint);
@@ -44,8 +53,11 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
 
   /** The operation with the bundler's gas limits (it estimates with stub signatures), or the default limits. */
   async function build(params: BuildSponsoredTransferParams) {
+    if (!bundlerUrl) {
+      const preVerificationGas = params.authorization ? RELAYER_PRE_VERIFICATION_GAS.withAuthorization : RELAYER_PRE_VERIFICATION_GAS.withoutAuthorization;
+      return buildSponsoredTransfer({ ...params, gasLimits: { preVerificationGas } });
+    }
     const op = buildSponsoredTransfer(params);
-    if (!bundlerUrl) return op;
     return buildSponsoredTransfer({ ...params, gasLimits: await estimateUserOperationGas(bundlerUrl, op, entryPoint) });
   }
 
@@ -86,8 +98,8 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
 
     async maxCostEstimate() {
       const fee = await fees();
-      const limits = maxOperationCostWei({ ...DEFAULT_SPONSORED_GAS_LIMITS, maxFeePerGas: fee.maxFeePerGas });
-      return bundlerUrl ? limits + BUNDLER_GAS_ALLOWANCE * fee.maxFeePerGas : limits;
+      const extra = bundlerUrl ? BUNDLER_GAS_ALLOWANCE : RELAYER_PRE_VERIFICATION_GAS.withAuthorization;
+      return maxOperationCostWei({ ...DEFAULT_SPONSORED_GAS_LIMITS, maxFeePerGas: fee.maxFeePerGas }) + extra * fee.maxFeePerGas;
     },
 
     ...(bundlerUrl
