@@ -320,7 +320,7 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
                    AND EXISTS (SELECT 1 FROM covered c
                                WHERE c.wallet_type = t.wallet_type AND t.evidence_block <= c.up_to
                                  AND c.chain = CASE WHEN t.wallet_type = 'EVM' THEN t.chain_id ELSE t.network END)
-                   AND t.next_check_at IS NOT NULL AND t.consecutive_errors = 0
+                   AND t.next_check_at IS NOT NULL AND t.consecutive_errors = 0 AND t.execution_mode = 'legacy'
                    AND (t.lease_until IS NULL OR t.lease_until < $2)
                  LIMIT $4 FOR UPDATE SKIP LOCKED
                ), due AS (
