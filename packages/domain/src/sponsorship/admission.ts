@@ -58,7 +58,10 @@ export function createSponsoredAdmission({ store, sponsorship, chains, clock }: 
         if (!simulation.ok) throw new ApiError(400, 'EXECUTION_FAILED', `The transfer would fail, so it was not sponsored: ${simulation.message}`);
         maxCostWei = await access.chain.maxCostEstimate(facts);
       } catch (error) {
-        if (error instanceof ChainUnavailableError || (error instanceof Error && /fetch failed|ECONNREFUSED|HTTP request failed/i.test(error.message))) throw rpcUnavailable(error);
+        // The chain library's message names the RPC URL, which can carry a provider's key: not repeated.
+        if (error instanceof ChainUnavailableError || (error instanceof Error && /fetch failed|ECONNREFUSED|HTTP request failed|timed out|bundler/i.test(error.message))) {
+          throw rpcUnavailable(new Error(`chain ${input.chainId} did not answer`));
+        }
         throw error;
       }
       const cap = checkGasCap(admission.settings, maxCostWei);

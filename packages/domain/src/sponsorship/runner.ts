@@ -100,7 +100,8 @@ export function createSponsoredRunner(deps: SponsoredWorkerDeps) {
   /** An error in one record's step (RPC down, …): retried later with backoff; the others go on. */
   async function failed(record: TransactionRecord, error: unknown) {
     const errors = record.consecutiveErrors + 1;
-    const message = error instanceof ChainUnavailableError ? `the chain's RPC did not answer` : (error as Error)?.message ?? String(error);
+    // An RPC or bundler URL can carry a provider's key: never logged.
+    const message = error instanceof ChainUnavailableError ? `the chain's RPC did not answer` : ((error as Error)?.message ?? String(error)).replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>');
     deps.logger?.warn({ transactionId: record.id, stage: record.stage, err: { message: message.slice(0, 300) } }, 'sponsored operation step failed; retrying');
     await store
       .save(owner, record.id, { consecutiveErrors: errors, nextCheckAt: new Date(clock.now().getTime() + exponentialBackoffMs(errors, RETRY_BASE_MS, RETRY_MAX_MS)) }, [])
