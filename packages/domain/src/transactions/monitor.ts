@@ -205,7 +205,8 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
 
   /**
    * Fee replacements of the EVM records waiting without a receipt for any attempt (attempts.ts),
-   * per chain in parallel; none for a record whose last attempt was just sent again. A stored
+   * per chain in parallel; none for a record whose last attempt the node just took again (one it
+   * refused, e.g. under the base fee, is what a replacement is for). A stored
    * replacement the node took while the rebroadcast sent it is marked sent.
    */
   async function replaceAttempts(
@@ -231,7 +232,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       const candidates = records
         .filter((r) => {
           const v = verdicts.get(r.id);
-          return r.autoRetry === true && r.status === 'submitted' && v?.kind === 'wait' && !v.evidence && !rebroadcasts.has(r.id) && r.nonce !== null && r.signedTransaction !== null;
+          return r.autoRetry === true && r.status === 'submitted' && v?.kind === 'wait' && !v.evidence && rebroadcasts.get(r.id)?.outcome !== 'sent' && r.nonce !== null && r.signedTransaction !== null;
         })
         .map((record) => ({ record, attempts: attemptsOf.get(record.id) ?? [] }));
       if (candidates.length > 0) runs.push(replaceStalled({ ...autoRetry, owner, clock }, gateway, candidates, latest, calls));

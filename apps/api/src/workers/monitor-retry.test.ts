@@ -1,0 +1,177 @@
+import { parseTransaction, type Hex } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { EVM_CHAIN, RECIPIENT, monitorDevnets, rpc, testDatabaseKinds } from '../testing/monitor-fixtures.ts';
+
+/**
+ * Managed automatic retry of EVM transfers (fee replacement), on anvil with blocks mined by hand
+ * and the base fee raised by hand, over real HTTP.
+ */
+describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (local devnet) (%s)', (kind) => {
+  const m = monitorDevnets(kind);
+  const s = m.state;
+  const { post, wallet, fund, record, events, runDue, resolveAll, mine } = m;
+  const hex = (n: bigint) => `0x${n.toString(16)}`;
+
+  /** A transfer sent while the chain stands still, checked once (its wait starts at this block). */
+  async function sentTransfer(walletId: string, extra: Record<string, unknown> = {}) {
+    const sent = await post(`/v1/wallets/${walletId}/transfer`, { to: RECIPIENT, value: '1000', chainId: EVM_CHAIN, ...extra });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const id = sent.body.transactionId as string;
+    await runDue([id]);
+    return { id, hash: sent.body.txHash as string, tx: parseTransaction(sent.body.signedTransaction as Hex) };
+  }
+
+  /** The next blocks' base fee three times what `maxFeePerGas` offers; `blocks` empty blocks mined. */
+  async function priceOut(maxFeePerGas: bigint, blocks = 3) {
+    await rpc(s.devnets.evmRpcUrl, 'anvil_setNextBlockBaseFeePerGas', [hex(maxFeePerGas * 3n)]);
+    await mine(blocks);
+  }
+
+  it('replaces a transfer priced under the new base fee; the replacement confirms the record, which keeps its hash', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    await s.blocks.pause();
+    let t: Awaited<ReturnType<typeof sentTransfer>>;
+    try {
+      t = await sentTransfer(w.id);
+      await priceOut(t.tx.maxFeePerGas!, 2);
+      await runDue([t.id]); // two blocks: not yet
+      expect((await record(w.id, t.id)).autoRetry.attempts).toHaveLength(1);
+      await mine();
+      await runDue([t.id]);
+    } finally {
+      s.blocks.resume();
+    }
+    const waiting = await record(w.id, t.id);
+    expect(waiting).toMatchObject({ status: 'submitted', hash: t.hash, autoRetry: { enabled: true, maxFeePerGas: (t.tx.maxFeePerGas! * 10n).toString() } });
+    const [first, second] = waiting.autoRetry.attempts;
+    expect(first).toMatchObject({ hash: t.hash, maxFeePerGas: t.tx.maxFeePerGas!.toString(), maxPriorityFeePerGas: t.tx.maxPriorityFeePerGas!.toString() });
+    expect(second.outcome).toBe('pending');
+    expect(BigInt(second.maxFeePerGas)).toBeGreaterThanOrEqual((t.tx.maxFeePerGas! * 110n) / 100n);
+    expect(BigInt(second.maxFeePerGas)).toBeGreaterThan(t.tx.maxFeePerGas! * 2n); // reaches the base fee
+    expect(BigInt(second.maxPriorityFeePerGas)).toBeGreaterThanOrEqual((t.tx.maxPriorityFeePerGas! * 110n) / 100n);
+    expect(waiting.autoRetry.reason).toMatch(/^fee replacement 2: /);
+    const replacement = parseTransaction((await s.app.database.query<{ signed_transaction: Hex }>('SELECT signed_transaction FROM transaction_attempts WHERE hash = $1', [second.hash]))[0]!.signed_transaction);
+    expect({ nonce: replacement.nonce, to: replacement.to, value: replacement.value, gas: replacement.gas }).toEqual({ nonce: t.tx.nonce, to: t.tx.to, value: t.tx.value, gas: t.tx.gas });
+
+    await resolveAll([t.id]);
+    const done = await record(w.id, t.id);
+    expect(done).toMatchObject({ status: 'confirmed', hash: t.hash, monitoring: { winningHash: second.hash, winningStatus: 'confirmed' } });
+    expect(done.autoRetry.attempts.map((a: { hash: string; outcome: string }) => [a.hash, a.outcome])).toEqual([
+      [t.hash, 'lost'],
+      [second.hash, 'included'],
+    ]);
+    const receipt = (await s.devnets.gateways.evm(EVM_CHAIN)!.getReceipts([second.hash as Hex]))[0]!;
+    expect(done.blockNumber).toBe(receipt.blockNumber.toString());
+    const confirmed = (await events(t.id)).filter((e) => e.type === 'rest.transaction.confirmed');
+    expect(confirmed).toHaveLength(1);
+    expect((await events(t.id)).some((e) => e.type === 'rest.transaction.failed')).toBe(false);
+  });
+
+  it('stops at the ceiling: no replacement, the record stays submitted and says why', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    await s.blocks.pause();
+    try {
+      const suggested = await s.devnets.gateways.evm(EVM_CHAIN)!.getFeeSuggestion();
+      const t = await sentTransfer(w.id, { autoRetry: { enabled: true, maxFeePerGas: (suggested.maxFeePerGas + 1n).toString() } });
+      await priceOut(t.tx.maxFeePerGas!);
+      await runDue([t.id]);
+      const waiting = await record(w.id, t.id);
+      expect(waiting).toMatchObject({ status: 'submitted', hash: t.hash, autoRetry: { enabled: true, maxFeePerGas: (suggested.maxFeePerGas + 1n).toString() } });
+      expect(waiting.autoRetry.attempts).toHaveLength(1);
+      expect(waiting.autoRetry.reason).toMatch(/^ceiling reached/);
+      expect(await s.app.database.query('SELECT 1 FROM transaction_attempts WHERE record_id = $1', [t.id])).toHaveLength(0);
+    } finally {
+      s.blocks.resume();
+    }
+  });
+
+  it('resolves the record with the original when the original is mined after a replacement was sent', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    await s.blocks.pause();
+    let t: Awaited<ReturnType<typeof sentTransfer>>;
+    let replacementHash: string;
+    try {
+      t = await sentTransfer(w.id);
+      await priceOut(t.tx.maxFeePerGas!);
+      await runDue([t.id]);
+      const attempts = (await record(w.id, t.id)).autoRetry.attempts;
+      expect(attempts).toHaveLength(2);
+      replacementHash = attempts[1].hash;
+      // Another node's pool still holds the original, and fees fall: the original is mined.
+      await rpc(s.devnets.evmRpcUrl, 'anvil_dropTransaction', [replacementHash]);
+      await rpc(s.devnets.evmRpcUrl, 'anvil_setNextBlockBaseFeePerGas', [hex(t.tx.maxFeePerGas! / 2n)]);
+      const signed = (await s.app.database.query<{ signed_transaction: string }>('SELECT signed_transaction FROM transaction_records WHERE id = $1', [t.id]))[0]!;
+      await rpc(s.devnets.evmRpcUrl, 'eth_sendRawTransaction', [signed.signed_transaction]);
+      await mine();
+      expect((await s.devnets.gateways.evm(EVM_CHAIN)!.getReceipts([t.hash as Hex]))[0]).not.toBeNull();
+    } finally {
+      s.blocks.resume();
+    }
+    await resolveAll([t.id]);
+    const done = await record(w.id, t.id);
+    expect(done).toMatchObject({ status: 'confirmed', hash: t.hash, monitoring: { winningHash: t.hash, winningStatus: 'confirmed' } });
+    expect(done.autoRetry.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['included', 'lost']);
+    expect((await events(t.id)).filter((e) => e.type === 'rest.transaction.confirmed')).toHaveLength(1);
+  });
+
+  it('still fails the record CANCELLED when an unrelated same-nonce transaction (a cancellation) wins over its attempts', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    await s.blocks.pause();
+    let t: Awaited<ReturnType<typeof sentTransfer>>;
+    let cancel: { status: number; body: any };
+    try {
+      t = await sentTransfer(w.id);
+      await priceOut(t.tx.maxFeePerGas!);
+      await runDue([t.id]);
+      expect((await record(w.id, t.id)).autoRetry.attempts).toHaveLength(2);
+      cancel = await post(`/v1/wallets/${w.id}/transactions/${t.id}/cancel`, {});
+      expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+    } finally {
+      s.blocks.resume();
+    }
+    await resolveAll([t.id, cancel.body.transactionId]);
+    const done = await record(w.id, t.id);
+    expect(done).toMatchObject({
+      status: 'failed',
+      hash: t.hash,
+      failureCode: 'CANCELLED',
+      monitoring: { chainOutcome: 'cancelled', winningHash: cancel.body.txHash },
+    });
+    expect(done.autoRetry.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['lost', 'lost']);
+    expect((await events(t.id)).filter((e) => e.type === 'rest.transaction.failed')).toHaveLength(1);
+  });
+
+  it('never retries a transfer that pins its fees or turns retry off; enabled with a pin is refused naming the field', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    const refused = await post(`/v1/wallets/${w.id}/transfer`, { to: RECIPIENT, value: '1000', chainId: EVM_CHAIN, maxFeePerGas: '5000000000', autoRetry: { enabled: true } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('maxFeePerGas');
+    const zero = await post(`/v1/wallets/${w.id}/transfer`, { to: RECIPIENT, value: '1000', chainId: EVM_CHAIN, autoRetry: { enabled: true, maxFeePerGas: '0' } });
+    expect(zero.status).toBe(400);
+    const unknownField = await post(`/v1/wallets/${w.id}/transfer`, { to: RECIPIENT, value: '1000', chainId: EVM_CHAIN, autoRetry: { enabled: true, other: 1 } });
+    expect(unknownField.status).toBe(400);
+    await s.blocks.pause();
+    try {
+      const suggested = await s.devnets.gateways.evm(EVM_CHAIN)!.getFeeSuggestion();
+      const pinned = await sentTransfer(w.id, { maxFeePerGas: suggested.maxFeePerGas.toString(), maxPriorityFeePerGas: suggested.maxPriorityFeePerGas.toString() });
+      const off = await sentTransfer(w.id, { autoRetry: { enabled: false } });
+      await priceOut(pinned.tx.maxFeePerGas! > off.tx.maxFeePerGas! ? pinned.tx.maxFeePerGas! : off.tx.maxFeePerGas!, 4);
+      await runDue([pinned.id, off.id]);
+      await mine(2);
+      await runDue([pinned.id, off.id]);
+      for (const t of [pinned, off]) {
+        const waiting = await record(w.id, t.id);
+        expect(waiting).toMatchObject({ status: 'submitted', autoRetry: { enabled: false, maxFeePerGas: null } });
+        expect(waiting.autoRetry.attempts).toHaveLength(1);
+        expect(waiting.autoRetry.reason).toBeUndefined();
+      }
+    } finally {
+      s.blocks.resume();
+    }
+  });
+});
