@@ -1,6 +1,7 @@
 import { parseTransaction, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { EVM_CHAIN, RECIPIENT, monitorDevnets, rpc, testDatabaseKinds } from '../testing/monitor-fixtures.ts';
+import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 
 /**
  * Managed automatic retry of EVM transfers (fee replacement), on anvil with blocks mined by hand
@@ -13,8 +14,8 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
   const hex = (n: bigint) => `0x${n.toString(16)}`;
 
   /** A transfer sent while the chain stands still, checked once (its wait starts at this block). */
-  async function sentTransfer(walletId: string, extra: Record<string, unknown> = {}) {
-    const sent = await post(`/v1/wallets/${walletId}/transfer`, { to: RECIPIENT, value: '1000', chainId: EVM_CHAIN, ...extra });
+  async function sentTransfer(walletId: string, extra: Record<string, unknown> = {}, send = post) {
+    const sent = await send(`/v1/wallets/${walletId}/transfer`, { to: RECIPIENT, value: '1000', chainId: EVM_CHAIN, ...extra });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const id = sent.body.transactionId as string;
     await runDue([id]);
@@ -170,6 +171,46 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
         expect(waiting.autoRetry.attempts).toHaveLength(1);
         expect(waiting.autoRetry.reason).toBeUndefined();
       }
+    } finally {
+      s.blocks.resume();
+    }
+  });
+
+  it('charges the spend meters once across attempts, and a policy that now denies stops the replacement (the record keeps waiting)', async () => {
+    const p = await policyProject(s.app);
+    const limit = (value: string) => [
+      { id: 'native-daily', effect: 'deny', actions: ['transfer'], condition: { aggregate: { meter: 'spend.native', window: '1d' }, op: 'gt', value } },
+    ];
+    // 1000 is spent by the first attempt; a second charge of it would pass 1500.
+    await p.apply(guardrail('retry-meter', 'EVM', limit('1500')));
+    const w = await p.wallet('EVM');
+    const faucet = await p.post('/v1/local/faucet', { walletId: w.id, amount: '1', token: 'native' });
+    expect(faucet.status, JSON.stringify(faucet.body)).toBe(200);
+    const usage = async () => (await p.get(`/v1/permissions-v2/wallets/${w.id}/policies/retry-meter/usage?chainId=${EVM_CHAIN}`)).body.meters[0];
+    const view = async (id: string) => (await p.get(`/v1/wallets/${w.id}/transactions/${id}`)).body;
+    await s.blocks.pause();
+    try {
+      // A ceiling high enough for two replacements: only the policy stops the second.
+      const ceiling = (await s.devnets.gateways.evm(EVM_CHAIN)!.getFeeSuggestion()).maxFeePerGas * 1000n;
+      const t = await sentTransfer(w.id, { autoRetry: { enabled: true, maxFeePerGas: ceiling.toString() } }, p.post);
+      expect(await usage()).toMatchObject({ spent: '1000', reserved: '0' });
+      await priceOut(t.tx.maxFeePerGas!);
+      await runDue([t.id]);
+      const replaced = await view(t.id);
+      expect(replaced.autoRetry.attempts, JSON.stringify(replaced.autoRetry)).toHaveLength(2);
+      expect(await usage()).toMatchObject({ spent: '1000', reserved: '0' });
+      const signed = await s.app.database.query<{ action: string }>(`SELECT action FROM audit_log WHERE wallet_id = $1 AND action = 'wallet.sign.transfer'`, [w.id]);
+      expect(signed).toHaveLength(2);
+
+      // The policy now allows at most 500: the replacement is refused, nothing else changes.
+      await p.apply(guardrail('retry-meter', 'EVM', limit('500'), {}, { version: '2' }));
+      await priceOut(BigInt(replaced.autoRetry.attempts[1].maxFeePerGas));
+      await runDue([t.id]);
+      const refused = await view(t.id);
+      expect(refused).toMatchObject({ status: 'submitted', hash: t.hash });
+      expect(refused.autoRetry.attempts).toHaveLength(2);
+      expect(refused.autoRetry.reason).toMatch(/^replacement not signed \(POLICY_DENIED\)/);
+      expect(await usage()).toMatchObject({ spent: '1000', reserved: '0' });
     } finally {
       s.blocks.resume();
     }
