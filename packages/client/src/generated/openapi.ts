@@ -1527,7 +1527,7 @@ export interface components {
             maxFeePerGas?: string;
             maxPriorityFeePerGas?: string;
             recentBlockhash?: string;
-            /** @description ISO 8601, the last time it was sent (a fee replacement: when it was signed and stored) */
+            /** @description ISO 8601, the last time it was sent */
             sentAt: string;
             /** @description unknown (no answer yet), pending (taken), refused, included (it won), lost (another attempt won); treat unknown values as non-terminal */
             outcome: string;

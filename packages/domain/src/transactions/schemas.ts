@@ -177,7 +177,7 @@ const autoRetryAttempt = z
     maxFeePerGas: z.string().optional(),
     maxPriorityFeePerGas: z.string().optional(),
     recentBlockhash: z.string().optional(),
-    sentAt: z.string().describe('ISO 8601, the last time it was sent (a fee replacement: when it was signed and stored)'),
+    sentAt: z.string().describe('ISO 8601, the last time it was sent'),
     outcome: z.string().describe('unknown (no answer yet), pending (taken), refused, included (it won), lost (another attempt won); treat unknown values as non-terminal'),
   })
   .meta({ id: 'TransactionAttempt' });
