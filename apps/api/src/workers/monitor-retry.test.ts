@@ -69,6 +69,39 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     expect((await events(t.id)).some((e) => e.type === 'rest.transaction.failed')).toBe(false);
   });
 
+  it('sends a stored replacement the node never got (as after a crash between storing and sending) with its stored bytes, not a new one', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    await s.blocks.pause();
+    let t: Awaited<ReturnType<typeof sentTransfer>>;
+    let stored: string;
+    try {
+      t = await sentTransfer(w.id);
+      await priceOut(t.tx.maxFeePerGas!);
+      await runDue([t.id]);
+      stored = (await record(w.id, t.id)).autoRetry.attempts[1].hash;
+      // The process "died" after storing it: the node never saw it, its outcome was never saved.
+      await rpc(s.devnets.evmRpcUrl, 'anvil_dropTransaction', [stored]);
+      await s.app.database.query(`UPDATE transaction_attempts SET outcome = 'unknown' WHERE hash = $1`, [stored]);
+      expect((await record(w.id, t.id)).autoRetry.attempts[1].outcome).toBe('unknown');
+      expect(await s.devnets.gateways.evm(EVM_CHAIN)!.getTransactionsKnown([stored as Hex])).toEqual([false]);
+      m.clock.advance(10_000); // old enough for the durable re-send
+      await mine(3);
+      await runDue([t.id]);
+      expect(await s.devnets.gateways.evm(EVM_CHAIN)!.getTransactionsKnown([stored as Hex])).toEqual([true]);
+      const waiting = await record(w.id, t.id);
+      expect(waiting.autoRetry.attempts.map((a: { hash: string; outcome: string }) => [a.hash, a.outcome])).toEqual([
+        [t.hash, 'pending'],
+        [stored, 'pending'],
+      ]);
+    } finally {
+      s.blocks.resume();
+    }
+    await resolveAll([t.id]);
+    expect(await record(w.id, t.id)).toMatchObject({ status: 'confirmed', hash: t.hash, monitoring: { winningHash: stored } });
+    expect(await s.app.database.query('SELECT 1 FROM transaction_attempts WHERE record_id = $1', [t.id])).toHaveLength(1);
+  });
+
   it('stops at the ceiling: no replacement, the record stays submitted and says why', async () => {
     const w = await wallet('EVM');
     await fund(w.id, '1');
