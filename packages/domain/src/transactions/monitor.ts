@@ -25,6 +25,10 @@
  *      status, the expiry proof (one `getFinalizedBlockHeight`, `isBlockhashValid` per partner
  *      transaction, `getNonceAccount` per durable-nonce transaction) and, for proven expiries, one
  *      more `getSignatureStatuses` to re-check after the proof.
+ *    - Managed automatic retry (attempts.ts, with `autoRetry`): one more query loads the fee
+ *      replacements of the leased records; their hashes join the receipts batch, a dropped last
+ *      attempt is re-sent with its stored bytes, and a record stuck under the base fee gets a
+ *      replacement (monitor-replace.ts: one fee read per chain, signed, stored, then sent).
  * 3. The pure rules (`evaluateEvm`, `evaluateSolana`) turn evidence into a verdict.
  * 4. Unchanged records are saved with ONE `store.reschedule`; the resolutions (and `pending` records
  *    found on-chain, which become `submitted`) with ONE `store.completeChecks`: outcome and events in
@@ -403,7 +407,8 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         Promise.all(finished.map((r) => store.completeCheck(owner, r.id, { nextCheckAt: null, evidenceBlock: null }, []))),
       ]);
       const resolved = saved.filter((id) => resolving.has(id)).length;
-      const settled = completions.filter((c) => c.resolvedAt !== null && saved.includes(c.id) && (attemptsOf.get(c.id)?.length ?? 0) > 0);
+      const savedIds = new Set(saved);
+      const settled = completions.filter((c) => c.resolvedAt !== null && savedIds.has(c.id) && (attemptsOf.get(c.id)?.length ?? 0) > 0);
       if (settled.length > 0) await options.autoRetry!.attempts.settle(settled.map((c) => ({ recordId: c.id, winningHash: c.monitoring?.winningHash ?? null })));
       const ms = { finality: Math.round(tf - t0), lease: Math.round(t1 - tf), chain: Math.round(t2 - t1), save: Math.round(performance.now() - t2) };
       return { leased: leased.length, resolved, rescheduled, rpcCalls: calls.count, ms };
