@@ -248,4 +248,37 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
       s.blocks.resume();
     }
   });
+
+  it('makes at most five attempts in all, each priced over the last, then says why it stops', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    await s.blocks.pause();
+    const before = await s.devnets.gateways.evm(EVM_CHAIN)!.getFeeSuggestion();
+    try {
+      const ceiling = (await s.devnets.gateways.evm(EVM_CHAIN)!.getFeeSuggestion()).maxFeePerGas * 100_000n;
+      const t = await sentTransfer(w.id, { autoRetry: { enabled: true, maxFeePerGas: ceiling.toString() } });
+      let last = t.tx.maxFeePerGas!;
+      for (let attempts = 2; attempts <= 5; attempts++) {
+        await priceOut(last);
+        await runDue([t.id]);
+        const view = (await record(w.id, t.id)).autoRetry;
+        expect(view.attempts).toHaveLength(attempts);
+        const fee = BigInt(view.attempts[attempts - 1].maxFeePerGas);
+        expect(fee).toBeGreaterThanOrEqual((last * 110n) / 100n);
+        last = fee;
+      }
+      await priceOut(last);
+      await runDue([t.id]);
+      const stopped = await record(w.id, t.id);
+      expect(stopped).toMatchObject({ status: 'submitted', hash: t.hash });
+      expect(stopped.autoRetry.attempts).toHaveLength(5);
+      expect(stopped.autoRetry.reason).toMatch(/^at most 5 attempts/);
+      expect(new Set(stopped.autoRetry.attempts.map((a: { hash: string }) => a.hash)).size).toBe(5);
+    } finally {
+      // Fees back to where they were, so later transfers of the suite stay affordable.
+      await rpc(s.devnets.evmRpcUrl, 'anvil_setNextBlockBaseFeePerGas', [hex(before.baseFeePerGas)]);
+      await mine();
+      s.blocks.resume();
+    }
+  });
 });
