@@ -59,6 +59,14 @@ const chainSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** A whole number of `unit`, at least `min`. */
+const wholeNumber = (unit: string, min: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number of ${unit}`)
+    .transform(Number)
+    .refine((n) => n >= min, `must be at least ${min} ${unit}`);
+
 const milliseconds = z
   .string()
   .regex(/^\d+$/, 'must be a positive whole number of milliseconds')
@@ -114,6 +122,8 @@ const envSchema = z
     NONCE_RESERVATION_MS: milliseconds.optional(),
     NONCE_GAP_AFTER_MS: milliseconds.default(60_000),
     NONCE_GAP_INTERVAL_MS: milliseconds.default(15_000),
+    AUTO_RETRY_AFTER_BLOCKS: wholeNumber('blocks', 1).default(3),
+    AUTO_RETRY_MAX_ATTEMPTS: wholeNumber('attempts', 2).default(5),
     CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     SPONSORED_LEASE_MS: milliseconds.default(15_000),
@@ -210,6 +220,12 @@ function configFrom(env: z.output<typeof envSchema>) {
      */
     nonceGapAfterMs: env.NONCE_GAP_AFTER_MS,
     nonceGapIntervalMs: env.NONCE_GAP_INTERVAL_MS,
+    /**
+     * Managed automatic retry of EVM transfers (docs/transfers.md): an attempt without a receipt
+     * for AUTO_RETRY_AFTER_BLOCKS blocks (default 3) and priced under the base fee is replaced, up to
+     * AUTO_RETRY_MAX_ATTEMPTS attempts in all (default 5, the original included).
+     */
+    autoRetry: { afterBlocks: env.AUTO_RETRY_AFTER_BLOCKS, maxAttempts: env.AUTO_RETRY_MAX_ATTEMPTS },
     /** Tests only (CRASH_AT, refused in production): the broadcast step at which the process kills itself. */
     crashAt: env.CRASH_AT,
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */

@@ -24,6 +24,7 @@ import {
   createTransactionService,
   createTransactionMonitor,
   createNonceGapRepair,
+  createFeeReplacer,
   createYieldRunner,
   createYieldSteps,
   type Clock,
@@ -191,6 +192,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
   const transactions = createTransactionService({
     store: stores.transactions,
+    attempts: stores.transactionAttempts,
     pipeline: signingPipeline,
     gateways,
     directory,
@@ -248,6 +250,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
     owner: options.monitor?.owner ?? monitorOwnerName(),
     cadence: options.monitor?.cadence,
     batchSize: options.monitor?.batchSize,
+    autoRetry: {
+      attempts: stores.transactionAttempts,
+      replacer: createFeeReplacer({ pipeline: signingPipeline, attempts: stores.transactionAttempts, loadWalletWithShares: wallets.loadWalletWithShares }),
+      ...config.autoRetry,
+    },
   });
   const nonceGaps = createNonceGapRepair({
     gaps: stores.nonceGaps,

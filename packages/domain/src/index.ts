@@ -59,6 +59,8 @@ export * from './transactions/events.ts';
 export * from './transactions/service.ts';
 export * from './transactions/monitor-rules.ts';
 export * from './transactions/monitor.ts';
+export * from './transactions/attempts.ts';
+export * from './transactions/fee-replacement.ts';
 export * from './transactions/nonce-gaps.ts';
 export * from './transactions/chain-reset.ts';
 export * from './webhooks/event-types.ts';

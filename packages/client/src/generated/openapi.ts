@@ -1510,15 +1510,15 @@ export interface components {
             winningStatus: string | null;
             state?: string;
         };
-        /** @description How the service retries the submission (sponsored records: it resubmits the stored signed operation, never a new one) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
         TransactionAutoRetry: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
-            /** @description The per-gas fee ceiling of retries (null: none; a sponsored operation is bounded by the gas cap instead) */
+            /** @description The per-gas fee ceiling of retries, wei (null: none; a sponsored operation is bounded by the gas cap instead) */
             maxFeePerGas: string | null;
             /** @description Every attempt, oldest first */
             attempts: components["schemas"]["TransactionAttempt"][];
-            /** @description Why the last attempt was made */
+            /** @description Why the last attempt was made, or (transfers) why no replacement is made now: ceiling reached, policy refusal, attempts used up */
             reason?: string;
         };
         TransactionAttempt: {
@@ -1595,6 +1595,13 @@ export interface components {
              * @enum {string}
              */
             network?: "SOLANA" | "SOLANA_DEVNET";
+            /** @description EVM only: managed automatic retry (docs/transfers.md). Default: on, unless the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (then never retried; enabled: true with a pin is refused) */
+            autoRetry?: {
+                /** @description false: the service never replaces this transfer */
+                enabled: boolean;
+                /** @description The maxFeePerGas no replacement goes above; default 10 times the first attempt's maxFeePerGas */
+                maxFeePerGas?: string;
+            };
         };
         FeeEstimate: {
             /** @description in the native currency, standard units */
@@ -1707,15 +1714,15 @@ export interface components {
             actualGasCost?: string | null;
             autoRetry?: components["schemas"]["TransactionAutoRetryResponse"];
         };
-        /** @description How the service retries the submission (sponsored records: it resubmits the stored signed operation, never a new one) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
         TransactionAutoRetryResponse: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
-            /** @description The per-gas fee ceiling of retries (null: none; a sponsored operation is bounded by the gas cap instead) */
+            /** @description The per-gas fee ceiling of retries, wei (null: none; a sponsored operation is bounded by the gas cap instead) */
             maxFeePerGas: string | null;
             /** @description Every attempt, oldest first */
             attempts: components["schemas"]["TransactionAttempt"][];
-            /** @description Why the last attempt was made */
+            /** @description Why the last attempt was made, or (transfers) why no replacement is made now: ceiling reached, policy refusal, attempts used up */
             reason?: string;
         };
         ResumeTransactionRequest: {

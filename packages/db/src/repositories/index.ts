@@ -8,6 +8,7 @@ import { createUserStore } from './users.ts';
 import { createCustodyStore } from './custody.ts';
 import { createChainResetStore, createTransactionStore } from './transactions.ts';
 import { createNonceGapStore } from './nonce-gaps.ts';
+import { createTransactionAttemptStore } from './transaction-attempts.ts';
 import { createWebhookStore } from './webhooks.ts';
 import { createWorkerLeaseStore } from './worker-leases.ts';
 import { createStaffStore } from './staff.ts';
@@ -44,6 +45,8 @@ export function createStores(database: Database) {
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
     transactions: createTransactionStore(database),
+    /** Fee replacements of EVM transfer records (managed automatic retry). */
+    transactionAttempts: createTransactionAttemptStore(database),
     /** Stranded wallets: candidates, held nonces, and the nonce a gap filler reserves. */
     nonceGaps: createNonceGapStore(database),
     chainReset: createChainResetStore(database),

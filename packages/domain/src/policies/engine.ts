@@ -9,7 +9,7 @@ import type { ApprovalRequirementRef, PolicyDecision, PolicyEngine, SigningConte
 import type { Clock } from '../shared/clock.ts';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
 import { applyingPolicies, evaluatePolicies, type ApprovalMatch, inWindow, meterBounds, meterChargesOf, type Denial, type Evaluation, type EvaluationContext, type PolicyTrace } from './evaluate.ts';
-import type { MeterStore, RequestFacts } from './evaluation-types.ts';
+import { meterKeyId, type MeterStore, type RequestFacts } from './evaluation-types.ts';
 import type { PolicyLocation, PolicyStore } from './ports.ts';
 import { requestFactsOf } from './request-facts.ts';
 
@@ -95,6 +95,20 @@ export function createPolicyEngine({ store, meters, clock, approvalsAvailable }:
       const { facts, applying, evaluation, charges, approvals } = prepared;
       const granted = new Set((options.granted ?? []).map(requirementKey));
       const waiting = (decision: { approvals: ApprovalMatch[] }) => decision.approvals.some((a) => !granted.has(requirementKey(a)));
+      if (options.uncharged) {
+        // Already charged (a fee replacement): the meters as they were before this intent's charge.
+        const values = await meters.read(charges.map((c) => c.key));
+        const totals = new Map([...values].map(([id, v]) => [id, v.spent + v.reserved]));
+        for (const c of charges) {
+          const id = meterKeyId(c.key);
+          const rest = (totals.get(id) ?? 0n) - c.amount;
+          totals.set(id, rest > 0n ? rest : 0n);
+        }
+        const result = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn: true, approvals });
+        if (!result.allowed) return denied(result);
+        if (waiting(result)) return { outcome: 'review', approvals: result.approvals };
+        return { outcome: 'allow' };
+      }
       const { result, reservation } = await meters.reserve(charges, (totals) => {
         const decision = evaluatePolicies(applying, facts, totals, evaluation, { permissionsAreOn: true, approvals });
         // Nothing is reserved for a request that pauses for review: its resend decides again.

@@ -74,6 +74,15 @@ export interface SigningIntent {
    * documented exception to policies: no policy decision and no spend, still audited with its event.
    */
   serviceInitiated?: 'nonce-gap-filler';
+  /**
+   * A fee replacement of the record with this id (transactions/attempts.ts): the same nonce, call
+   * and value as the record's first attempt, with higher fees, signed by the monitor for the
+   * record's project, API key and environment. The policies decide again on the same intent, but
+   * its spend was charged when the first attempt was signed: the decision reads the meters without
+   * this intent's charge and reserves nothing (`PolicyEngine.evaluate`'s `uncharged`). No approval
+   * case opens for it: a rule that asks for one denies the replacement. Audited with its event.
+   */
+  feeReplacementOf?: string;
 }
 
 /** The intent as the policy and spend ports see it: everything but the encrypted shares. */
@@ -122,7 +131,11 @@ export type PolicyDecision =
  * `granted`: requirements a claimed approval case covers (they no longer pause the request).
  */
 export interface PolicyEngine {
-  evaluate(intent: SigningContext, options?: { granted?: ApprovalRequirementRef[] }): Promise<PolicyDecision>;
+  /**
+   * `uncharged`: the intent's spend is already counted in the meters (a fee replacement, see
+   * `SigningIntent.feeReplacementOf`): decide on the meters without its charge, reserve nothing.
+   */
+  evaluate(intent: SigningContext, options?: { granted?: ApprovalRequirementRef[]; uncharged?: boolean }): Promise<PolicyDecision>;
 }
 
 /** A completed approval case claimed for this signature (it is `consumed` until released). */
@@ -213,13 +226,29 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
     return { reservation: decision.reservation ?? noReservation, claim };
   }
 
+  /** A fee replacement: decided again without a charge; a review or denial refuses it (nothing reserved, no case). */
+  async function decideReplacement(context: SigningContext): Promise<{ reservation: SpendReservation; claim: null }> {
+    if (context.wallet.type !== 'EVM' || context.operation !== 'transaction') throw new Error('a fee replacement is an EVM transaction');
+    const decision = await policy.evaluate(context, { uncharged: true });
+    if (decision.outcome === 'deny') throw policyDenied(decision.deniedBy, decision.message);
+    if (decision.outcome === 'review') {
+      const deniedBy = decision.approvals.map((a) => ({ reason: 'approval-required', policyId: a.policyId, policyVersion: a.policyVersion, ruleId: a.ruleId }));
+      throw policyDenied(deniedBy, 'A policy asks for an approval, which a fee replacement cannot open');
+    }
+    return { reservation: noReservation, claim: null };
+  }
+
   return {
     async sign(intent: SigningIntent): Promise<SignatureResult> {
       const { shares, ...context } = intent;
       const { caller, wallet } = intent;
       assertSignable(wallet);
       const op = signOperation(wallet.type, intent.operation);
-      const { reservation, claim } = intent.serviceInitiated ? exemptGapFiller(intent) : await decide(context);
+      const { reservation, claim } = intent.serviceInitiated
+        ? exemptGapFiller(intent)
+        : intent.feeReplacementOf
+          ? await decideReplacement(context)
+          : await decide(context);
       let result: SignatureResult;
       try {
         const signed = await signWithWallet(keks, wallet, shares, op, intent.input);

@@ -9,12 +9,15 @@ import { fieldError } from '../shared/zod.ts';
 import { parseSigningInput, type SigningChain, type SigningContext, type SigningIntent, type SigningPipeline, type SigningTransfer } from '../signing/pipeline.ts';
 import { assertNoOpenNonceHold, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import type { FrozenPreparationStore } from './frozen-preparation.ts';
+import type { TransactionAttemptStore } from './attempts.ts';
 import type { TransactionDetailView, TransferInput } from './schemas.ts';
 import type { WalletService } from '../wallets/service.ts';
 import { BroadcastRejectedError, ChainUnavailableError, type ChainGateways, type EvmGateway, type SolanaGateway } from './gateways.ts';
 
 export interface TransactionServiceDeps {
   store: TransactionStore;
+  /** Fee replacements of EVM transfer records, shown in the single lookup's `autoRetry`. */
+  attempts?: Pick<TransactionAttemptStore, 'forRecords'>;
   /** Every signature of this module goes through it (policy, spend, sign, audit). */
   pipeline: SigningPipeline;
   gateways: ChainGateways;
@@ -66,7 +69,7 @@ export type ChainTarget = { type: 'EVM'; gateway: EvmGateway; chainId: string } 
 /** The record fields that differ between the kinds of broadcast. */
 export type RecordFields = Pick<
   NewTransactionRecord,
-  'to' | 'value' | 'tokenAddress' | 'nonce' | 'recentBlockhash' | 'lastValidBlockHeight' | 'nonceAccount' | 'cancellationOf'
+  'to' | 'value' | 'tokenAddress' | 'nonce' | 'recentBlockhash' | 'lastValidBlockHeight' | 'nonceAccount' | 'cancellationOf' | 'autoRetry' | 'autoRetryMaxFeePerGas'
 >;
 
 export interface BroadcastResult {

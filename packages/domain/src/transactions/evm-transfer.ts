@@ -9,7 +9,8 @@ import type { SigningContext } from '../signing/pipeline.ts';
 import { assertNoNonceHold, beforeRecord, DEFAULT_NONCE_RESERVATION_MS, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { frozenPreparationOf, reviewIdOf, type FrozenEvmPreparation } from './frozen-preparation.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
-import { transferKind, type TransferInput } from './schemas.ts';
+import { DEFAULT_CEILING_MULTIPLIER } from './attempts.ts';
+import { RETRY_PINS, transferKind, type TransferInput } from './schemas.ts';
 
 const GAS_BUFFER_PERCENT = 120n;
 export const NATIVE_TRANSFER_GAS = 21_000n;
@@ -46,6 +47,16 @@ async function evmFees(gateway: EvmGateway, input: TransferInput, type: 0 | 2) {
     maxPriorityFeePerGas = maxFeePerGas;
   }
   return { maxFeePerGas, maxPriorityFeePerGas };
+}
+
+/**
+ * Managed automatic retry (attempts.ts): on for a type 2 transfer unless the body turns it off or
+ * pins its nonce or fees; the ceiling is the body's, else 10 times the first maxFeePerGas.
+ */
+function autoRetryOf(input: TransferInput, type: 0 | 2, fees: { maxFeePerGas?: string }) {
+  const on = type === 2 && input.autoRetry?.enabled !== false && !RETRY_PINS.some((field) => input[field] !== undefined);
+  if (!on) return { autoRetry: false, autoRetryMaxFeePerGas: null };
+  return { autoRetry: true, autoRetryMaxFeePerGas: input.autoRetry?.maxFeePerGas ?? (BigInt(fees.maxFeePerGas!) * DEFAULT_CEILING_MULTIPLIER).toString() };
 }
 
 /** The fee fields a frozen preparation holds, for its transaction type. */
@@ -111,7 +122,7 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
         target,
         signedTransaction,
         hash: keccak256(signedTransaction as Hex),
-        fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce },
+        fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce, ...autoRetryOf(input, type, fees) },
         reservation,
       });
     },

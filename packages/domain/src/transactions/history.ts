@@ -1,4 +1,6 @@
+import { parseTransaction, type Hex } from 'viem';
 import { notFound } from '../errors.ts';
+import { autoRetryView, type TransactionAttempt } from './attempts.ts';
 import type { TransactionRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { keysetPage, type Page } from '../shared/cursor.ts';
@@ -43,7 +45,11 @@ export function toTransactionSummary(record: TransactionRecord): TransactionSumm
   };
 }
 
-export function toTransactionDetail(record: TransactionRecord): TransactionDetailView {
+/**
+ * The single lookup's view. `attempts`: the record's stored fee replacements; an EVM transfer with
+ * managed retry decided (`autoRetry` not null) then shows its `autoRetry`.
+ */
+export function toTransactionDetail(record: TransactionRecord, attempts?: TransactionAttempt[]): TransactionDetailView {
   return {
     ...toTransactionSummary(record),
     nonce: record.nonce,
@@ -57,7 +63,16 @@ export function toTransactionDetail(record: TransactionRecord): TransactionDetai
           autoRetry: sponsoredAutoRetry(record),
         }
       : {}),
+    ...(record.executionMode !== 'sponsored' && attempts && typeof record.autoRetry === 'boolean' && record.hash && record.signedTransaction
+      ? { autoRetry: autoRetryView(record, attempts, originalFees(record.signedTransaction)) }
+      : {}),
   };
+}
+
+/** The fee fields of the first attempt's signed bytes. */
+function originalFees(signed: string): { maxFeePerGas?: string; maxPriorityFeePerGas?: string } {
+  const tx = parseTransaction(signed as Hex);
+  return tx.maxFeePerGas !== undefined ? { maxFeePerGas: tx.maxFeePerGas.toString(), maxPriorityFeePerGas: (tx.maxPriorityFeePerGas ?? 0n).toString() } : {};
 }
 
 /** A sponsored record's submissions, as `autoRetry` shows them. */
@@ -69,7 +84,7 @@ function sponsoredAutoRetry(record: TransactionRecord): NonNullable<TransactionD
 type TransactionAttemptView = NonNullable<TransactionDetailView['autoRetry']>['attempts'][number];
 
 /** The transaction history of a wallet: list (newest first, keyset cursor) and lookup. */
-export function createTransactionHistory({ store, loadWallet }: Pick<TransactionServiceDeps, 'store' | 'loadWallet'>) {
+export function createTransactionHistory({ store, loadWallet, attempts }: Pick<TransactionServiceDeps, 'store' | 'loadWallet' | 'attempts'>) {
   return {
     async list(caller: Caller, walletId: string, query: unknown): Promise<Page<TransactionSummaryView>> {
       const wallet = await loadWallet(caller, walletId);
@@ -85,7 +100,8 @@ export function createTransactionHistory({ store, loadWallet }: Pick<Transaction
       const wallet = await loadWallet(caller, walletId);
       const record = uuidSchema.safeParse(transactionId).success ? await store.findInWallet(caller.projectId, wallet.id, transactionId) : null;
       if (!record) throw notFound('Transaction');
-      return toTransactionDetail(record);
+      const replacements = attempts && typeof record.autoRetry === 'boolean' ? ((await attempts.forRecords([record.id])).get(record.id) ?? []) : undefined;
+      return toTransactionDetail(record, replacements);
     },
   };
 }

@@ -21,12 +21,24 @@ export class Calls {
 function cachedReceipt(r: TransactionRecord): EvmReceipt | null {
   const c = r.monitoring?.receipt;
   if (!c) return null;
-  return { transactionHash: r.hash as Hex, status: c.status, blockNumber: BigInt(c.blockNumber), blockHash: c.blockHash as Hex, from: r.fromAddress as Hex };
+  return { transactionHash: (c.hash ?? r.hash) as Hex, status: c.status, blockNumber: BigInt(c.blockNumber), blockHash: c.blockHash as Hex, from: r.fromAddress as Hex };
+}
+
+/** The first of `hashes` with a receipt in `byHash`, and that receipt. */
+function firstReceipt(hashes: string[], byHash: Map<string, EvmReceipt | null>): { hash: string; receipt: EvmReceipt } | null {
+  for (const hash of hashes) {
+    const receipt = byHash.get(hash) ?? null;
+    if (receipt) return { hash, receipt };
+  }
+  return null;
 }
 
 /**
  * The EVM evidence of one chain's records, with batched reads: heads and receipts, canonical
  * hashes and finalized nonces, and for consumed nonces the same-nonce records of ours.
+ * `replacements(r)`: the hashes of the record's fee replacements (attempts.ts); a receipt of any
+ * of them is the record's own, and a landed record then names it in `monitoring.winningHash`.
+ * Answers the heads read (null when the reads failed).
  */
 export async function checkEvm(
   store: Pick<TransactionStore, 'findByNonce'>,
@@ -35,7 +47,9 @@ export async function checkEvm(
   records: TransactionRecord[],
   calls: Calls,
   verdicts: Map<string, Verdict>,
-) {
+  replacements: (r: TransactionRecord) => string[] = () => [],
+): Promise<EvmHeads | null> {
+  const hashesOf = (r: TransactionRecord) => [r.hash!, ...replacements(r)];
   let heads: EvmHeads;
   const receipts: (EvmReceipt | null)[] = [];
   const fromCache: boolean[] = [];
@@ -44,7 +58,7 @@ export async function checkEvm(
   try {
     // Receipts only for records without one from an earlier check, one lookup per distinct hash
     // (a signed transaction broadcast twice has two records).
-    const unique = [...new Set(records.filter((r) => !r.monitoring?.receipt).map((r) => r.hash!))];
+    const unique = [...new Set(records.filter((r) => !r.monitoring?.receipt).flatMap(hashesOf))];
     const [h, found] = await Promise.all([
       calls.run(gateway.getHeads()),
       unique.length ? calls.run(gateway.getReceipts(unique as Hex[])) : Promise.resolve([]),
@@ -53,7 +67,7 @@ export async function checkEvm(
     const byHash = new Map(unique.map((x, i) => [x, found[i] ?? null]));
     for (const r of records) {
       const cached = cachedReceipt(r);
-      receipts.push(cached ?? byHash.get(r.hash!) ?? null);
+      receipts.push(cached ?? firstReceipt(hashesOf(r), byHash)?.receipt ?? null);
       fromCache.push(cached !== null);
     }
     // Canonical hashes only where a receipt could resolve now: at or below the finalized head.
@@ -68,7 +82,7 @@ export async function checkEvm(
     finalizedNonces = new Map(senders.map((x, i) => [x, nonces[i]!]));
   } catch (error) {
     for (const r of records) verdicts.set(r.id, { kind: 'error', message: errorText(error) });
-    return;
+    return null;
   }
 
   const evidence = new Map<string, EvmEvidence>();
@@ -86,7 +100,7 @@ export async function checkEvm(
       const siblingLists = await Promise.all(consumed.map((r) => store.findByNonce(r.walletId, chainId, r.nonce!)));
       const hashes = new Set<string>();
       consumed.forEach((r, i) => {
-        hashes.add(r.hash!);
+        for (const h of hashesOf(r)) hashes.add(h);
         for (const s of siblingLists[i]!) if (s.id !== r.id && s.hash) hashes.add(s.hash);
       });
       const list = [...hashes];
@@ -98,7 +112,7 @@ export async function checkEvm(
         heights.forEach((h, i) => canonical.set(h, more[i] ?? null));
       }
       consumed.forEach((r, i) => {
-        const own = byHash.get(r.hash!) ?? null;
+        const own = firstReceipt(hashesOf(r), byHash)?.receipt ?? null;
         const prior = evidence.get(r.id)!;
         if (own) {
           evidence.set(r.id, { heads: prior.heads, receipt: own, canonicalHash: canonical.get(own.blockNumber) ?? null });
@@ -119,11 +133,16 @@ export async function checkEvm(
     if (verdicts.has(r.id)) return;
     const ev = evidence.get(r.id)!;
     const verdict = evaluateEvm(r, ev);
+    // The attempt whose receipt this is (the record's own hash or one of its replacements).
+    const winning = ev.receipt ? (hashesOf(r).find((h) => h.toLowerCase() === ev.receipt!.transactionHash.toLowerCase()) ?? r.hash!) : null;
+    if (verdict.kind === 'resolve' && verdict.resolution.landed && r.autoRetry === true && ev.receipt) {
+      verdict.resolution.monitoring = { state: 'resolved', chainOutcome: null, winningHash: winning, winningStatus: ev.receipt.status === 'success' ? 'confirmed' : 'reverted' };
+    }
     if (verdict.kind === 'wait' && ev.receipt) {
       const receipt = ev.receipt;
       if (!fromCache[i] || ev.receipt !== receipts[i]) {
         // Seen now: keep it, so the next checks only need the heads until its block is final.
-        verdict.receipt = { blockNumber: receipt.blockNumber.toString(), blockHash: receipt.blockHash, status: receipt.status };
+        verdict.receipt = { blockNumber: receipt.blockNumber.toString(), blockHash: receipt.blockHash, status: receipt.status, ...(winning !== r.hash ? { hash: winning! } : {}) };
       } else if (receipt.blockNumber <= ev.heads.finalized) {
         // Final but no longer canonical (a reorganisation): look the receipt up afresh next time.
         verdict.receipt = null;
@@ -132,6 +151,7 @@ export async function checkEvm(
     }
     verdicts.set(r.id, verdict);
   });
+  return heads;
 }
 
 /** The Solana evidence of one network's records: statuses, then expiry proofs only where needed. */

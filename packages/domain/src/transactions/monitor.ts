@@ -25,6 +25,10 @@
  *      status, the expiry proof (one `getFinalizedBlockHeight`, `isBlockhashValid` per partner
  *      transaction, `getNonceAccount` per durable-nonce transaction) and, for proven expiries, one
  *      more `getSignatureStatuses` to re-check after the proof.
+ *    - Managed automatic retry (attempts.ts, with `autoRetry`): one more query loads the fee
+ *      replacements of the leased records; their hashes join the receipts batch, a dropped last
+ *      attempt is re-sent with its stored bytes, and a record stuck under the base fee gets a
+ *      replacement (monitor-replace.ts: one fee read per chain, signed, stored, then sent).
  * 3. The pure rules (`evaluateEvm`, `evaluateSolana`) turn evidence into a verdict.
  * 4. Unchanged records are saved with ONE `store.reschedule`; the resolutions (and `pending` records
  *    found on-chain, which become `submitted`) with ONE `store.completeChecks`: outcome and events in
@@ -47,7 +51,9 @@ import { sendRecorded } from './broadcast.ts';
 import type { ChainTarget } from './context.ts';
 import { broadcastedEvents, resolvedEvents } from './events.ts';
 import type { ChainGateways } from './gateways.ts';
+import type { AutoRetryOptions, TransactionAttempt } from './attempts.ts';
 import { Calls, checkEvm, checkSolana } from './monitor-evidence.ts';
+import { replaceStalled } from './monitor-replace.ts';
 import { rebroadcastCandidates, rebroadcastEvm, rebroadcastSolana, type Rebroadcast } from './monitor-rebroadcast.ts';
 import { DEFAULT_MONITOR_CADENCE, evmCoveredUpTo, monitoringWindow, nextCheckDelay, type MonitorCadence, type Verdict } from './monitor-rules.ts';
 
@@ -66,6 +72,12 @@ export interface TransactionMonitorOptions {
    * runs do not each read the heads. Only decides which records are leased early, never a verdict.
    */
   headsMaxAgeMs?: number;
+  /**
+   * Managed automatic retry of EVM `transfer` records (attempts.ts): the receipts of every attempt
+   * are read with the record's, the last attempt is re-sent when dropped, and a record stuck under
+   * the base fee gets a fee replacement in this run, under its lease. Absent: no replacements.
+   */
+  autoRetry?: AutoRetryOptions;
 }
 
 export interface MonitorRunResult {
@@ -94,6 +106,7 @@ async function rebroadcastUnknown(
   verdicts: Map<string, Verdict>,
   now: Date,
   calls: Calls,
+  lastAttempt: (r: TransactionRecord) => TransactionAttempt | undefined,
 ): Promise<Map<string, Rebroadcast>> {
   const unseen = (records: TransactionRecord[]) =>
     rebroadcastCandidates(
@@ -102,7 +115,11 @@ async function rebroadcastUnknown(
         return v?.kind === 'wait' && !v.evidence;
       }),
       now,
-    );
+    ).map((r) => {
+      // A record with fee replacements: its last attempt is the one to keep in the node's pool.
+      const last = lastAttempt(r);
+      return last ? { ...r, hash: last.hash, signedTransaction: last.signedTransaction } : r;
+    });
   // A pending record is sent as its request would have sent it; a transfer's own nonce goes back when refused.
   const sendPending = (target: ChainTarget) => (r: TransactionRecord) =>
     sendRecorded({ store, clock, isDevnet }, r, target, {
@@ -190,6 +207,43 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
     return monitoring;
   }
 
+  /**
+   * Fee replacements of the EVM records waiting without a receipt for any attempt (attempts.ts),
+   * per chain in parallel; none for a record whose last attempt the node just took again (one it
+   * refused, e.g. under the base fee, is what a replacement is for). A stored
+   * replacement the node took while the rebroadcast sent it is marked sent.
+   */
+  async function replaceAttempts(
+    evm: Map<string, TransactionRecord[]>,
+    verdicts: Map<string, Verdict>,
+    rebroadcasts: Map<string, Rebroadcast>,
+    attemptsOf: Map<string, TransactionAttempt[]>,
+    heads: Map<string, bigint>,
+    calls: Calls,
+  ): Promise<void> {
+    const autoRetry = options.autoRetry;
+    if (!autoRetry) return;
+    const at = clock.now();
+    const runs: Promise<unknown>[] = [];
+    for (const [recordId, outcome] of rebroadcasts) {
+      const last = attemptsOf.get(recordId)?.at(-1);
+      if (last && last.outcome === 'unknown' && outcome.outcome === 'sent') runs.push(autoRetry.attempts.markSent(recordId, last.hash, at));
+    }
+    for (const [chainId, records] of evm) {
+      const gateway = gateways.evm(Number(chainId));
+      const latest = heads.get(chainId);
+      if (!gateway || latest === undefined) continue;
+      const candidates = records
+        .filter((r) => {
+          const v = verdicts.get(r.id);
+          return r.autoRetry === true && r.status === 'submitted' && v?.kind === 'wait' && !v.evidence && rebroadcasts.get(r.id)?.outcome !== 'sent' && r.nonce !== null && r.signedTransaction !== null;
+        })
+        .map((record) => ({ record, attempts: attemptsOf.get(record.id) ?? [] }));
+      if (candidates.length > 0) runs.push(replaceStalled({ ...autoRetry, owner, clock }, gateway, candidates, latest, calls));
+    }
+    await Promise.all(runs.map((run) => run.catch(() => undefined)));
+  }
+
   return {
     owner,
     batchSize,
@@ -224,11 +278,21 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         if (group) group.push(r);
         else groups.set(key, [r]);
       }
+      const managed = options.autoRetry ? leased.filter((r) => r.autoRetry === true && ACTIVE.includes(r.status)) : [];
+      const attemptsOf = managed.length > 0 ? await options.autoRetry!.attempts.forRecords(managed.map((r) => r.id)) : new Map<string, TransactionAttempt[]>();
+      const replacementHashes = (r: TransactionRecord) => (attemptsOf.get(r.id) ?? []).map((a) => a.hash);
+      const heads = new Map<string, bigint>();
       const checks: Promise<void>[] = [];
       for (const [chainId, records] of evm) {
         const gateway = gateways.evm(Number(chainId));
         if (!gateway) records.forEach((r) => verdicts.set(r.id, { kind: 'error', message: `missing_context: chain ${chainId} is not configured` }));
-        else checks.push(checkEvm(store, gateway, chainId, records, calls, verdicts));
+        else {
+          checks.push(
+            checkEvm(store, gateway, chainId, records, calls, verdicts, replacementHashes).then((h) => {
+              if (h) heads.set(chainId, h.latest);
+            }),
+          );
+        }
       }
       for (const [network, records] of solana) {
         const gateway = gateways.solana(network);
@@ -236,7 +300,9 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         else checks.push(checkSolana(gateway, records, now, calls, verdicts));
       }
       await Promise.all(checks);
-      const rebroadcasts = await rebroadcastUnknown(options, evm, solana, verdicts, now, calls);
+      const lastAttempt = (r: TransactionRecord) => attemptsOf.get(r.id)?.at(-1);
+      const rebroadcasts = await rebroadcastUnknown(options, evm, solana, verdicts, now, calls, lastAttempt);
+      await replaceAttempts(evm, verdicts, rebroadcasts, attemptsOf, heads, calls);
       const t2 = performance.now();
 
       const at = clock.now();
@@ -305,6 +371,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
           ...(verdict.receipt !== undefined ? { receipt: verdict.receipt } : {}),
           ...(rebroadcast ? { rebroadcasts: (r.monitoring?.rebroadcasts ?? 0) + 1, lastRebroadcastAt: at.toISOString() } : {}),
           ...(rebroadcast?.outcome === 'refused' ? { lastError: `rebroadcast refused (${rebroadcast.code}): ${rebroadcast.message}` } : {}),
+          ...(r.autoRetry === true && !r.monitoring?.retryFrom && heads.has(r.chainId ?? '') ? { retryFrom: heads.get(r.chainId!)!.toString() } : {}),
         });
         const nextCheckAt = new Date(at.getTime() + nextCheckDelay({ ...r, evidenceAt }, at, verdict.evidence ? 'evidence' : 'healthy', cadence));
         // A pending record the node took on its re-send is `submitted` already (saved with its event).
@@ -340,6 +407,9 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
         Promise.all(finished.map((r) => store.completeCheck(owner, r.id, { nextCheckAt: null, evidenceBlock: null }, []))),
       ]);
       const resolved = saved.filter((id) => resolving.has(id)).length;
+      const savedIds = new Set(saved);
+      const settled = completions.filter((c) => c.resolvedAt !== null && savedIds.has(c.id) && (attemptsOf.get(c.id)?.length ?? 0) > 0);
+      if (settled.length > 0) await options.autoRetry!.attempts.settle(settled.map((c) => ({ recordId: c.id, winningHash: c.monitoring?.winningHash ?? null })));
       const ms = { finality: Math.round(tf - t0), lease: Math.round(t1 - tf), chain: Math.round(t2 - t1), save: Math.round(performance.now() - t2) };
       return { leased: leased.length, resolved, rescheduled, rpcCalls: calls.count, ms };
     },

@@ -24,10 +24,12 @@ export interface MonitoringInfo {
    * Later checks only need the heads until the finalized head reaches that block; it resolves when
    * the canonical hash at that height still equals `blockHash` (a block hash commits to its receipts).
    */
-  receipt?: { blockNumber: string; blockHash: string; status: 'success' | 'reverted' } | null;
+  receipt?: { blockNumber: string; blockHash: string; status: 'success' | 'reverted'; /** a fee replacement's hash, when it is not the record's own */ hash?: string } | null;
   /** Monitor-internal (not shown in responses): how often the stored bytes were sent again (monitor-rebroadcast.ts), and last when. */
   rebroadcasts?: number;
   lastRebroadcastAt?: string;
+  /** Monitor-internal (not shown in responses): the latest block when a managed-retry record was first checked; its first attempt's wait counts from it. */
+  retryFrom?: string;
 }
 
 /** How a record reaches its chain: the wallet's own transaction, or a sponsored ERC-4337 user operation. */
@@ -79,6 +81,12 @@ export interface TransactionRecord {
   actualGasCost: string | null;
   /** The signed user operation as stored before submission (never exposed). */
   userOperation: string | null;
+  /** Managed automatic retry (EVM `transfer` only; null where it does not apply): see attempts.ts. */
+  autoRetry?: boolean | null;
+  /** The maxFeePerGas no replacement goes above (wei per gas). */
+  autoRetryMaxFeePerGas?: string | null;
+  /** Why the last replacement was made, or why none is made now. */
+  autoRetryReason?: string | null;
   submittedAt: Date | null;
   resolvedAt: Date | null;
   evidenceAt: Date | null;

@@ -31,6 +31,19 @@ function transferBodyIn(units: string, positive: boolean) {
     gasPrice: integerIn('wei per gas').optional().describe('EVM type 0 only'),
     type: z.literal([0, 2]).optional().describe('EVM transaction type: 2 (EIP-1559, default) or 0 (legacy)'),
     network: z.enum(['SOLANA', 'SOLANA_DEVNET']).optional().describe('Solana only; default SOLANA'),
+    autoRetry: z
+      .strictObject({
+        enabled: z.boolean().describe('false: the service never replaces this transfer'),
+        maxFeePerGas: z
+          .string()
+          .regex(/^[1-9]\d{0,77}$/, 'expected a positive integer in wei per gas, as a decimal string')
+          .optional()
+          .describe('The maxFeePerGas no replacement goes above; default 10 times the first attempt\'s maxFeePerGas'),
+      })
+      .optional()
+      .describe(
+        'EVM only: managed automatic retry (docs/transfers.md). Default: on, unless the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (then never retried; enabled: true with a pin is refused)',
+      ),
   });
 }
 
@@ -47,7 +60,9 @@ export type TransferWalletType = 'EVM' | 'SOLANA';
 /** `transfer` signs and sends (value must be > 0); `estimate` only prices the same body. */
 export type TransferPurpose = 'transfer' | 'estimate';
 
-const EVM_ONLY = ['nonce', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice', 'type'] as const;
+const EVM_ONLY = ['nonce', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice', 'type', 'autoRetry'] as const;
+/** Fields that pin what a fee replacement would change: a transfer with one is never retried. */
+export const RETRY_PINS = ['nonce', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const;
 const U64_MAX = 2n ** 64n - 1n;
 const isDecimal = (value: string | undefined): value is string => value !== undefined && /^\d+$/.test(value);
 
@@ -67,6 +82,10 @@ function evmTransferRules(input: TransferInput, issue: Issue) {
   if (kind === 'ERC20' && input.tokenAddress === undefined) issue('tokenAddress', 'required for ERC20 transfers');
   if (kind === 'NATIVE' && input.tokenAddress !== undefined) issue('tokenAddress', 'not allowed for NATIVE transfers');
   else if (input.tokenAddress !== undefined && !isEvmAddress(input.tokenAddress, { strict: false })) issue('tokenAddress', 'not an EVM address');
+  if (input.autoRetry?.enabled === true) {
+    for (const field of RETRY_PINS) if (input[field] !== undefined) issue(field, 'pins what a managed retry would change: leave it out, or set autoRetry.enabled to false');
+    if (input.type === 0) issue('type', 'managed retry replaces type 2 transactions only: leave type out, or set autoRetry.enabled to false');
+  }
   if ((input.type ?? 2) === 2) {
     if (input.gasPrice !== undefined) issue('gasPrice', 'only for type 0; use maxFeePerGas and maxPriorityFeePerGas');
     if (isDecimal(input.maxFeePerGas) && isDecimal(input.maxPriorityFeePerGas) && BigInt(input.maxPriorityFeePerGas) > BigInt(input.maxFeePerGas)) {
@@ -166,11 +185,18 @@ const autoRetryAttempt = z
 const autoRetryView = z
   .object({
     enabled: z.boolean().describe('The service itself gets the payment on chain, retrying on its own'),
-    maxFeePerGas: z.string().nullable().describe('The per-gas fee ceiling of retries (null: none; a sponsored operation is bounded by the gas cap instead)'),
+    maxFeePerGas: z
+      .string()
+      .nullable()
+      .describe('The per-gas fee ceiling of retries, wei (null: none; a sponsored operation is bounded by the gas cap instead)'),
     attempts: z.array(autoRetryAttempt).describe('Every attempt, oldest first'),
-    reason: z.string().optional().describe('Why the last attempt was made'),
+    reason: z.string().optional().describe('Why the last attempt was made, or (transfers) why no replacement is made now: ceiling reached, policy refusal, attempts used up'),
   })
-  .meta({ id: 'TransactionAutoRetry', description: 'How the service retries the submission (sponsored records: it resubmits the stored signed operation, never a new one)' });
+  .meta({
+    id: 'TransactionAutoRetry',
+    description:
+      'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt)',
+  });
 
 export const transactionSummary = z
   .object({

@@ -1,0 +1,86 @@
+import type { AttemptOutcome, Environment, TransactionAttempt, TransactionAttemptStore } from '@wallet/domain';
+import type { Database } from '../database.ts';
+
+interface AttemptRow {
+  id: string;
+  recordId: string;
+  number: number;
+  hash: string;
+  signedTransaction: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  sentBlock: string | number | bigint;
+  sentAt: Date;
+  outcome: string;
+  reason: string;
+}
+
+const ATTEMPT_COLUMNS = `id, record_id AS "recordId", number, hash, signed_transaction AS "signedTransaction", max_fee_per_gas AS "maxFeePerGas",
+  max_priority_fee_per_gas AS "maxPriorityFeePerGas", sent_block AS "sentBlock", sent_at AS "sentAt", outcome, reason`;
+
+const toAttempt = (row: AttemptRow): TransactionAttempt => ({ ...row, sentBlock: BigInt(row.sentBlock), sentAt: new Date(row.sentAt), outcome: row.outcome as AttemptOutcome });
+
+/** Fee replacements of EVM transfer records (the domain's TransactionAttemptStore); one statement per method. */
+export function createTransactionAttemptStore({ query }: Database): TransactionAttemptStore {
+  return {
+    async forRecords(recordIds) {
+      const byRecord = new Map<string, TransactionAttempt[]>();
+      if (recordIds.length === 0) return byRecord;
+      const rows = await query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM transaction_attempts WHERE record_id = ANY($1::uuid[]) ORDER BY record_id, number`, [recordIds]);
+      for (const row of rows) {
+        const list = byRecord.get(row.recordId);
+        if (list) list.push(toAttempt(row));
+        else byRecord.set(row.recordId, [toAttempt(row)]);
+      }
+      return byRecord;
+    },
+
+    async add(owner, a) {
+      // The lease, the status and the attempt number are checked in the statement that writes, so two
+      // monitors (or a monitor whose lease lapsed) never store two plans for one nonce.
+      const rows = await query<{ id: string }>(
+        `WITH record AS (
+           UPDATE transaction_records SET auto_retry_reason = $11, updated_at = now()
+           WHERE id = $2::uuid AND lease_owner = $12 AND status = 'submitted'
+             AND NOT EXISTS (SELECT 1 FROM transaction_attempts WHERE record_id = $2::uuid AND number >= $3)
+           RETURNING id
+         )
+         INSERT INTO transaction_attempts (id, record_id, number, hash, signed_transaction, max_fee_per_gas, max_priority_fee_per_gas, sent_block, sent_at, outcome, reason)
+         SELECT $1::uuid, record.id, $3, $4, $5, $6, $7, $8::bigint, $9::timestamptz, $10, $11 FROM record
+         ON CONFLICT DO NOTHING
+         RETURNING id`,
+        [a.id, a.recordId, a.number, a.hash, a.signedTransaction, a.maxFeePerGas, a.maxPriorityFeePerGas, a.sentBlock.toString(), a.sentAt, a.outcome, a.reason, owner],
+      );
+      return rows.length === 1;
+    },
+
+    async markSent(recordId, hash, at) {
+      await query(`UPDATE transaction_attempts SET outcome = 'pending', sent_at = $3::timestamptz WHERE record_id = $1::uuid AND hash = $2 AND outcome = 'unknown'`, [recordId, hash, at]);
+    },
+
+    async settle(resolved) {
+      if (resolved.length === 0) return;
+      await query(
+        `UPDATE transaction_attempts a SET outcome = CASE WHEN a.hash = r.winning THEN 'included' ELSE 'lost' END
+         FROM unnest($1::uuid[], $2::text[]) AS r(record_id, winning)
+         WHERE a.record_id = r.record_id`,
+        [resolved.map((r) => r.recordId), resolved.map((r) => r.winningHash)],
+      );
+    },
+
+    async setReasons(owner, reasons) {
+      if (reasons.length === 0) return;
+      await query(
+        `UPDATE transaction_records t SET auto_retry_reason = r.reason, updated_at = now()
+         FROM unnest($1::uuid[], $2::text[]) AS r(id, reason)
+         WHERE t.id = r.id AND t.lease_owner = $3`,
+        [reasons.map((r) => r.recordId), reasons.map((r) => r.reason), owner],
+      );
+    },
+
+    async environmentOf(apiKeyId) {
+      const rows = await query<{ environment: string | null }>(`SELECT environment FROM api_keys WHERE id = $1::uuid`, [apiKeyId]);
+      return (rows[0]?.environment as Environment | null | undefined) ?? null;
+    },
+  };
+}

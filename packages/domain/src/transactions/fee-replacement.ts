@@ -1,0 +1,63 @@
+/**
+ * The monitor's `FeeReplacer` (attempts.ts): signs a fee replacement through the signing pipeline,
+ * as the record's project, API key and environment, with the record's transfer intent and the
+ * `feeReplacementOf` option (policies decide again; spend is not charged again; audited).
+ */
+import type { EncryptedShare } from '../custody/shares.ts';
+import type { WalletRecord } from '../ports.ts';
+import type { Caller } from '../shared/caller.ts';
+import type { SigningPipeline } from '../signing/pipeline.ts';
+import { parseSigningInput } from '../signing/pipeline.ts';
+import type { FeeReplacer, TransactionAttemptStore } from './attempts.ts';
+import { TRANSFER_ACTION } from './context.ts';
+
+export interface FeeReplacerDeps {
+  pipeline: SigningPipeline;
+  attempts: Pick<TransactionAttemptStore, 'environmentOf'>;
+  loadWalletWithShares: (caller: Caller, walletId: string) => Promise<{ wallet: WalletRecord; shares: EncryptedShare[] }>;
+}
+
+export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: FeeReplacerDeps): FeeReplacer {
+  return {
+    async sign(record, tx) {
+      if (record.walletType !== 'EVM' || record.intentKind !== 'transfer' || !record.chainId || record.to === null || record.value === null) {
+        throw new Error('only EVM transfer records are replaced');
+      }
+      const environment = record.apiKeyId ? await attempts.environmentOf(record.apiKeyId) : null;
+      const caller: Caller = {
+        partnerId: record.partnerId,
+        projectId: record.projectId,
+        apiKeyId: record.apiKeyId ?? '',
+        environment: environment ?? 'production',
+        plan: 'free',
+        requestId: null,
+      };
+      const { wallet, shares } = await loadWalletWithShares(caller, record.walletId);
+      const body = {
+        transaction: {
+          to: tx.to,
+          value: tx.value,
+          ...(tx.data ? { data: tx.data } : {}),
+          chainId: Number(record.chainId),
+          type: 2,
+          nonce: tx.nonce,
+          gasLimit: tx.gasLimit,
+          maxFeePerGas: tx.maxFeePerGas,
+          maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+        },
+      };
+      const result = await pipeline.sign({
+        caller,
+        wallet,
+        shares,
+        operation: 'transaction',
+        action: TRANSFER_ACTION,
+        chain: { walletType: 'EVM', chainId: record.chainId, network: null },
+        transfer: { to: record.to, value: record.value, tokenAddress: record.tokenAddress },
+        input: parseSigningInput(wallet.type, 'transaction', body),
+        feeReplacementOf: record.id,
+      });
+      return result.response.signedTransaction as string;
+    },
+  };
+}
