@@ -357,6 +357,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       nonceGaps,
       audit: stores.audit,
       clock,
+      attempts: stores.transactionAttempts,
     }),
     /** Partner policies and their versions (REST reads, console and CLI writes, evaluation). */
     policies: createPolicyService({ store: stores.policies, clock, partnerScope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }) }),

@@ -25,7 +25,7 @@ export interface GraphQLContext {
 }
 
 type TransactionNode = ConsoleTransactionSummary &
-  Partial<Pick<ConsoleTransactionView, 'nonce' | 'cancellationOf' | 'stage' | 'reviewId' | 'userOperationHash' | 'actualGasCost'>> & {
+  Partial<Pick<ConsoleTransactionView, 'nonce' | 'cancellationOf' | 'stage' | 'reviewId' | 'userOperationHash' | 'actualGasCost' | 'autoRetry'>> & {
   webhookDeliveries?: TransactionDeliveryView[];
 };
 type Monitoring = NonNullable<ConsoleTransactionSummary['monitoring']>;
@@ -185,6 +185,32 @@ builder.objectType('WebhookDelivery', {
   }),
 });
 
+type AutoRetry = NonNullable<ConsoleTransactionView['autoRetry']>;
+
+const transactionAttempt = builder.objectRef<AutoRetry['attempts'][number]>('TransactionAttempt');
+transactionAttempt.implement({
+  description: 'One attempt of a payment: the original broadcast, a fee replacement, or a sponsored submission',
+  fields: (t) => ({
+    hash: t.string({ nullable: true, resolve: (a) => a.hash }),
+    maxFeePerGas: t.string({ nullable: true, resolve: (a) => a.maxFeePerGas ?? null }),
+    maxPriorityFeePerGas: t.string({ nullable: true, resolve: (a) => a.maxPriorityFeePerGas ?? null }),
+    recentBlockhash: t.string({ nullable: true, resolve: (a) => a.recentBlockhash ?? null }),
+    sentAt: t.exposeString('sentAt'),
+    outcome: t.exposeString('outcome'),
+  }),
+});
+
+const transactionAutoRetry = builder.objectRef<AutoRetry>('TransactionAutoRetry');
+transactionAutoRetry.implement({
+  description: 'Managed automatic retry of the record (REST `autoRetry`)',
+  fields: (t) => ({
+    enabled: t.exposeBoolean('enabled'),
+    maxFeePerGas: t.string({ nullable: true, resolve: (r) => r.maxFeePerGas }),
+    attempts: t.field({ type: [transactionAttempt], resolve: (r) => r.attempts }),
+    reason: t.string({ nullable: true, resolve: (r) => r.reason ?? null }),
+  }),
+});
+
 builder.objectType('Transaction', {
   description: 'A broadcast transaction record (the REST lookup shape) with its wallet and webhook deliveries',
   fields: (t) => ({
@@ -220,6 +246,7 @@ builder.objectType('Transaction', {
     userOperationHash: t.string({ nullable: true, description: 'Sponsored records: the ERC-4337 user operation hash', resolve: (r) => r.userOperationHash ?? null }),
     actualGasCost: t.string({ nullable: true, description: 'Sponsored records: the gas the sponsor paid, wei as a decimal string', resolve: (r) => r.actualGasCost ?? null }),
     monitoring: t.field({ type: 'Monitoring', nullable: true, resolve: (r) => r.monitoring ?? null }),
+    autoRetry: t.field({ type: transactionAutoRetry, nullable: true, description: 'Single lookups: managed retry and every attempt', resolve: (r) => r.autoRetry ?? null }),
     wallet: t.field({
       type: 'Wallet',
       resolve: (r, _args, ctx) => ctx.services.console.wallets.get(principal(ctx), { walletId: r.walletId }),

@@ -9,6 +9,7 @@ import { parseInput } from '../shared/zod.ts';
 import { requireWriteAccess, type StaffPrincipal } from '../staff/service.ts';
 import { toTransactionDetail, toTransactionSummary } from '../transactions/service.ts';
 import type { NonceGapRepair } from '../transactions/nonce-gaps.ts';
+import type { TransactionAttempt, TransactionAttemptStore } from '../transactions/attempts.ts';
 import type { TransactionDetailView, TransactionSummaryView } from '../transactions/schemas.ts';
 import type { WalletView } from '../wallets/schemas.ts';
 import { toWalletView } from '../wallets/service.ts';
@@ -129,6 +130,8 @@ export interface ConsoleServiceDeps {
   clock: Clock;
   /** The configured chains: the token filter's USDC addresses. */
   directory: ChainDirectory;
+  /** Fee replacements of records with managed retry, so their `autoRetry` reads as REST's lookup. */
+  attempts?: Pick<TransactionAttemptStore, 'forRecords'>;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -239,6 +242,15 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
 
   const transactionSummary = (record: TransactionRecord): ConsoleTransactionSummary => ({ ...toTransactionSummary(record), projectId: record.projectId });
 
+  /** The records as REST's lookup shows them (with their fee replacements), plus their project. */
+  async function recordViews(records: TransactionRecord[]): Promise<ConsoleTransactionView[]> {
+    const retried = records.filter((r) => typeof r.autoRetry === 'boolean').map((r) => r.id);
+    const byRecord = deps.attempts && retried.length > 0 ? await deps.attempts.forRecords(retried) : new Map<string, TransactionAttempt[]>();
+    const attemptsOf = (r: TransactionRecord) => (deps.attempts && typeof r.autoRetry === 'boolean' ? (byRecord.get(r.id) ?? []) : undefined);
+    return records.map((r) => ({ ...toTransactionDetail(r, attemptsOf(r)), projectId: r.projectId }));
+  }
+  const recordView = async (record: TransactionRecord) => (await recordViews([record]))[0]!;
+
   return {
     scope,
 
@@ -343,12 +355,11 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       /** The record as REST's lookup shows it, plus its project and its webhook deliveries. */
       async get(principal: PartnerPrincipal, input: z.input<typeof transactionIdInput>): Promise<ConsoleTransactionView & { webhookDeliveries: TransactionDeliveryView[] }> {
         const record = await scope.transaction(principal, parseInput(transactionIdInput, input).transactionId);
-        return { ...toTransactionDetail(record), projectId: record.projectId, webhookDeliveries: await webhookDeliveriesOf(record) };
+        return { ...(await recordView(record)), webhookDeliveries: await webhookDeliveriesOf(record) };
       },
       /** The record without its deliveries (GraphQL resolves those only when asked). */
       async record(principal: PartnerPrincipal, transactionId: string): Promise<ConsoleTransactionView> {
-        const record = await scope.transaction(principal, transactionId);
-        return { ...toTransactionDetail(record), projectId: record.projectId };
+        return recordView(await scope.transaction(principal, transactionId));
       },
       async webhookDeliveries(principal: PartnerPrincipal, transactionId: string): Promise<TransactionDeliveryView[]> {
         return webhookDeliveriesOf(await scope.transaction(principal, transactionId));
@@ -358,7 +369,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
         const parsed = parseInput(transactionSearchInput, { hash, limit: 1 });
         const [record] = await store.listTransactions({ partnerId: principal.partnerId, hash: normalizeEvmHash(parsed.hash!), limit: 1 });
         if (!record) throw notFound('Transaction');
-        return { ...toTransactionDetail(record), projectId: record.projectId };
+        return recordView(record);
       },
       /** The list as REST lists records (summary fields), across the partner's projects or of one. */
       async list(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionRow>> {
@@ -367,7 +378,8 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       },
       /** The same list with every lookup field (GraphQL nodes are full records). */
       async search(principal: PartnerPrincipal, input: z.input<typeof transactionSearchInput>): Promise<Paged<ConsoleTransactionView>> {
-        return searchRecords(principal, input, (record) => ({ ...toTransactionDetail(record), projectId: record.projectId }));
+        const page = await searchRecords(principal, input, (record) => record);
+        return { ...page, data: await recordViews(page.data) };
       },
     },
 
