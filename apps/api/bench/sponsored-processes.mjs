@@ -1,12 +1,10 @@
-// The sponsored bench's child processes, so that their work does not take the service's thread
-// (`node sponsored-processes.mjs clients` or `… sampler RPC_URL`); times are Date.now(), the parent's clock.
+// The sponsored bench's clients in a child process, so that their work does not take the service's
+// thread (`node sponsored-processes.mjs clients`); times are Date.now(), the parent's clock.
 //
 // clients: the partners' backends. Takes one message {baseUrl, pollMs, timeoutMs, startAt, jobs:
 // [{path, apiKey, walletId, atMs, body, key, expect}]} per round: each job waits until startAt + atMs,
 // POSTs /v1/wallets/{walletId}/transfer, and polls the lookup until the record leaves
 // pending/submitted (or pauses at requires_action). Answers {results}, one per job in order.
-//
-// sampler: eth_blockNumber every 25 ms; sends [from, to, seenAt] for each new head, 'done' once told to stop.
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function clients({ baseUrl, pollMs, timeoutMs, startAt, jobs }) {
@@ -58,25 +56,5 @@ async function clients({ baseUrl, pollMs, timeoutMs, startAt, jobs }) {
   process.send({ results });
 }
 
-async function sampler(url) {
-  let stop = false;
-  process.on('message', () => (stop = true));
-  let last = -1;
-  while (!stop) {
-    try {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' });
-      const head = Number((await response.json()).result);
-      const at = Date.now();
-      if (head > last) process.send([last < 0 ? head : last + 1, head, at]);
-      last = Math.max(last, head);
-    } catch {
-      // the next sample decides
-    }
-    await sleep(25);
-  }
-  process.send('done', () => process.disconnect());
-}
-
 process.on('disconnect', () => process.exit(0));
-if (process.argv[2] === 'sampler') void sampler(process.argv[3]);
-else process.on('message', clients);
+process.on('message', clients);

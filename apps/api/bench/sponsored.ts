@@ -32,6 +32,7 @@ import { createPublicClient, http, type Hex, type TransactionReceipt } from 'vie
 import { entryPoint08Abi } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../src/app.ts';
+import { startBlockSampler } from './block-sampler.ts';
 import { loadConfig } from '../src/config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../src/local/devnets.ts';
 import { createLogger } from '../src/logger.ts';
@@ -57,44 +58,6 @@ type Path = (typeof PATHS)[number];
 const percentile = <T,>(sorted: T[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const sec = (ms: number) => (ms / 1000).toFixed(2);
-
-/** The block sampler (a child process: its CPU is not this process's): when each block number was first seen (Date.now()). */
-function startBlockSampler(rpcUrl: string) {
-  const seenAt = new Map<number, number>();
-  const child = spawn(process.execPath, [CHILD, 'sampler', rpcUrl], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let done: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => (done = resolve));
-  child.on('message', (message: [number, number, number] | 'done') => {
-    if (message === 'done') return done();
-    const [from, to, at] = message;
-    for (let b = from; b <= to; b++) seenAt.set(b, at);
-  });
-  return {
-    seenAt(block: number): number {
-      const at = seenAt.get(block);
-      if (at === undefined) throw new Error(`block ${block} was not seen by the sampler`);
-      return at;
-    },
-    /** The first block seen after `time`. */
-    firstAfter(time: number): number {
-      let first = Infinity;
-      for (const [block, at] of seenAt) if (at > time && block < first) first = block;
-      return first;
-    },
-    /** The head at `time`: the highest block seen at or before it. */
-    headAt(time: number): number {
-      let head = -1;
-      for (const [block, at] of seenAt) if (at <= time && block > head) head = block;
-      if (head < 0) throw new Error('no block seen before the first transfer');
-      return head;
-    },
-    async stop() {
-      child.send('stop');
-      await finished;
-      child.kill();
-    },
-  };
-}
 
 /** One transfer as its client saw it; `order` 0 is the wallet's first measured transfer (a sponsored one carries the delegation). */
 interface Outcome {

@@ -32,6 +32,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, openDatabase, type Database } from '@wallet/db';
 import { createApp } from '../src/app.ts';
+import { startBlockSampler } from './block-sampler.ts';
 import { loadConfig } from '../src/config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../src/local/devnets.ts';
 import { createLogger } from '../src/logger.ts';
@@ -62,63 +63,6 @@ const marketName = (id: string) => (id === POOL ? 'pool' : 'vault');
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const sec = (ms: number) => (ms / 1000).toFixed(2);
-
-/** eth_blockNumber every 25 ms in a child process (its CPU is not this process's): when each block number was first seen (Date.now()). */
-const SAMPLER = `
-const url = process.argv[1];
-let stop = false;
-process.on('message', () => { stop = true; });
-process.on('disconnect', () => process.exit(0));
-(async () => {
-  let last = -1;
-  while (!stop) {
-    try {
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' });
-      const n = Number((await r.json()).result);
-      const at = Date.now();
-      if (n > last) { process.send([last < 0 ? n : last + 1, n, at]); last = n; }
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  process.send('done', () => process.disconnect());
-})();`;
-
-function startBlockSampler(rpcUrl: string) {
-  const seenAt = new Map<number, number>();
-  const child = spawn(process.execPath, ['-e', SAMPLER, rpcUrl], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let done: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => (done = resolve));
-  child.on('message', (message: [number, number, number] | 'done') => {
-    if (message === 'done') return done();
-    const [from, to, at] = message;
-    for (let b = from; b <= to; b++) seenAt.set(b, at);
-  });
-  return {
-    seenAt(block: number): number {
-      const at = seenAt.get(block);
-      if (at === undefined) throw new Error(`block ${block} was not seen by the sampler`);
-      return at;
-    },
-    /** The first block seen after `time`. */
-    firstAfter(time: number): number {
-      let first = Infinity;
-      for (const [block, at] of seenAt) if (at > time && block < first) first = block;
-      return first;
-    },
-    /** The head at `time`: the highest block seen at or before it. */
-    headAt(time: number): number {
-      let head = -1;
-      for (const [block, at] of seenAt) if (at <= time && block > head) head = block;
-      if (head < 0) throw new Error('no block seen before the first POST');
-      return head;
-    },
-    async stop() {
-      child.send('stop');
-      await finished;
-      child.kill();
-    },
-  };
-}
 
 interface Outcome {
   walletId: string;
