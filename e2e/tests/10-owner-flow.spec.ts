@@ -117,7 +117,9 @@ test('the key over REST: a wallet and a transfer on the local devnet, watched un
   await expect(page).toHaveURL(new RegExp(`/transactions/${shared.transactionId}$`));
   // The monitor resolves it once its block is final (1 s blocks, checks every 5 s).
   await expect(page.getByTestId('tx-status')).toHaveText('confirmed', { timeout: 60_000 });
-  await expect(page.getByText(shared.txHash)).toBeVisible();
+  // The record's hash, and the monitoring outcome naming it as the attempt that was included.
+  await expect(page.getByText(shared.txHash).first()).toBeVisible();
+  await expect(page.getByTestId('monitoring')).toContainText(shared.txHash);
   const confirmed = page.getByTestId('tx-delivery').filter({ hasText: 'rest.transaction.confirmed' });
   await expect(confirmed).toContainText('delivered', { timeout: 30_000 });
   await receiver.waitFor((requests) => requests.some((r) => r.body.type === 'rest.transaction.confirmed' && r.body.data.transactionId === shared.transactionId));
