@@ -3,10 +3,9 @@ import { type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
-import { approvalsProject } from '../testing/approval-fixtures.ts';
+import { approvalsProject, tokenReviewPolicy } from '../testing/approval-fixtures.ts';
 import { consolePartner, graphql, restWallet } from '../testing/console-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
-import { guardrail } from '../testing/policy-fixtures.ts';
 import type { PollLoop } from '../workers/poll-loop.ts';
 import { startSponsoredWorker } from '../workers/sponsored-worker.ts';
 
@@ -129,20 +128,7 @@ describe.each(testDatabaseKinds)('support GraphQL: sponsored records on %s', (ki
   }, 90_000);
 
   it('a record paused for review names the review; its case gives the project and environment the console links to', async () => {
-    const reviewPolicy = guardrail(
-      'usdc-review',
-      'EVM',
-      [
-        {
-          id: 'large-usdc',
-          effect: 'require_approval',
-          actions: ['transfer'],
-          condition: { fact: 'request.token.value.baseUnits', op: 'gt', value: (5n * USDC).toString() },
-          approvalRequirement: { id: 'finance-approval', expiresIn: '2h', stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] },
-        },
-      ],
-      { chainId: [String(CHAIN_ID)] },
-    );
+    const reviewPolicy = tokenReviewPolicy((5n * USDC).toString());
     const p = await approvalsProject(app, { policy: reviewPolicy, partner: a.partner });
     await app.services.sponsorship.change(await app.services.policies.operatorScope(p.projectId, p.environment), 'enable');
     expect((await p.post('/v1/local/faucet', { walletId: p.wallet.id, amount: '20', token: 'usdc' })).status).toBe(200);

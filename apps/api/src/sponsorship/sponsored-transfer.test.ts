@@ -5,7 +5,7 @@ import { entryPoint08Abi } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
-import { approvalsProject, decide } from '../testing/approval-fixtures.ts';
+import { approvalsProject, decide, tokenReviewPolicy } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 import { startSponsoredWorker } from '../workers/sponsored-worker.ts';
@@ -225,20 +225,7 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
   }, 60_000);
 
   it('a policy review pauses the operation at requires_action; a finance user approves with the users CLI; resume confirms it', async () => {
-    const reviewPolicy = guardrail(
-      'usdc-review',
-      'EVM',
-      [
-        {
-          id: 'large-usdc',
-          effect: 'require_approval',
-          actions: ['transfer'],
-          condition: { fact: 'request.token.value.baseUnits', op: 'gt', value: (5n * USDC).toString() },
-          approvalRequirement: { id: 'finance-approval', expiresIn: '2h', stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] },
-        },
-      ],
-      { chainId: [String(CHAIN_ID)] },
-    );
+    const reviewPolicy = tokenReviewPolicy((5n * USDC).toString());
     const p = await approvalsProject(app, { policy: reviewPolicy });
     const finance = await p.member(['finance']);
     await app.services.sponsorship.change(await app.services.policies.operatorScope(p.projectId, p.environment), 'enable');

@@ -35,6 +35,24 @@ export function twoStagePolicy(id = 'two-stage', version = '1') {
   };
 }
 
+/** ERC-20 transfers above `threshold` base units on the local chain need one `finance` approval (sponsored transfer tests). */
+export function tokenReviewPolicy(threshold: string) {
+  return guardrail(
+    'usdc-review',
+    'EVM',
+    [
+      {
+        id: 'large-usdc',
+        effect: 'require_approval',
+        actions: ['transfer'],
+        condition: { fact: 'request.token.value.baseUnits', op: 'gt', value: threshold },
+        approvalRequirement: { id: 'finance-approval', expiresIn: '2h', stages: [{ id: 'finance', eligibility: { roles: ['finance'] }, requiredApprovals: 1 }] },
+      },
+    ],
+    { chainId: [String(EVM_CHAIN)] },
+  );
+}
+
 /** The configurable value of evm-approvals.json. */
 export const FINANCE_APPROVALS = 'finance.requiredApprovals';
 
