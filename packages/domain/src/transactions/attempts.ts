@@ -17,6 +17,7 @@
  */
 import type { TransactionRecord } from '../ports.ts';
 import type { Environment } from '../ports.ts';
+import type { CrashAt } from '../shared/crash-points.ts';
 
 export type AttemptOutcome = 'unknown' | 'pending' | 'included' | 'lost';
 
@@ -82,6 +83,8 @@ export interface AutoRetryOptions {
   afterBlocks?: number;
   /** Attempts in all, the original included (default 5). */
   maxAttempts?: number;
+  /** Fault injection in tests (CRASH_AT `replacement-stored`): kills the process between storing and sending a replacement. */
+  crashAt?: CrashAt;
 }
 
 export const DEFAULT_AUTO_RETRY_AFTER_BLOCKS = 3;

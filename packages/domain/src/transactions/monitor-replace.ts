@@ -99,6 +99,7 @@ export async function replaceStalled(
       };
       // Stored before it is sent: a crash now leaves bytes the next check sends (never a second plan).
       if (!(await options.attempts.add(options.owner, attempt))) return;
+      options.crashAt?.('replacement-stored');
       try {
         await calls.run(gateway.sendRawTransaction(signed as Hex));
       } catch (error) {
