@@ -7,6 +7,7 @@ import { keccak256, parseTransaction, type Hex } from 'viem';
 import type { TransactionRecord } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { DEFAULT_AUTO_RETRY_AFTER_BLOCKS, DEFAULT_AUTO_RETRY_MAX_ATTEMPTS, nextAttemptFees, type AutoRetryOptions, type TransactionAttempt } from './attempts.ts';
+import { broadcastedEvents } from './events.ts';
 import { BroadcastRejectedError, type EvmGateway } from './gateways.ts';
 import { errorText, type Calls } from './monitor-evidence.ts';
 
@@ -37,7 +38,7 @@ export const retryFromOf = (record: TransactionRecord): bigint | null => (record
  * candidate has waited long enough. Answers how many replacements were sent.
  */
 export async function replaceStalled(
-  options: AutoRetryOptions & { owner: string; clock: Clock },
+  options: AutoRetryOptions & { owner: string; clock: Clock; isDevnet: (record: TransactionRecord) => boolean },
   gateway: EvmGateway,
   candidates: ReplacementCandidate[],
   latest: bigint,
@@ -106,7 +107,8 @@ export async function replaceStalled(
         // Unreachable or refused: the stored attempt is sent again by the next check's rebroadcast.
         if (!(error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED')) return;
       }
-      await options.attempts.markSent(record.id, attempt.hash, options.clock.now());
+      const at = options.clock.now();
+      await options.attempts.markSent(record.id, attempt.hash, at, broadcastedEvents({ ...record, hash: attempt.hash }, options.isDevnet(record), at));
       sent++;
     }),
   );

@@ -225,9 +225,13 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
     if (!autoRetry) return;
     const at = clock.now();
     const runs: Promise<unknown>[] = [];
+    const byId = new Map([...evm.values()].flat().map((r) => [r.id, r]));
     for (const [recordId, outcome] of rebroadcasts) {
       const last = attemptsOf.get(recordId)?.at(-1);
-      if (last && last.outcome === 'unknown' && outcome.outcome === 'sent') runs.push(autoRetry.attempts.markSent(recordId, last.hash, at));
+      const record = byId.get(recordId);
+      if (record && last && last.outcome === 'unknown' && outcome.outcome === 'sent') {
+        runs.push(autoRetry.attempts.markSent(recordId, last.hash, at, broadcastedEvents({ ...record, hash: last.hash }, isDevnet(record), at)));
+      }
     }
     for (const [chainId, records] of evm) {
       const gateway = gateways.evm(Number(chainId));
@@ -239,7 +243,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
           return r.autoRetry === true && r.status === 'submitted' && v?.kind === 'wait' && !v.evidence && rebroadcasts.get(r.id)?.outcome !== 'sent' && r.nonce !== null && r.signedTransaction !== null;
         })
         .map((record) => ({ record, attempts: attemptsOf.get(record.id) ?? [] }));
-      if (candidates.length > 0) runs.push(replaceStalled({ ...autoRetry, owner, clock }, gateway, candidates, latest, calls));
+      if (candidates.length > 0) runs.push(replaceStalled({ ...autoRetry, owner, clock, isDevnet }, gateway, candidates, latest, calls));
     }
     await Promise.all(runs.map((run) => run.catch(() => undefined)));
   }
