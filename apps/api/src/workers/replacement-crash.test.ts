@@ -10,11 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { rpc } from '../testing/monitor-fixtures.ts';
-import { checkedFetch } from '../testing/response-contract.ts';
+import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { localServiceEnv, spawnService } from '../testing/service-process.ts';
 
-/** Every /v1 answer is checked against the document the answering process serves. */
-const fetchChecked = checkedFetch();
 const run = promisify(execFile);
 const EVM_CHAIN = 84532;
 const hex = (n: bigint) => `0x${n.toString(16)}`;
@@ -59,14 +57,7 @@ describe('a fee replacement whose process is killed between storing and sending 
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function call(base: string, method: string, urlPath: string, body?: unknown) {
-    const response = await fetchChecked(`${base}${urlPath}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  }
+  const call = checkedServiceCalls(() => apiKey);
   const attemptRows = (recordId: string) =>
     database.query<{ hash: Hex; outcome: string; signed_transaction: Hex }>('SELECT hash, outcome, signed_transaction FROM transaction_attempts WHERE record_id = $1 ORDER BY number', [recordId]);
   const known = async (hash: Hex) => (await devnets.gateways.evm(EVM_CHAIN)!.getTransactionsKnown([hash]))[0];
