@@ -20,7 +20,7 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const id = sent.body.transactionId as string;
     await runDue([id]);
-    return { id, hash: sent.body.txHash as string, tx: parseTransaction(sent.body.signedTransaction as Hex) };
+    return { id, hash: sent.body.txHash as string, tx: parseTransaction(sent.body.signedTransaction as Hex), answer: sent.body };
   }
 
   /** The next blocks' base fee three times what `maxFeePerGas` offers; `blocks` empty blocks mined. */
@@ -46,6 +46,12 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     } finally {
       s.blocks.resume();
     }
+    // The 200 answer already says retry is on, with its ceiling and the first attempt.
+    expect(t.answer.autoRetry).toEqual({
+      enabled: true,
+      maxFeePerGas: (t.tx.maxFeePerGas! * 10n).toString(),
+      attempts: [{ hash: t.hash, maxFeePerGas: t.tx.maxFeePerGas!.toString(), maxPriorityFeePerGas: t.tx.maxPriorityFeePerGas!.toString(), sentAt: expect.any(String), outcome: 'pending' }],
+    });
     const waiting = await record(w.id, t.id);
     expect(waiting).toMatchObject({ status: 'submitted', hash: t.hash, autoRetry: { enabled: true, maxFeePerGas: (t.tx.maxFeePerGas! * 10n).toString() } });
     const [first, second] = waiting.autoRetry.attempts;
