@@ -59,6 +59,8 @@ import {
   createConsoleApprovalConfigurations,
   createConsoleAuthorizationScopes,
   createConsoleSponsorship,
+  createConsoleAutoRetry,
+  createAutoRetrySettings,
   createApprovalCaseService,
   createPartnerReviewService,
   createDelegationService,
@@ -188,11 +190,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const localSponsorship = options.chains?.sponsorship ? await options.chains.sponsorship(serviceKeys) : undefined;
   const sponsorshipChains = [...config.sponsorship, ...(localSponsorship ? [localSponsorship.chain] : [])];
   const sponsorship = createSponsorship({ store: stores.sponsorship, clock });
+  const autoRetrySettings = createAutoRetrySettings({ store: stores.autoRetrySettings, clock });
   const sponsoredChains = sponsoredChainAccess(sponsorshipChains, gateways, options.chains?.sponsoredOperations);
   const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
   const transactions = createTransactionService({
     store: stores.transactions,
     attempts: stores.transactionAttempts,
+    autoRetryDefault: autoRetrySettings.projectDefault,
     pipeline: signingPipeline,
     gateways,
     directory,
@@ -375,6 +379,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     consoleSponsorship: createConsoleSponsorship({
       scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
       sponsorship: createSponsorship({ store: stores.sponsorship, clock }),
+      staff: stores.staff,
+    }),
+    /** The console's setting of managed automatic retry per project and environment (tRPC; owners change it). */
+    consoleAutoRetry: createConsoleAutoRetry({
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+      settings: autoRetrySettings,
       staff: stores.staff,
     }),
     /** The service's sponsor and relayer keys per EVM chain: created on first use, signing inside custody only. */

@@ -19,6 +19,7 @@ const nav = [
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/policies', label: 'Policies' },
   { href: '/sponsorship', label: 'Sponsorship' },
+  { href: '/auto-retry', label: 'Managed retry' },
   { href: '/scopes', label: 'Authorization scopes' },
   { href: '/approval-configurations', label: 'Approval configurations' },
   { href: '/cases', label: 'Reviews & cases' },

@@ -122,6 +122,8 @@ const statusColors: Record<string, string> = {
   delivered: 'bg-emerald-100 text-emerald-800',
   enabled: 'bg-emerald-100 text-emerald-800',
   approved: 'bg-emerald-100 text-emerald-800',
+  included: 'bg-emerald-100 text-emerald-800',
+  lost: 'bg-slate-200 text-slate-700',
   rejected: 'bg-rose-100 text-rose-800',
   submitted: 'bg-sky-100 text-sky-800',
   pending: 'bg-amber-100 text-amber-800',

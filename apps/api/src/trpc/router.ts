@@ -7,6 +7,7 @@ import { policiesRouter } from './policies.ts';
 import { scopesRouter } from './authorization-scopes.ts';
 import { searchRouter } from './search.ts';
 import { sponsorshipRouter } from './sponsorship.ts';
+import { autoRetryRouter } from './auto-retry.ts';
 import { requestLogRouter } from './request-log.ts';
 import { router } from './trpc.ts';
 
@@ -29,6 +30,7 @@ export const appRouter = router({
   search: searchRouter,
   requestLog: requestLogRouter,
   sponsorship: sponsorshipRouter,
+  autoRetry: autoRetryRouter,
 });
 
 export type AppRouter = typeof appRouter;

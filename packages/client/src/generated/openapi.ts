@@ -1608,11 +1608,11 @@ export interface components {
              * @enum {string}
              */
             network?: "SOLANA" | "SOLANA_DEVNET";
-            /** @description EVM only: managed automatic retry (docs/transfers.md). Default: on, unless the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (then never retried; enabled: true with a pin is refused) */
+            /** @description EVM only: managed automatic retry (docs/transfers.md). Default: the project's default (console), else on; never when the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (enabled: true with a pin is refused) */
             autoRetry?: {
                 /** @description false: the service never replaces this transfer */
                 enabled: boolean;
-                /** @description The maxFeePerGas no replacement goes above; default 10 times the first attempt's maxFeePerGas */
+                /** @description The maxFeePerGas no replacement goes above; default the project's default ceiling (console), else 10 times the first attempt's maxFeePerGas */
                 maxFeePerGas?: string;
             };
         };

@@ -21,6 +21,7 @@ import { createAuthorizationScopeStore } from './authorization-scopes.ts';
 import { createPermissionsExtensionStore } from './permissions-extension.ts';
 import { createServiceKeyStore } from './service-keys.ts';
 import { createSponsorshipStore } from './sponsorship.ts';
+import { createAutoRetrySettingsStore } from './auto-retry-settings.ts';
 import { createSponsoredOperationStore } from './sponsored-operations.ts';
 import { createApprovalConfigurationStore } from './approval-configurations.ts';
 import { createApprovalPreparationStore } from './approval-preparations.ts';
@@ -68,6 +69,8 @@ export function createStores(database: Database) {
     permissionsExtension: createPermissionsExtensionStore(database),
     /** Gas sponsorship settings per project and environment, and the daily budget reservations. */
     sponsorship: createSponsorshipStore(database),
+    /** The per-project default of managed automatic retry for transfers. */
+    autoRetrySettings: createAutoRetrySettingsStore(database),
     /** Sponsored transfer records under the sponsored worker's lease. */
     sponsoredOperations: createSponsoredOperationStore(database),
     /** The service's own sponsor and relayer keys, one per purpose and EVM chain (encrypted under the service KEK). */

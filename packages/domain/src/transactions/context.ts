@@ -10,6 +10,8 @@ import { parseSigningInput, type SigningChain, type SigningContext, type Signing
 import { assertNoOpenNonceHold, type OpenNonceHold } from '../approvals/nonce-holds.ts';
 import type { FrozenPreparationStore } from './frozen-preparation.ts';
 import type { TransactionAttemptStore } from './attempts.ts';
+import type { ProjectAutoRetryDefault } from './auto-retry-policy.ts';
+import type { PolicyLocation } from '../policies/ports.ts';
 import type { TransactionDetailView, TransferInput } from './schemas.ts';
 import type { WalletService } from '../wallets/service.ts';
 import { BroadcastRejectedError, ChainUnavailableError, type ChainGateways, type EvmGateway, type SolanaGateway } from './gateways.ts';
@@ -18,6 +20,8 @@ export interface TransactionServiceDeps {
   store: TransactionStore;
   /** Fee replacements of EVM transfer records, shown in the single lookup's `autoRetry`. */
   attempts?: Pick<TransactionAttemptStore, 'forRecords'>;
+  /** The project's default of managed automatic retry for transfers (absent or null: the built-in one). */
+  autoRetryDefault?: (at: PolicyLocation) => Promise<ProjectAutoRetryDefault | null>;
   /** Every signature of this module goes through it (policy, spend, sign, audit). */
   pipeline: SigningPipeline;
   gateways: ChainGateways;

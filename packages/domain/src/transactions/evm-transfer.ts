@@ -10,6 +10,7 @@ import { assertNoNonceHold, beforeRecord, DEFAULT_NONCE_RESERVATION_MS, rpcUnava
 import { frozenPreparationOf, reviewIdOf, type FrozenEvmPreparation } from './frozen-preparation.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
 import { DEFAULT_CEILING_MULTIPLIER } from './attempts.ts';
+import { decideAutoRetry } from './auto-retry-policy.ts';
 import { RETRY_PINS, transferKind, type TransferInput } from './schemas.ts';
 
 const GAS_BUFFER_PERCENT = 120n;
@@ -50,13 +51,16 @@ async function evmFees(gateway: EvmGateway, input: TransferInput, type: 0 | 2) {
 }
 
 /**
- * Managed automatic retry (attempts.ts): on for a type 2 transfer unless the body turns it off or
- * pins its nonce or fees; the ceiling is the body's, else 10 times the first maxFeePerGas.
+ * Managed automatic retry (attempts.ts): never for a type 0 transfer or one that pins its nonce or
+ * fees; otherwise the body's `autoRetry`, else the project's default, else on with a ceiling of 10
+ * times the first maxFeePerGas (`decideAutoRetry`).
  */
-function autoRetryOf(input: TransferInput, type: 0 | 2, fees: { maxFeePerGas?: string }) {
-  const on = type === 2 && input.autoRetry?.enabled !== false && !RETRY_PINS.some((field) => input[field] !== undefined);
-  if (!on) return { autoRetry: false, autoRetryMaxFeePerGas: null };
-  return { autoRetry: true, autoRetryMaxFeePerGas: input.autoRetry?.maxFeePerGas ?? (BigInt(fees.maxFeePerGas!) * DEFAULT_CEILING_MULTIPLIER).toString() };
+async function autoRetryOf(deps: TransactionServiceDeps, caller: Caller, input: TransferInput, type: 0 | 2, fees: { maxFeePerGas?: string }) {
+  const eligible = type === 2 && !RETRY_PINS.some((field) => input[field] !== undefined);
+  if (!eligible) return { autoRetry: false, autoRetryMaxFeePerGas: null };
+  const project = (await deps.autoRetryDefault?.(caller)) ?? null;
+  const decision = decideAutoRetry(input.autoRetry, project, { enabled: true, ceiling: (BigInt(fees.maxFeePerGas!) * DEFAULT_CEILING_MULTIPLIER).toString() });
+  return { autoRetry: decision.enabled, autoRetryMaxFeePerGas: decision.ceiling };
 }
 
 /** The fee fields a frozen preparation holds, for its transaction type. */
@@ -77,6 +81,7 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
       const { type, call } = evmCall(wallet, input);
       const gasLimit = frozen ? BigInt(frozen.prepared.gasLimit) : (input.gasLimit ?? ((await beforeRecord(target.gateway.estimateGas(call))) * GAS_BUFFER_PERCENT) / 100n);
       const fees = frozen ? frozenFees(frozen.prepared) : await evmFees(target.gateway, input, type);
+      const autoRetry = await autoRetryOf(deps, caller, input, type, fees);
       // The nonce a case holds is the case's until it ends; a nonce the body names is the partner's.
       const heldNonce = input.nonce === undefined ? (frozen?.nonce ?? null) : null;
       const reservation =
@@ -122,7 +127,7 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
         target,
         signedTransaction,
         hash: keccak256(signedTransaction as Hex),
-        fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce, ...autoRetryOf(input, type, fees) },
+        fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce, ...autoRetry },
         reservation,
       });
     },

@@ -38,11 +38,11 @@ function transferBodyIn(units: string, positive: boolean) {
           .string()
           .regex(/^[1-9]\d{0,77}$/, 'expected a positive integer in wei per gas, as a decimal string')
           .optional()
-          .describe('The maxFeePerGas no replacement goes above; default 10 times the first attempt\'s maxFeePerGas'),
+          .describe('The maxFeePerGas no replacement goes above; default the project\'s default ceiling (console), else 10 times the first attempt\'s maxFeePerGas'),
       })
       .optional()
       .describe(
-        'EVM only: managed automatic retry (docs/transfers.md). Default: on, unless the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (then never retried; enabled: true with a pin is refused)',
+        'EVM only: managed automatic retry (docs/transfers.md). Default: the project\'s default (console), else on; never when the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (enabled: true with a pin is refused)',
       ),
   });
 }

@@ -4,6 +4,7 @@ import { Amount } from '@/components/amount';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
+import { TransactionAttempts } from '@/components/transaction-attempts';
 import { GapFillerBadge, SponsoredBadge, SponsoredExecution } from '@/components/transactions';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Loading, Mono, PageHeader, Table, Td } from '@/components/ui';
 import { useSession } from '@/lib/session';
@@ -84,6 +85,7 @@ export default function TransactionPage() {
           />
         </Card>
         {tx.executionMode === 'sponsored' ? <SponsoredExecution tx={tx} /> : null}
+        {tx.executionMode !== 'sponsored' && tx.autoRetry ? <TransactionAttempts autoRetry={tx.autoRetry} /> : null}
         <div className="grid gap-6 md:grid-cols-2">
           <Card title="Failure">
             {tx.failureStage || tx.failureCode || tx.failureMessage ? (
