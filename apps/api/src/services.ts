@@ -236,6 +236,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       clock,
       isDevnet: transactions.isDevnet,
       loadWalletWithShares: wallets.loadWalletWithShares,
+      autoRetryDefault: autoRetrySettings.projectDefault,
     }),
     gateways,
     markets: yieldCatalog.list,

@@ -15,6 +15,7 @@ import type { EncryptedShare } from '../custody/shares.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { FIRST_CHECK_DELAY_MS, sendRecorded, type SendOutcome } from '../transactions/broadcast.ts';
 import { DEFAULT_CEILING_MULTIPLIER } from '../transactions/attempts.ts';
+import { decideAutoRetry, type ProjectAutoRetryDefault } from '../transactions/auto-retry-policy.ts';
 import { signTransaction } from '../transactions/context.ts';
 import type { EvmGateway } from '../transactions/gateways.ts';
 import type { YieldCall } from './calls.ts';
@@ -30,6 +31,8 @@ export interface YieldStepDeps {
   clock: Clock;
   isDevnet: (record: Pick<TransactionRecord, 'walletType' | 'chainId' | 'network'>) => boolean;
   loadWalletWithShares: (caller: Caller, walletId: string) => Promise<{ wallet: WalletRecord; shares: EncryptedShare[] }>;
+  /** The project's managed-retry default (console); absent or null: the built-in one (on, 10 × the first maxFeePerGas). */
+  autoRetryDefault?: (caller: Caller) => Promise<ProjectAutoRetryDefault | null>;
 }
 
 /** The signer of every step: the caller who created the operation (policies, audit, spend). */
@@ -45,7 +48,7 @@ export function operationCaller(operation: YieldOperationRecord): Caller {
   };
 }
 
-export function createYieldSteps({ store, transactions, pipeline, clock, isDevnet, loadWalletWithShares }: YieldStepDeps) {
+export function createYieldSteps({ store, transactions, pipeline, clock, isDevnet, loadWalletWithShares, autoRetryDefault }: YieldStepDeps) {
   /** Sends stored signed bytes; a lost answer keeps the record `pending` for the worker to re-send the same bytes. */
   const send = (gateway: EvmGateway, record: TransactionRecord, resend: boolean): Promise<SendOutcome> =>
     sendRecorded({ store: transactions, clock, isDevnet }, record, { type: 'EVM', gateway, chainId: record.chainId! }, { resend, nonceToRelease: record.nonce, onUnreachable: 'keep-pending' });
@@ -107,6 +110,11 @@ export function createYieldSteps({ store, transactions, pipeline, clock, isDevne
         },
       },
     );
+    // Managed automatic retry (docs/yield.md): the project's default, else on with a ceiling of 10 × the first fee.
+    const retry = decideAutoRetry(undefined, (await autoRetryDefault?.(caller)) ?? null, {
+      enabled: true,
+      ceiling: (BigInt(prepared.maxFeePerGas) * DEFAULT_CEILING_MULTIPLIER).toString(),
+    });
     const now = clock.now();
     const record = await store.addStep(
       owner,
@@ -139,9 +147,8 @@ export function createYieldSteps({ store, transactions, pipeline, clock, isDevne
         requestId: operation.requestId,
         apiKeyId: operation.apiKeyId,
         signedTransaction: signed,
-        // Managed automatic retry (docs/yield.md): a step stuck under the base fee is replaced like a transfer.
-        autoRetry: true,
-        autoRetryMaxFeePerGas: (BigInt(prepared.maxFeePerGas) * DEFAULT_CEILING_MULTIPLIER).toString(),
+        autoRetry: retry.enabled,
+        autoRetryMaxFeePerGas: retry.ceiling,
         submittedAt: null,
         nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
       },
