@@ -174,6 +174,7 @@ const monitoringView = z
 const autoRetryAttempt = z
   .object({
     hash: z.string().nullable().describe("The attempt's transaction (a bundler's hand-over has none until a bundle includes it)"),
+    userOperationHash: z.string().optional().describe('Sponsored records: the user operation it carried (a replacement operation has its own)'),
     maxFeePerGas: z.string().optional(),
     maxPriorityFeePerGas: z.string().optional(),
     recentBlockhash: z.string().optional(),
