@@ -1524,6 +1524,8 @@ export interface components {
         TransactionAttempt: {
             /** @description The attempt's transaction (a bundler's hand-over has none until a bundle includes it) */
             hash: string | null;
+            /** @description Sponsored records: the user operation it carried (a replacement operation has its own) */
+            userOperationHash?: string;
             maxFeePerGas?: string;
             maxPriorityFeePerGas?: string;
             recentBlockhash?: string;
