@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { movableClock, rpc, ticker } from '../testing/monitor-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 
 const CHAIN_ID = 84532;
 const USDC = 1_000_000n;
@@ -15,6 +16,13 @@ const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)']);
 const USER_OPERATION_EVENT = parseAbiItem(
   'event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)',
 );
+
+/** A stored operation's maximum cost: every gas limit × maxFeePerGas. */
+function maxCostOf(userOperation: string): bigint {
+  const op = JSON.parse(userOperation) as Record<string, string>;
+  const gas = ['callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'paymasterVerificationGasLimit', 'paymasterPostOpGasLimit'].reduce((sum, k) => sum + BigInt(op[k]!), 0n);
+  return gas * BigInt(op.maxFeePerGas!);
+}
 
 interface Attempt {
   hash: string | null;
@@ -94,20 +102,19 @@ describe.each(testDatabaseKinds)('managed retry of sponsored operations over the
     expect(first).toMatchObject({ hash: submitted.hash, userOperationHash: submitted.userOperationHash, outcome: 'pending' });
     const [op] = await app.database.query<{ user_operation: string }>('SELECT user_operation FROM transaction_records WHERE id = $1', [id]);
     const operation = JSON.parse(op!.user_operation) as Record<string, string>;
-    const gas = ['callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'paymasterVerificationGasLimit', 'paymasterPostOpGasLimit'].reduce((sum, k) => sum + BigInt(operation[k]!), 0n);
     // The next blocks' base fee three times what the bundle transaction and the operation offer: it cannot be included.
     const offered = BigInt(first!.maxFeePerGas!) > BigInt(operation.maxFeePerGas!) ? BigInt(first!.maxFeePerGas!) : BigInt(operation.maxFeePerGas!);
     const priceOut = async () => {
       await rpc(devnets.evmRpcUrl, 'anvil_setNextBlockBaseFeePerGas', [`0x${(offered * 3n).toString(16)}`]);
       await mine(3);
     };
-    return { wallet, recipient, id, submitted, maxCostWei: gas * BigInt(operation.maxFeePerGas!), priceOut };
+    return { wallet, recipient, id, submitted, maxCostWei: maxCostOf(op!.user_operation), priceOut };
   }
 
   beforeAll(async () => {
     devnets = await startLocalDevnets({ sponsorship: true });
     app = await startTestApp(kind, { chains: devnets, clock });
-    key = await app.createKey();
+    key = await policyProject(app);
     client = createPublicClient({ transport: http(devnets.evmRpcUrl) });
     usdc = devnets.directory.list().find((c) => c.type === 'EVM')!.usdc!.address as Address;
     // Blocks from a ticker the tests pause, to step the chain by hand.
@@ -115,6 +122,13 @@ describe.each(testDatabaseKinds)('managed retry of sponsored operations over the
     blocks = ticker(150, () => rpc(devnets.evmRpcUrl, 'evm_mine'));
     // A gas cap that holds a replacement at three times today's fees (the second test lowers it).
     await setSponsorship('enable', { gasCapWei: GAS_CAP_WEI });
+    // A replacement charged to the spend meter again would be denied (7 + 7 > 10 USDC).
+    await app.services.policies.apply(
+      await app.services.policies.operatorScope(key.projectId, 'development'),
+      guardrail('usdc-daily', 'EVM', [{ id: 'daily', effect: 'deny', actions: ['transfer'], condition: { aggregate: { meter: 'spend.token', asset: usdc, window: '1d' }, op: 'gt', value: (10n * USDC).toString() } }], {
+        chainId: [String(CHAIN_ID)],
+      }),
+    );
   }, 90_000);
   afterAll(async () => {
     blocks?.stop();
@@ -146,6 +160,11 @@ describe.each(testDatabaseKinds)('managed retry of sponsored operations over the
     const replacementTx = await client.getTransaction({ hash: second!.hash as Hex });
     expect(replacementTx.hash).toBe(second!.hash);
     expect(parseTransaction(stored!.signed_transaction).nonce).toBe(replacementTx.nonce);
+    // The budget reservation was raised to the replacement's maximum cost before it was sent.
+    const [replacement] = await app.database.query<{ user_operation: string }>('SELECT user_operation FROM transaction_records WHERE id = $1', [t.id]);
+    const [raised] = await app.database.query<{ amount: string }>('SELECT amount::text AS amount FROM sponsorship_budget_reservations WHERE operation_id = $1', [t.id]);
+    expect(BigInt(raised!.amount)).toBe(maxCostOf(replacement!.user_operation));
+    expect(BigInt(raised!.amount)).toBeGreaterThan(t.maxCostWei);
     const firstTx = await client.getTransaction({ hash: first.hash as Hex }).catch(() => null);
     expect(firstTx === null || firstTx.nonce === replacementTx.nonce).toBe(true);
 
@@ -167,6 +186,11 @@ describe.each(testDatabaseKinds)('managed retry of sponsored operations over the
       [t.id],
     );
     expect(reservation).toEqual({ status: 'settled', amount: done.actualGasCost });
+    // The wallet signed both operations through the pipeline (audited), and the spend meter counted the transfer once.
+    const signatures = await app.database.query<{ n: string }>(`SELECT count(*)::text AS n FROM audit_log WHERE wallet_id = $1 AND action = 'wallet.sign.transfer'`, [t.wallet.id]);
+    expect(signatures[0]!.n).toBe('2');
+    const usage = (await app.request('GET', `/v1/permissions-v2/wallets/${t.wallet.id}/policies/usdc-daily/usage?chainId=${CHAIN_ID}`, { key: key.apiKey })).body as { meters: { spent: string }[] };
+    expect(usage.meters).toEqual([expect.objectContaining({ spent: (7n * USDC).toString() })]);
     const terminal = await app.database.query<{ type: string }>(`SELECT type FROM events WHERE data->>'transactionId' = $1 AND type LIKE 'rest.transaction.%'`, [t.id]);
     expect(terminal.map((e) => e.type)).toEqual(['rest.transaction.confirmed']);
   }, 120_000);
