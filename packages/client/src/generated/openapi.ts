@@ -1510,7 +1510,7 @@ export interface components {
             winningStatus: string | null;
             state?: string;
         };
-        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
         TransactionAutoRetry: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
@@ -1716,7 +1716,7 @@ export interface components {
             actualGasCost?: string | null;
             autoRetry?: components["schemas"]["TransactionAutoRetryResponse"];
         };
-        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
         TransactionAutoRetryResponse: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;

@@ -1,8 +1,9 @@
 /**
- * A submitted operation, followed by chain evidence only (stages.ts decides): its UserOperationEvent
- * found by the operation hash, the token's Transfer log in its part of the receipt, the block's
- * finality (at or below min(finalized, latest - 1) and still canonical), and without an event the
- * EntryPoint nonce and whether the relayer's transaction is still known to the node.
+ * A submitted operation, followed by chain evidence only (stages.ts decides): the UserOperationEvent
+ * of any operation the record signed (the first, or a replacement with the same EntryPoint nonce),
+ * the token's Transfer log in its part of the receipt, the block's finality (at or below
+ * min(finalized, latest - 1) and still canonical), and without an event the EntryPoint nonce and
+ * whether a relayer transaction of the record is still known to the node.
  */
 import type { Hex } from 'viem';
 import type { NewEvent, TransactionRecord } from '../ports.ts';
@@ -15,7 +16,7 @@ import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './work
 export const FOLLOW_MS = 1_000;
 
 export interface FollowerSubmission {
-  /** Sends the stored operation again (never a new one). */
+  /** Sends the stored operation again (its stored bytes). */
   resubmit(record: TransactionRecord, access: SponsoredChainAccess): Promise<unknown>;
   /** Whether a submission may still land by itself (a relayer transaction known to the node; a recent bundler submission). */
   known(record: TransactionRecord, access: SponsoredChainAccess): Promise<boolean>;

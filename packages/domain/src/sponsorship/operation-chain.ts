@@ -63,6 +63,8 @@ export interface SponsoredOperationChain {
   /** The EntryPoint's hash of the sponsored operation: the wallet signs it raw, and it names the operation on chain. */
   userOperationHash(operation: string): Hex;
   withOwnerSignature(operation: string, signature: Hex): string;
+  /** The fees an operation is drafted with now: a bundler's floor with bundler submission, else the node's estimate. */
+  operationFeesNow(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   /** The fee fields of a serialized operation. */
   operationFees(operation: string): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
   /**

@@ -115,7 +115,10 @@ export function createOperationReplacer(
       if (operations >= maxAttempts) {
         return waitWith(record, `at most ${maxAttempts} operations: no further replacement; the last one waits for the base fee to fall`);
       }
-      const next = nextAttemptFees(fees, suggestion, NO_FEE_CEILING);
+      // The node's suggestion, or a bundler's floor where that is higher (it refuses less).
+      const now = await access.chain.operationFeesNow();
+      const floor = { maxFeePerGas: max(suggestion.maxFeePerGas, now.maxFeePerGas), maxPriorityFeePerGas: max(suggestion.maxPriorityFeePerGas, now.maxPriorityFeePerGas) };
+      const next = nextAttemptFees(fees, floor, NO_FEE_CEILING);
       if ('reason' in next) return waitWith(record, next.reason);
       const repriced = access.chain.repriced(record.userOperation!, next.fees);
 

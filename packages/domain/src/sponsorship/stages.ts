@@ -10,8 +10,8 @@
  * - `included`: its UserOperationEvent is on chain (until final, and on the resolved record);
  * - `delivery_unverified`: included with success, but the token's Transfer log is not proven.
  *
- * Only the stored bytes are ever resubmitted: the EntryPoint nonce makes a second inclusion
- * impossible, and a new signature would be a new operation.
+ * Only the stored bytes are ever resubmitted; a new operation is only a replacement with the same
+ * EntryPoint nonce (replace-operation.ts), so at most one of them can ever be included.
  */
 import type { TransactionStatus } from '../transactions/records.ts';
 

@@ -196,7 +196,7 @@ const autoRetryView = z
   .meta({
     id: 'TransactionAutoRetry',
     description:
-      'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt)',
+      'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt)',
   });
 
 export const transactionSummary = z

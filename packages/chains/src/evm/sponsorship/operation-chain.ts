@@ -123,6 +123,8 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
     withOwnerSignature: (operation, signature) => serializeUserOperation(withOwnerSignature(parseUserOperation(operation), signature)),
     entryPointNonce: (sender) => entryPointNonce(rpcUrl, entryPoint, sender),
 
+    operationFeesNow: fees,
+
     operationFees(operation) {
       const op = parseUserOperation(operation);
       return { maxFeePerGas: op.maxFeePerGas, maxPriorityFeePerGas: op.maxPriorityFeePerGas };
