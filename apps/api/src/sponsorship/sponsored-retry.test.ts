@@ -144,6 +144,15 @@ describe.each(testDatabaseKinds)('managed retry of sponsored operations over the
       await t.priceOut();
       await runDue(t.id);
       waiting = await record(t.wallet.id, t.id);
+      // As after a crash between storing the replacement and sending it: the node never got it. The
+      // next look sends the stored bytes (the same transaction), never a third operation.
+      const stored = waiting.autoRetry.attempts[1]!.hash as Hex;
+      await rpc(devnets.evmRpcUrl, 'anvil_dropTransaction', [stored]);
+      expect(await devnets.gateways.evm(CHAIN_ID)!.getTransactionsKnown([stored])).toEqual([false]);
+      await runDue(t.id);
+      expect(await devnets.gateways.evm(CHAIN_ID)!.getTransactionsKnown([stored])).toEqual([true]);
+      const resent = await record(t.wallet.id, t.id);
+      expect(resent.autoRetry.attempts.map((a) => [a.hash, a.userOperationHash])).toEqual(waiting.autoRetry.attempts.map((a) => [a.hash, a.userOperationHash]));
     } finally {
       blocks.resume();
     }
