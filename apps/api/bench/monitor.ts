@@ -16,6 +16,7 @@
  *    service) runs until every record is `confirmed`: time from the moment each transaction's block
  *    reached the finalized head (with its second confirmation) to the record's `resolvedAt`, and
  *    how many records were resolved before their next scheduled check was due.
+ * `npm run bench:monitor` then runs bench/monitor-retry.ts (the monitor with managed automatic retry).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -127,6 +127,7 @@ const envSchema = z
     CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     SPONSORED_LEASE_MS: milliseconds.default(15_000),
+    MONITOR_LEASE_MS: milliseconds.default(60_000),
     PRUNE_INTERVAL_MS: milliseconds.default(60_000),
     REQUEST_LOG: onOff.default(true),
     REQUEST_LOG_RETENTION_DAYS: z
@@ -226,6 +227,11 @@ function configFrom(env: z.output<typeof envSchema>) {
      * AUTO_RETRY_MAX_ATTEMPTS attempts in all (default 5, the original included).
      */
     autoRetry: { afterBlocks: env.AUTO_RETRY_AFTER_BLOCKS, maxAttempts: env.AUTO_RETRY_MAX_ATTEMPTS },
+    /**
+     * How long a monitor run holds the records it checks (MONITOR_LEASE_MS, default 60000); after a
+     * crash another process checks them once this has passed.
+     */
+    monitorLeaseMs: env.MONITOR_LEASE_MS,
     /** Tests only (CRASH_AT, refused in production): the broadcast step at which the process kills itself. */
     crashAt: env.CRASH_AT,
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */

@@ -251,10 +251,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     owner: options.monitor?.owner ?? monitorOwnerName(),
     cadence: options.monitor?.cadence,
     batchSize: options.monitor?.batchSize,
+    leaseMs: config.monitorLeaseMs,
     autoRetry: {
       attempts: stores.transactionAttempts,
       replacer: createFeeReplacer({ pipeline: signingPipeline, attempts: stores.transactionAttempts, loadWalletWithShares: wallets.loadWalletWithShares }),
       ...config.autoRetry,
+      crashAt: crashAtPoint(config.crashAt),
     },
   });
   const nonceGaps = createNonceGapRepair({

@@ -12,11 +12,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
-import { checkedFetch } from '../testing/response-contract.ts';
+import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { localServiceEnv, spawnService, type ServiceProcess } from '../testing/service-process.ts';
 
-/** Every /v1 answer is checked against the document the answering process serves. */
-const fetchChecked = checkedFetch();
 const run = promisify(execFile);
 const CHAIN_ID = 84532;
 const USDC = 1_000_000n;
@@ -71,14 +69,7 @@ describe('a sponsored transfer whose process is killed around its submission (tw
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function call(base: string, method: string, urlPath: string, body?: unknown) {
-    const response = await fetchChecked(`${base}${urlPath}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  }
+  const call = checkedServiceCalls(() => apiKey);
 
   const exited = (child: ChildProcess) => new Promise<NodeJS.Signals | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_code, signal) => resolve(signal))));
 

@@ -108,16 +108,18 @@ export function helpers(h: () => Harness) {
  * The devnet suites' setup: chains that move only when a test says so (blocks and slots come from
  * tickers it can pause), and the app on a movable clock.
  */
-export function monitorDevnets(kind: DatabaseKind) {
-  const state = {} as { devnets: LocalDevnets; app: TestApp; key: string; usdc: string; blocks: ReturnType<typeof ticker>; slots: ReturnType<typeof ticker> };
+export function monitorDevnets(kind: DatabaseKind, options: { env?: Record<string, string> } = {}) {
+  const state = {} as { devnets: LocalDevnets; app: TestApp; key: string; scope: { apiKeyId: string; projectId: string }; usdc: string; blocks: ReturnType<typeof ticker>; slots: ReturnType<typeof ticker> };
   const clock = movableClock();
   beforeAll(async () => {
     state.devnets = await startLocalDevnets({ blockTimeSeconds: 0.25, slotMs: 3_600_000 });
     await rpc(state.devnets.evmRpcUrl, 'evm_setIntervalMining', [0]);
     state.blocks = ticker(150, () => rpc(state.devnets.evmRpcUrl, 'evm_mine'));
     state.slots = ticker(50, () => rpc(state.devnets.solanaRpcUrl, 'devnet_advanceSlots', [1]));
-    state.app = await startTestApp(kind, { chains: state.devnets, clock });
-    state.key = (await state.app.createKey()).apiKey;
+    state.app = await startTestApp(kind, { chains: state.devnets, clock, env: options.env });
+    const issued = await state.app.createKey();
+    state.key = issued.apiKey;
+    state.scope = { apiKeyId: issued.apiKeyId, projectId: issued.projectId };
     state.usdc = (await state.app.request('GET', '/v1/chains', { key: state.key })).body.chains[0].usdc.address;
   });
   afterAll(async () => {

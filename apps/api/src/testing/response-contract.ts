@@ -199,3 +199,19 @@ export function checkedFetch() {
     return response;
   };
 }
+
+/**
+ * Calls of a service process with an API key (read when called), each answer checked as
+ * `checkedFetch` does: `call(base, method, path, body?, idempotencyKey?)` → status and JSON body.
+ */
+export function checkedServiceCalls(apiKey: () => string) {
+  const fetchChecked = checkedFetch();
+  return async (base: string, method: string, urlPath: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; body: Record<string, any> }> => {
+    const response = await fetchChecked(`${base}${urlPath}`, {
+      method,
+      headers: { 'x-api-key': apiKey(), ...(body ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+}

@@ -2,13 +2,14 @@ import { parseTransaction, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { EVM_CHAIN, RECIPIENT, monitorDevnets, rpc, testDatabaseKinds } from '../testing/monitor-fixtures.ts';
 import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
+import { TEST_CA_FILE, startReceiver, verifyWebhook } from '../webhooks/testing/receiver.ts';
 
 /**
  * Managed automatic retry of EVM transfers (fee replacement), on anvil with blocks mined by hand
- * and the base fee raised by hand, over real HTTP.
+ * and the base fee raised by hand, over real HTTP; webhooks delivered to a real HTTPS receiver.
  */
 describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (local devnet) (%s)', (kind) => {
-  const m = monitorDevnets(kind);
+  const m = monitorDevnets(kind, { env: { WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_TIMEOUT_MS: '5000' } });
   const s = m.state;
   const { post, wallet, fund, record, events, runDue, resolveAll, mine } = m;
   const hex = (n: bigint) => `0x${n.toString(16)}`;
@@ -19,7 +20,7 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const id = sent.body.transactionId as string;
     await runDue([id]);
-    return { id, hash: sent.body.txHash as string, tx: parseTransaction(sent.body.signedTransaction as Hex) };
+    return { id, hash: sent.body.txHash as string, tx: parseTransaction(sent.body.signedTransaction as Hex), answer: sent.body };
   }
 
   /** The next blocks' base fee three times what `maxFeePerGas` offers; `blocks` empty blocks mined. */
@@ -28,7 +29,9 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     await mine(blocks);
   }
 
-  it('replaces a transfer priced under the new base fee; the replacement confirms the record, which keeps its hash', async () => {
+  it('replaces a transfer priced under the new base fee; the replacement confirms the record, which keeps its hash; one terminal webhook', async () => {
+    const receiver = await startReceiver();
+    const { secret } = await s.app.services.webhooks.set(s.scope, { url: receiver.url, eventTypes: ['rest.transaction.confirmed', 'rest.transaction.failed', 'send.broadcasted', 'send.confirmed', 'send.failed'] });
     const w = await wallet('EVM');
     await fund(w.id, '1');
     await s.blocks.pause();
@@ -43,6 +46,12 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     } finally {
       s.blocks.resume();
     }
+    // The 200 answer already says retry is on, with its ceiling and the first attempt.
+    expect(t.answer.autoRetry).toEqual({
+      enabled: true,
+      maxFeePerGas: (t.tx.maxFeePerGas! * 10n).toString(),
+      attempts: [{ hash: t.hash, maxFeePerGas: t.tx.maxFeePerGas!.toString(), maxPriorityFeePerGas: t.tx.maxPriorityFeePerGas!.toString(), sentAt: expect.any(String), outcome: 'pending' }],
+    });
     const waiting = await record(w.id, t.id);
     expect(waiting).toMatchObject({ status: 'submitted', hash: t.hash, autoRetry: { enabled: true, maxFeePerGas: (t.tx.maxFeePerGas! * 10n).toString() } });
     const [first, second] = waiting.autoRetry.attempts;
@@ -67,6 +76,25 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     const confirmed = (await events(t.id)).filter((e) => e.type === 'rest.transaction.confirmed');
     expect(confirmed).toHaveLength(1);
     expect((await events(t.id)).some((e) => e.type === 'rest.transaction.failed')).toBe(false);
+
+    // Delivered: one terminal REST event for the record; the send.* events name each attempt.
+    const ours = () => receiver.requests.filter((r) => r.body.data.transactionId === t.id || r.body.data.walletId === w.id);
+    try {
+      for (let i = 0; i < 100 && !ours().some((r) => r.body.type === 'send.confirmed'); i++) {
+        await s.app.services.webhookDelivery.runOnce();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const delivered = ours();
+      for (const request of delivered) expect(verifyWebhook([secret!], request.headers, request.rawBody)).toEqual([secret]);
+      const ofType = (type: string) => delivered.filter((r) => r.body.type === type).map((r) => r.body.data);
+      expect(ofType('rest.transaction.confirmed')).toEqual([expect.objectContaining({ transactionId: t.id, hash: t.hash, blockNumber: done.blockNumber })]);
+      expect(ofType('rest.transaction.failed')).toEqual([]);
+      expect(ofType('send.broadcasted').map((d) => d.txHash)).toEqual([t.hash, second.hash]);
+      expect(ofType('send.confirmed').map((d) => d.txHash)).toEqual([second.hash]);
+    } finally {
+      await s.app.services.webhooks.disable(s.scope);
+      await receiver.close();
+    }
   });
 
   it('sends a stored replacement the node never got (as after a crash between storing and sending) with its stored bytes, not a new one', async () => {
@@ -83,12 +111,15 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
       // The process "died" after storing it: the node never saw it, its outcome was never saved.
       await rpc(s.devnets.evmRpcUrl, 'anvil_dropTransaction', [stored]);
       await s.app.database.query(`UPDATE transaction_attempts SET outcome = 'unknown' WHERE hash = $1`, [stored]);
+      await s.app.database.query(`DELETE FROM events WHERE type = 'send.broadcasted' AND data->>'txHash' = $1`, [stored]);
       expect((await record(w.id, t.id)).autoRetry.attempts[1].outcome).toBe('unknown');
       expect(await s.devnets.gateways.evm(EVM_CHAIN)!.getTransactionsKnown([stored as Hex])).toEqual([false]);
       m.clock.advance(10_000); // old enough for the durable re-send
       await mine(3);
       await runDue([t.id]);
       expect(await s.devnets.gateways.evm(EVM_CHAIN)!.getTransactionsKnown([stored as Hex])).toEqual([true]);
+      // Its send.broadcasted is written once, when the node took it.
+      expect((await events(stored)).filter((e) => e.type === 'send.broadcasted')).toHaveLength(1);
       const waiting = await record(w.id, t.id);
       expect(waiting.autoRetry.attempts.map((a: { hash: string; outcome: string }) => [a.hash, a.outcome])).toEqual([
         [t.hash, 'pending'],

@@ -6,26 +6,19 @@ import { promisify } from 'node:util';
 import { createScratchDatabase } from '@wallet/db';
 import { CRASH_POINTS, type CrashPoint } from '@wallet/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkedFetch } from '../testing/response-contract.ts';
+import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { repoRoot } from '../config.ts';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { partnerReviewPolicy } from '../testing/approval-fixtures.ts';
 import { rpc } from '../testing/monitor-fixtures.ts';
 import { localServiceEnv, spawnService, type ServiceProcess } from '../testing/service-process.ts';
 
-/** Every /v1 answer is checked against the document the answering process serves. */
-const fetchChecked = checkedFetch();
 
 const run = promisify(execFile);
 const EVM_CHAIN = 84532;
 const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
 /** A killed request's Idempotency-Key is taken over after this; its nonce reservation lapses after two thirds of it. */
 const IDEMPOTENCY_LEASE_MS = 3_000;
-
-interface Answer {
-  status: number;
-  body: any;
-}
 
 /**
  * Fault injection with real processes on one PostgreSQL and one anvil: a service process started
@@ -65,14 +58,7 @@ describe('a transfer whose process is killed at each step (two processes, Postgr
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function call(base: string, method: string, urlPath: string, body?: unknown, idempotencyKey?: string): Promise<Answer> {
-    const response = await fetchChecked(`${base}${urlPath}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: response.status, body: await response.json() };
-  }
+  const call = checkedServiceCalls(() => apiKey);
 
   async function fundedWallet(name: string) {
     const created = await call(survivor.url, 'POST', '/v1/wallets', { type: 'EVM', userIdentifier: `crash-${name}-${Date.now()}`, userIdentifierType: 'CUSTOM_ID' });
@@ -108,8 +94,8 @@ describe('a transfer whose process is killed at each step (two processes, Postgr
 
   const chainNonce = async (address: string) => Number(await rpc(devnets.evmRpcUrl, 'eth_getTransactionCount', [address, 'latest']));
 
-  // The sponsored points are the sponsored worker's (sponsorship/sponsored-crash.test.ts).
-  it.each(CRASH_POINTS.filter((point) => !point.startsWith('sponsored-')))('killed at %s: the retried request ends with one record and the nonces stay contiguous', { timeout: 120_000 }, async (point) => {
+  // The sponsored points are the sponsored worker's (sponsorship/sponsored-crash.test.ts), the replacement's the monitor's (replacement-crash.test.ts).
+  it.each(CRASH_POINTS.filter((point) => !point.startsWith('sponsored-') && point !== 'replacement-stored'))('killed at %s: the retried request ends with one record and the nonces stay contiguous', { timeout: 120_000 }, async (point) => {
     const wallet = await fundedWallet(point);
     const first = { to: RECIPIENT, value: '1001', chainId: EVM_CHAIN };
     const firstKey = `crash-${point}-first-${Date.now()}`;

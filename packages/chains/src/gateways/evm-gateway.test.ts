@@ -203,6 +203,14 @@ describe('EvmGateway on anvil', () => {
       methods: ['eth_getTransactionCount', 'eth_getTransactionCount'],
     });
     expect((await count(() => pass.getFeeSuggestion())).requests).toBe(1);
+    let both: Awaited<ReturnType<EvmGateway['getHeadsAndFees']>> | undefined;
+    expect(await count(async () => (both = await pass.getHeadsAndFees()))).toEqual({
+      requests: 1,
+      methods: ['eth_blockNumber', 'eth_getBlockByNumber', 'eth_getBlockByNumber', 'eth_gasPrice', 'eth_maxPriorityFeePerGas'],
+    });
+    expect(both!.finalized).toBeLessThanOrEqual(both!.latest);
+    expect(both!.fees).toMatchObject({ baseFeePerGas: expect.any(BigInt), maxPriorityFeePerGas: expect.any(BigInt) });
+    expect(both!.fees!.maxFeePerGas).toBe(2n * both!.fees!.baseFeePerGas + both!.fees!.maxPriorityFeePerGas);
 
     // Beyond maxBatchSize the input is split, and the answers stay in input order.
     const small = createEvmGateway({ chainId: anvil.chainId, rpcUrl: proxy.url, maxBatchSize: 2 });
@@ -303,6 +311,12 @@ describe('EvmGateway on anvil', () => {
       proxy.setMode({ failMethods: ['eth_blockNumber'] });
       await expect(viaProxy.getHeads()).rejects.toThrow(/eth_blockNumber/);
       await expect(viaProxy.getHeads()).rejects.toBeInstanceOf(ChainUnavailableError);
+      await expect(viaProxy.getHeadsAndFees()).rejects.toBeInstanceOf(ChainUnavailableError);
+      // The fee reads failing leave the heads standing, without fees.
+      proxy.setMode({ failMethods: ['eth_gasPrice'] });
+      const withoutFees = await viaProxy.getHeadsAndFees();
+      expect(withoutFees.fees).toBeNull();
+      expect(withoutFees.finalized).toBeLessThanOrEqual(withoutFees.latest);
     } finally {
       proxy.setMode('pass');
     }

@@ -1,6 +1,6 @@
 /**
- * EvmGateway over plain JSON-RPC (fetch + AbortSignal.timeout). The monitor reads (getHeads, getReceipts,
- * getBlockHashes, getNonces) and getFeeSuggestion are each ONE HTTP request carrying a JSON-RPC batch.
+ * EvmGateway over plain JSON-RPC (fetch + AbortSignal.timeout). The monitor reads (getHeads, getHeadsAndFees,
+ * getReceipts, getBlockHashes, getNonces) and getFeeSuggestion are each ONE HTTP request carrying a JSON-RPC batch.
  *
  * Error mapping (see packages/domain/src/transactions/gateways.ts):
  * - network error, time-out, HTTP non-2xx, unparsable body, missing batch entry, JSON-RPC -32603 (and other
@@ -22,7 +22,7 @@ import {
   type EvmReceipt,
   type Hex,
 } from '@wallet/domain/transactions/gateways.ts';
-import { JsonRpcClient, JsonRpcError, isUnavailableError, type RpcCall } from './json-rpc.ts';
+import { JsonRpcClient, JsonRpcError, isUnavailableError, type RpcCall, type RpcOutcome } from './json-rpc.ts';
 
 export interface CreateEvmGatewayOptions {
   chainId: number;
@@ -64,6 +64,18 @@ const hexToBig = (v: unknown, what: string): bigint => {
 };
 const toQuantity = (n: bigint | number): Hex => `0x${n.toString(16)}`;
 
+/** The latest block number and the finalized block: the heads' reads. */
+const HEAD_CALLS: RpcCall[] = [
+  { method: 'eth_blockNumber', params: [] },
+  { method: 'eth_getBlockByNumber', params: ['finalized', false] },
+];
+/** The latest block (its base fee), the gas price and the priority suggestion: the fee suggestion's reads. */
+const FEE_CALLS: RpcCall[] = [
+  { method: 'eth_getBlockByNumber', params: ['latest', false] },
+  { method: 'eth_gasPrice', params: [] },
+  { method: 'eth_maxPriorityFeePerGas', params: [] },
+];
+
 export function createEvmGateway(opts: CreateEvmGatewayOptions): EvmGateway {
   const { chainId, rpcUrl, timeoutMs = 10_000, maxBatchSize = 1000 } = opts;
   const label = `evm:${chainId}`;
@@ -92,6 +104,25 @@ export function createEvmGateway(opts: CreateEvmGatewayOptions): EvmGateway {
     };
   }
 
+  function feeSuggestion(block: RpcOutcome, gasPrice: RpcOutcome, priority: RpcOutcome): EvmFeeSuggestion {
+    const b = rpc.unwrap('eth_getBlockByNumber', block) as { baseFeePerGas?: string } | null;
+    if (!b) throw new ChainUnavailableError(`${label} RPC unavailable: no latest block`);
+    const baseFeePerGas = b.baseFeePerGas === undefined ? 0n : hexToBig(b.baseFeePerGas, 'baseFeePerGas');
+    const price = hexToBig(rpc.unwrap('eth_gasPrice', gasPrice), 'gasPrice');
+    let maxPriorityFeePerGas: bigint;
+    if (priority.ok) maxPriorityFeePerGas = hexToBig(priority.result, 'maxPriorityFeePerGas');
+    else if (priority.error.code === -32601) maxPriorityFeePerGas = price > baseFeePerGas ? price - baseFeePerGas : 0n; // pre-1559 client
+    else maxPriorityFeePerGas = hexToBig(rpc.unwrap('eth_maxPriorityFeePerGas', priority), 'maxPriorityFeePerGas');
+    return { baseFeePerGas, maxPriorityFeePerGas, maxFeePerGas: 2n * baseFeePerGas + maxPriorityFeePerGas, gasPrice: price };
+  }
+
+  function heads(latest: unknown, finalized: unknown) {
+    const head = hexToBig(latest, 'block number');
+    const fin = finalized === null || finalized === undefined ? 0n : hexToBig((finalized as { number?: unknown }).number, 'finalized block number');
+    // Behind a load balancer the two answers may come from different nodes: never report finalized > latest.
+    return { latest: head, finalized: fin > head ? head : fin };
+  }
+
   return {
     chainId,
 
@@ -114,20 +145,8 @@ export function createEvmGateway(opts: CreateEvmGatewayOptions): EvmGateway {
     },
 
     async getFeeSuggestion(): Promise<EvmFeeSuggestion> {
-      const [block, gasPrice, priority] = await rpc.batch([
-        { method: 'eth_getBlockByNumber', params: ['latest', false] },
-        { method: 'eth_gasPrice', params: [] },
-        { method: 'eth_maxPriorityFeePerGas', params: [] },
-      ]);
-      const b = rpc.unwrap('eth_getBlockByNumber', block!) as { baseFeePerGas?: string } | null;
-      if (!b) throw new ChainUnavailableError(`${label} RPC unavailable: no latest block`);
-      const baseFeePerGas = b.baseFeePerGas === undefined ? 0n : hexToBig(b.baseFeePerGas, 'baseFeePerGas');
-      const price = hexToBig(rpc.unwrap('eth_gasPrice', gasPrice!), 'gasPrice');
-      let maxPriorityFeePerGas: bigint;
-      if (priority!.ok) maxPriorityFeePerGas = hexToBig(priority!.result, 'maxPriorityFeePerGas');
-      else if (priority!.error.code === -32601) maxPriorityFeePerGas = price > baseFeePerGas ? price - baseFeePerGas : 0n; // pre-1559 client
-      else maxPriorityFeePerGas = hexToBig(rpc.unwrap('eth_maxPriorityFeePerGas', priority!), 'maxPriorityFeePerGas');
-      return { baseFeePerGas, maxPriorityFeePerGas, maxFeePerGas: 2n * baseFeePerGas + maxPriorityFeePerGas, gasPrice: price };
+      const [block, gasPrice, priority] = await rpc.batch(FEE_CALLS);
+      return feeSuggestion(block!, gasPrice!, priority!);
     },
 
     async getBalance(address) {
@@ -159,14 +178,20 @@ export function createEvmGateway(opts: CreateEvmGatewayOptions): EvmGateway {
     },
 
     async getHeads() {
-      const [latest, finalized] = await rpc.readBatch([
-        { method: 'eth_blockNumber', params: [] },
-        { method: 'eth_getBlockByNumber', params: ['finalized', false] },
-      ]);
-      const head = hexToBig(latest, 'block number');
-      const fin = finalized === null || finalized === undefined ? 0n : hexToBig((finalized as { number?: unknown }).number, 'finalized block number');
-      // Behind a load balancer the two answers may come from different nodes: never report finalized > latest.
-      return { latest: head, finalized: fin > head ? head : fin };
+      const [latest, finalized] = await rpc.readBatch(HEAD_CALLS);
+      return heads(latest, finalized);
+    },
+
+    async getHeadsAndFees() {
+      const [latest, finalized, block, gasPrice, priority] = await rpc.batch([...HEAD_CALLS, ...FEE_CALLS]);
+      const read = heads(rpc.unwrap(HEAD_CALLS[0]!.method, latest!), rpc.unwrap(HEAD_CALLS[1]!.method, finalized!));
+      let fees: EvmFeeSuggestion | null;
+      try {
+        fees = feeSuggestion(block!, gasPrice!, priority!);
+      } catch {
+        fees = null; // the heads stand without them
+      }
+      return { ...read, fees };
     },
 
     async getReceipts(hashes) {

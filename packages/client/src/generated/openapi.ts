@@ -1450,6 +1450,32 @@ export interface components {
             txHash: string;
             /** Format: uuid */
             transactionId: string;
+            /** @description Transfers under managed automatic retry: the switch, the ceiling and the first attempt (follow the single lookup for later ones) */
+            autoRetry?: components["schemas"]["TransactionAutoRetry"];
+        };
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
+        TransactionAutoRetry: {
+            /** @description The service itself gets the payment on chain, retrying on its own */
+            enabled: boolean;
+            /** @description The per-gas fee ceiling of retries, wei (null: none; a sponsored operation is bounded by the gas cap instead) */
+            maxFeePerGas: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["TransactionAttempt"][];
+            /** @description Why the last attempt was made, or (transfers) why no replacement is made now: ceiling reached, policy refusal, attempts used up */
+            reason?: string;
+        };
+        TransactionAttempt: {
+            /** @description The attempt's transaction (a bundler's hand-over has none until a bundle includes it) */
+            hash: string | null;
+            /** @description Sponsored records: the user operation it carried (a replacement operation has its own) */
+            userOperationHash?: string;
+            maxFeePerGas?: string;
+            maxPriorityFeePerGas?: string;
+            recentBlockhash?: string;
+            /** @description ISO 8601, the last time it was sent */
+            sentAt: string;
+            /** @description unknown (no answer yet), pending (taken), refused, included (it won), lost (another attempt won); treat unknown values as non-terminal */
+            outcome: string;
         };
         Transaction: {
             /** Format: uuid */
@@ -1502,7 +1528,7 @@ export interface components {
             userOperationHash?: string | null;
             /** @description Sponsored records only: the gas the sponsor paid, in wei as a decimal string */
             actualGasCost?: string | null;
-            autoRetry?: components["schemas"]["TransactionAutoRetry"];
+            autoRetry?: components["schemas"]["TransactionAutoRetryResponse"];
         };
         TransactionMonitoring: {
             chainOutcome: string | null;
@@ -1511,7 +1537,7 @@ export interface components {
             state?: string;
         };
         /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
-        TransactionAutoRetry: {
+        TransactionAutoRetryResponse: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
             /** @description The per-gas fee ceiling of retries, wei (null: none; a sponsored operation is bounded by the gas cap instead) */
@@ -1520,19 +1546,6 @@ export interface components {
             attempts: components["schemas"]["TransactionAttempt"][];
             /** @description Why the last attempt was made, or (transfers) why no replacement is made now: ceiling reached, policy refusal, attempts used up */
             reason?: string;
-        };
-        TransactionAttempt: {
-            /** @description The attempt's transaction (a bundler's hand-over has none until a bundle includes it) */
-            hash: string | null;
-            /** @description Sponsored records: the user operation it carried (a replacement operation has its own) */
-            userOperationHash?: string;
-            maxFeePerGas?: string;
-            maxPriorityFeePerGas?: string;
-            recentBlockhash?: string;
-            /** @description ISO 8601, the last time it was sent */
-            sentAt: string;
-            /** @description unknown (no answer yet), pending (taken), refused, included (it won), lost (another attempt won); treat unknown values as non-terminal */
-            outcome: string;
         };
         SponsorshipPaused: {
             /**
@@ -1716,20 +1729,17 @@ export interface components {
             actualGasCost?: string | null;
             autoRetry?: components["schemas"]["TransactionAutoRetryResponse"];
         };
-        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
-        TransactionAutoRetryResponse: {
-            /** @description The service itself gets the payment on chain, retrying on its own */
-            enabled: boolean;
-            /** @description The per-gas fee ceiling of retries, wei (null: none; a sponsored operation is bounded by the gas cap instead) */
-            maxFeePerGas: string | null;
-            /** @description Every attempt, oldest first */
-            attempts: components["schemas"]["TransactionAttempt"][];
-            /** @description Why the last attempt was made, or (transfers) why no replacement is made now: ceiling reached, policy refusal, attempts used up */
-            reason?: string;
-        };
         ResumeTransactionRequest: {
             /** @description The review the record waits for (its `reviewId`) */
             reviewId: string;
+        };
+        TransferResponseResponse: {
+            signedTransaction: string;
+            txHash: string;
+            /** Format: uuid */
+            transactionId: string;
+            /** @description Transfers under managed automatic retry: the switch, the ceiling and the first attempt (follow the single lookup for later ones) */
+            autoRetry?: components["schemas"]["TransactionAutoRetryResponse"];
         };
         CancelTransactionRequest: {
             maxFeePerGas?: string;
@@ -4121,7 +4131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TransferResponse"];
+                    "application/json": components["schemas"]["TransferResponseResponse"];
                 };
             };
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */

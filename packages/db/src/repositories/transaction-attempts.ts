@@ -1,5 +1,6 @@
 import type { AttemptOutcome, Environment, TransactionAttempt, TransactionAttemptStore } from '@wallet/domain';
 import type { Database } from '../database.ts';
+import { eventsWrittenWithSaved } from './transactions.ts';
 
 interface AttemptRow {
   id: string;
@@ -54,8 +55,16 @@ export function createTransactionAttemptStore({ query }: Database): TransactionA
       return rows.length === 1;
     },
 
-    async markSent(recordId, hash, at) {
-      await query(`UPDATE transaction_attempts SET outcome = 'pending', sent_at = $3::timestamptz WHERE record_id = $1::uuid AND hash = $2 AND outcome = 'unknown'`, [recordId, hash, at]);
+    async markSent(recordId, hash, at, events = []) {
+      const values: unknown[] = [recordId, hash, at];
+      const written = eventsWrittenWithSaved(events, values);
+      await query(
+        `WITH saved AS (
+           UPDATE transaction_attempts SET outcome = 'pending', sent_at = $3::timestamptz WHERE record_id = $1::uuid AND hash = $2 AND outcome = 'unknown' RETURNING id
+         ), ${written}
+         SELECT 1`,
+        values,
+      );
     },
 
     async settle(resolved) {

@@ -16,7 +16,8 @@
  * never reaches a key or a policy.
  */
 import type { TransactionRecord } from '../ports.ts';
-import type { Environment } from '../ports.ts';
+import type { Environment, NewEvent } from '../ports.ts';
+import type { CrashAt } from '../shared/crash-points.ts';
 
 export type AttemptOutcome = 'unknown' | 'pending' | 'included' | 'lost';
 
@@ -45,8 +46,11 @@ export interface TransactionAttemptStore {
    * record, the record is still `submitted` and no attempt with that number exists; false otherwise.
    */
   add(owner: string, attempt: TransactionAttempt): Promise<boolean>;
-  /** The node took the attempt: `unknown` → `pending` (one statement). */
-  markSent(recordId: string, hash: string, at: Date): Promise<void>;
+  /**
+   * The node took the attempt: `unknown` → `pending`, with its `events` (its `send.broadcasted`)
+   * written in the same statement only when this call moved it (one statement).
+   */
+  markSent(recordId: string, hash: string, at: Date, events?: NewEvent[]): Promise<void>;
   /** Resolved records: the winning attempt `included`, every other `lost` (one statement for all). */
   settle(resolved: { recordId: string; winningHash: string | null }[]): Promise<void>;
   /** Why no replacement is made now, while `owner` leases the record (one statement for all). */
@@ -82,6 +86,8 @@ export interface AutoRetryOptions {
   afterBlocks?: number;
   /** Attempts in all, the original included (default 5). */
   maxAttempts?: number;
+  /** Fault injection in tests (CRASH_AT `replacement-stored`): kills the process between storing and sending a replacement. */
+  crashAt?: CrashAt;
 }
 
 export const DEFAULT_AUTO_RETRY_AFTER_BLOCKS = 3;

@@ -8,6 +8,7 @@ import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BroadcastResult, ChainTarget, RecordFields } from './context.ts';
 import { broadcastedEvents, resolvedEvents } from './events.ts';
+import { toTransactionDetail } from './history.ts';
 import { BroadcastRejectedError, ChainUnavailableError } from './gateways.ts';
 
 /** When the monitor first looks at a new record. */
@@ -112,6 +113,15 @@ export async function sendRecorded(
   return { kind: 'accepted' };
 }
 
+/** The answer to a broadcast request; with managed retry decided, the record's `autoRetry` (its first attempt). */
+function answerOf(record: TransactionRecord): BroadcastResult {
+  const autoRetry = typeof record.autoRetry === 'boolean' ? toTransactionDetail(record, []).autoRetry : undefined;
+  return {
+    body: { signedTransaction: record.signedTransaction ?? '', txHash: record.hash!, transactionId: record.id, ...(autoRetry ? { autoRetry } : {}) },
+    headers: { 'x-transaction-id': record.id },
+  };
+}
+
 /**
  * Records and sends a signed transaction. The record (status `pending`, with the signed bytes and
  * the request's Idempotency-Key) is written before the node sees the transaction, so a crash
@@ -124,7 +134,8 @@ export function createBroadcaster(deps: BroadcastDeps) {
   async function send(record: TransactionRecord, target: ChainTarget, nonceToRelease: number | null, resend: boolean): Promise<BroadcastResult> {
     const outcome = await sendRecorded(deps, record, target, { resend, nonceToRelease, onUnreachable: 'fail' });
     if (outcome.kind === 'refused') throw broadcastFailed(outcome.record);
-    return { body: { signedTransaction: record.signedTransaction!, txHash: record.hash!, transactionId: record.id }, headers: { 'x-transaction-id': record.id } };
+    // Accepted: the record is `submitted` now (its first attempt pending).
+    return answerOf(outcome.kind === 'accepted' ? { ...record, status: 'submitted' } : record);
   }
 
   async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, reservation }: Broadcast): Promise<BroadcastResult> {
@@ -175,10 +186,7 @@ export function createBroadcaster(deps: BroadcastDeps) {
   async function replay(record: TransactionRecord, target: ChainTarget): Promise<BroadcastResult> {
     if (record.status === 'failed' && record.failureStage === 'broadcast') throw broadcastFailed(record);
     if (record.status === 'pending' && record.signedTransaction) return send(record, target, null, true);
-    return {
-      body: { signedTransaction: record.signedTransaction ?? '', txHash: record.hash!, transactionId: record.id },
-      headers: { 'x-transaction-id': record.id },
-    };
+    return answerOf(record);
   }
 
   return Object.assign(broadcast, { replay });

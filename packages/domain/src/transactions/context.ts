@@ -73,7 +73,7 @@ export type RecordFields = Pick<
 >;
 
 export interface BroadcastResult {
-  body: { signedTransaction: string; txHash: string; transactionId: string };
+  body: { signedTransaction: string; txHash: string; transactionId: string; autoRetry?: TransactionDetailView['autoRetry'] };
   headers: Record<string, string>;
 }
 

@@ -24,6 +24,7 @@ const event = (record: TransactionRecord, type: string, data: Record<string, unk
   transactionId: record.id,
 });
 
+/** `send.broadcasted` of the record's transaction, or of a fee replacement when `record.hash` is the attempt's. */
 export function broadcastedEvents(record: TransactionRecord, isDevnet: boolean, at: Date): NewEvent[] {
   return [event(record, 'send.broadcasted', { ...identifying(record, isDevnet), broadcastedAt: at.toISOString() })];
 }
@@ -41,6 +42,9 @@ export function resolvedEvents(record: TransactionRecord, isDevnet: boolean, at:
     intentKind: record.intentKind,
     type: record.walletType,
   };
+  // The send.* events name the transaction that executed: with fee replacements, the included attempt.
+  const included = record.monitoring?.winningHash && (record.status === 'confirmed' || record.status === 'reverted') ? record.monitoring.winningHash : record.hash;
+  const sent = { ...identifying(record, isDevnet), txHash: included };
   if (record.status === 'confirmed') {
     return [
       event(record, 'rest.transaction.confirmed', {
@@ -50,7 +54,7 @@ export function resolvedEvents(record: TransactionRecord, isDevnet: boolean, at:
         blockHash: record.blockHash,
         resolvedAt,
       }),
-      event(record, 'send.confirmed', { ...identifying(record, isDevnet), confirmedAt: resolvedAt }),
+      event(record, 'send.confirmed', { ...sent, confirmedAt: resolvedAt }),
     ];
   }
   const monitoring = record.monitoring;
@@ -71,7 +75,7 @@ export function resolvedEvents(record: TransactionRecord, isDevnet: boolean, at:
       ...reconciliation,
     }),
     event(record, 'send.failed', {
-      ...identifying(record, isDevnet),
+      ...sent,
       ...(record.failureMessage ? { error: record.failureMessage } : {}),
       failedAt: resolvedAt,
     }),

@@ -1,6 +1,7 @@
 /**
  * The monitor's `FeeReplacer` (attempts.ts): signs a fee replacement through the signing pipeline,
- * as the record's project, API key and environment, with the record's transfer intent and the
+ * as the record's project, API key and environment, with the record's intent (a transfer, or a
+ * yield step's call) and the
  * `feeReplacementOf` option (policies decide again; spend is not charged again; audited).
  */
 import type { EncryptedShare } from '../custody/shares.ts';
@@ -9,6 +10,8 @@ import type { Caller } from '../shared/caller.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { parseSigningInput } from '../signing/pipeline.ts';
 import type { FeeReplacer, TransactionAttemptStore } from './attempts.ts';
+import type { Hex } from 'viem';
+import { yieldSigningActionOf } from '../yield/calls.ts';
 import { TRANSFER_ACTION } from './context.ts';
 
 export interface FeeReplacerDeps {
@@ -20,8 +23,10 @@ export interface FeeReplacerDeps {
 export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: FeeReplacerDeps): FeeReplacer {
   return {
     async sign(record, tx) {
-      if (record.walletType !== 'EVM' || record.intentKind !== 'transfer' || !record.chainId || record.to === null || record.value === null) {
-        throw new Error('only EVM transfer records are replaced');
+      // A transfer is judged as the transfer it is; a yield step as the yield call it makes again.
+      const action = record.intentKind === 'transfer' ? TRANSFER_ACTION : record.intentKind === 'yield' ? yieldSigningActionOf(tx.data as Hex | null) : null;
+      if (record.walletType !== 'EVM' || !action || !record.chainId || record.to === null || record.value === null) {
+        throw new Error('only EVM transfers and yield steps are replaced');
       }
       const environment = record.apiKeyId ? await attempts.environmentOf(record.apiKeyId) : null;
       const caller: Caller = {
@@ -51,9 +56,9 @@ export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: 
         wallet,
         shares,
         operation: 'transaction',
-        action: TRANSFER_ACTION,
+        action,
         chain: { walletType: 'EVM', chainId: record.chainId, network: null },
-        transfer: { to: record.to, value: record.value, tokenAddress: record.tokenAddress },
+        transfer: record.intentKind === 'transfer' ? { to: record.to, value: record.value, tokenAddress: record.tokenAddress } : null,
         input: parseSigningInput(wallet.type, 'transaction', body),
         feeReplacementOf: record.id,
       });

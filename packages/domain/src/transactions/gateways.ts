@@ -78,6 +78,12 @@ export interface EvmGateway {
   // Monitor: one JSON-RPC batch per call.
   /** Latest and finalized block numbers (finalized via eth_getBlockByNumber('finalized')). */
   getHeads(): Promise<{ latest: bigint; finalized: bigint }>;
+  /**
+   * The heads and the fee suggestion in one JSON-RPC batch (the monitor's run when a managed record
+   * may need a fee replacement). `fees` is null when the node did not answer the fee reads; a
+   * failed heads read throws as `getHeads` does.
+   */
+  getHeadsAndFees(): Promise<{ latest: bigint; finalized: bigint; fees: EvmFeeSuggestion | null }>;
   /** Receipts in input order; null where the node has none. */
   getReceipts(hashes: Hex[]): Promise<(EvmReceipt | null)[]>;
   /** Whether the node knows each transaction, pending in its pool or mined (eth_getTransactionByHash), in input order. */

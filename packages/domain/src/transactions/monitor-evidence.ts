@@ -3,7 +3,7 @@
  * (monitor-rules.ts). See monitor.ts for the order of a run.
  */
 import type { TransactionRecord, TransactionStore } from '../ports.ts';
-import type { EvmGateway, EvmReceipt, Hex, SolanaGateway, SolanaSignatureStatus } from './gateways.ts';
+import type { EvmFeeSuggestion, EvmGateway, EvmReceipt, Hex, SolanaGateway, SolanaSignatureStatus } from './gateways.ts';
 import { evaluateEvm, evaluateSolana, type EvmEvidence, type EvmHeads, type SolanaEvidence, type Verdict } from './monitor-rules.ts';
 
 export const errorText = (error: unknown) => ((error as Error)?.message ?? String(error)).slice(0, 300);
@@ -38,7 +38,8 @@ function firstReceipt(hashes: string[], byHash: Map<string, EvmReceipt | null>):
  * hashes and finalized nonces, and for consumed nonces the same-nonce records of ours.
  * `replacements(r)`: the hashes of the record's fee replacements (attempts.ts); a receipt of any
  * of them is the record's own, and a landed record then names it in `monitoring.winningHash`.
- * Answers the heads read (null when the reads failed).
+ * With `withFees`, the heads are read with the fee suggestion in the same batch (for the fee
+ * replacements of the run). Answers the heads read and the fees (null when the reads failed).
  */
 export async function checkEvm(
   store: Pick<TransactionStore, 'findByNonce'>,
@@ -48,9 +49,10 @@ export async function checkEvm(
   calls: Calls,
   verdicts: Map<string, Verdict>,
   replacements: (r: TransactionRecord) => string[] = () => [],
-): Promise<EvmHeads | null> {
+  withFees = false,
+): Promise<(EvmHeads & { fees?: EvmFeeSuggestion | null }) | null> {
   const hashesOf = (r: TransactionRecord) => [r.hash!, ...replacements(r)];
-  let heads: EvmHeads;
+  let heads: EvmHeads & { fees?: EvmFeeSuggestion | null };
   const receipts: (EvmReceipt | null)[] = [];
   const fromCache: boolean[] = [];
   let canonical = new Map<bigint, string | null>();
@@ -60,7 +62,7 @@ export async function checkEvm(
     // (a signed transaction broadcast twice has two records).
     const unique = [...new Set(records.filter((r) => !r.monitoring?.receipt).flatMap(hashesOf))];
     const [h, found] = await Promise.all([
-      calls.run(gateway.getHeads()),
+      calls.run(withFees ? gateway.getHeadsAndFees() : gateway.getHeads()),
       unique.length ? calls.run(gateway.getReceipts(unique as Hex[])) : Promise.resolve([]),
     ]);
     heads = h;

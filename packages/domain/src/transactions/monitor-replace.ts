@@ -7,7 +7,8 @@ import { keccak256, parseTransaction, type Hex } from 'viem';
 import type { TransactionRecord } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { DEFAULT_AUTO_RETRY_AFTER_BLOCKS, DEFAULT_AUTO_RETRY_MAX_ATTEMPTS, nextAttemptFees, type AutoRetryOptions, type TransactionAttempt } from './attempts.ts';
-import { BroadcastRejectedError, type EvmGateway } from './gateways.ts';
+import { broadcastedEvents } from './events.ts';
+import { BroadcastRejectedError, type EvmFeeSuggestion, type EvmGateway } from './gateways.ts';
 import { errorText, type Calls } from './monitor-evidence.ts';
 
 /** A leased record that waits without a receipt for any attempt, with its stored replacements. */
@@ -33,15 +34,17 @@ export function originalTransaction(record: TransactionRecord) {
 export const retryFromOf = (record: TransactionRecord): bigint | null => (record.monitoring?.retryFrom ? BigInt(record.monitoring.retryFrom) : null);
 
 /**
- * Replaces the candidates due for it on one chain; the fee suggestion is read once, only when some
- * candidate has waited long enough. Answers how many replacements were sent.
+ * Replaces the candidates due for it on one chain, priced from `fees` (the suggestion the run read
+ * with the chain's heads); without it, the suggestion is read once, only when some candidate has
+ * waited long enough. Answers how many replacements were sent.
  */
 export async function replaceStalled(
-  options: AutoRetryOptions & { owner: string; clock: Clock },
+  options: AutoRetryOptions & { owner: string; clock: Clock; isDevnet: (record: TransactionRecord) => boolean },
   gateway: EvmGateway,
   candidates: ReplacementCandidate[],
   latest: bigint,
   calls: Calls,
+  fees?: EvmFeeSuggestion,
 ): Promise<number> {
   const afterBlocks = BigInt(options.afterBlocks ?? DEFAULT_AUTO_RETRY_AFTER_BLOCKS);
   const maxAttempts = options.maxAttempts ?? DEFAULT_AUTO_RETRY_MAX_ATTEMPTS;
@@ -50,7 +53,7 @@ export async function replaceStalled(
     return since !== null && latest - since >= afterBlocks;
   });
   if (due.length === 0) return 0;
-  const suggestion = await calls.run(gateway.getFeeSuggestion());
+  const suggestion = fees ?? (await calls.run(gateway.getFeeSuggestion()));
   const reasons: { recordId: string; reason: string }[] = [];
   const reason = (record: TransactionRecord, text: string) => {
     if (record.autoRetryReason !== text) reasons.push({ recordId: record.id, reason: text.slice(0, 500) });
@@ -99,13 +102,15 @@ export async function replaceStalled(
       };
       // Stored before it is sent: a crash now leaves bytes the next check sends (never a second plan).
       if (!(await options.attempts.add(options.owner, attempt))) return;
+      options.crashAt?.('replacement-stored');
       try {
         await calls.run(gateway.sendRawTransaction(signed as Hex));
       } catch (error) {
         // Unreachable or refused: the stored attempt is sent again by the next check's rebroadcast.
         if (!(error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED')) return;
       }
-      await options.attempts.markSent(record.id, attempt.hash, options.clock.now());
+      const at = options.clock.now();
+      await options.attempts.markSent(record.id, attempt.hash, at, broadcastedEvents({ ...record, hash: attempt.hash }, options.isDevnet(record), at));
       sent++;
     }),
   );

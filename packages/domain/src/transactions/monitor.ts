@@ -28,7 +28,8 @@
  *    - Managed automatic retry (attempts.ts, with `autoRetry`): one more query loads the fee
  *      replacements of the leased records; their hashes join the receipts batch, a dropped last
  *      attempt is re-sent with its stored bytes, and a record stuck under the base fee gets a
- *      replacement (monitor-replace.ts: one fee read per chain, signed, stored, then sent).
+ *      replacement (monitor-replace.ts: signed, stored, then sent). While such a record waits without
+ *      a receipt, the chain's heads are read with the fee suggestion in one batch (`getHeadsAndFees`).
  * 3. The pure rules (`evaluateEvm`, `evaluateSolana`) turn evidence into a verdict.
  * 4. Unchanged records are saved with ONE `store.reschedule`; the resolutions (and `pending` records
  *    found on-chain, which become `submitted`) with ONE `store.completeChecks`: outcome and events in
@@ -50,7 +51,7 @@ import type { Clock } from '../shared/clock.ts';
 import { sendRecorded } from './broadcast.ts';
 import type { ChainTarget } from './context.ts';
 import { broadcastedEvents, resolvedEvents } from './events.ts';
-import type { ChainGateways } from './gateways.ts';
+import type { ChainGateways, EvmFeeSuggestion } from './gateways.ts';
 import type { AutoRetryOptions, TransactionAttempt } from './attempts.ts';
 import { Calls, checkEvm, checkSolana } from './monitor-evidence.ts';
 import { replaceStalled } from './monitor-replace.ts';
@@ -219,15 +220,20 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
     rebroadcasts: Map<string, Rebroadcast>,
     attemptsOf: Map<string, TransactionAttempt[]>,
     heads: Map<string, bigint>,
+    fees: Map<string, EvmFeeSuggestion>,
     calls: Calls,
   ): Promise<void> {
     const autoRetry = options.autoRetry;
     if (!autoRetry) return;
     const at = clock.now();
     const runs: Promise<unknown>[] = [];
+    const byId = new Map([...evm.values()].flat().map((r) => [r.id, r]));
     for (const [recordId, outcome] of rebroadcasts) {
       const last = attemptsOf.get(recordId)?.at(-1);
-      if (last && last.outcome === 'unknown' && outcome.outcome === 'sent') runs.push(autoRetry.attempts.markSent(recordId, last.hash, at));
+      const record = byId.get(recordId);
+      if (record && last && last.outcome === 'unknown' && outcome.outcome === 'sent') {
+        runs.push(autoRetry.attempts.markSent(recordId, last.hash, at, broadcastedEvents({ ...record, hash: last.hash }, isDevnet(record), at)));
+      }
     }
     for (const [chainId, records] of evm) {
       const gateway = gateways.evm(Number(chainId));
@@ -239,7 +245,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
           return r.autoRetry === true && r.status === 'submitted' && v?.kind === 'wait' && !v.evidence && rebroadcasts.get(r.id)?.outcome !== 'sent' && r.nonce !== null && r.signedTransaction !== null;
         })
         .map((record) => ({ record, attempts: attemptsOf.get(record.id) ?? [] }));
-      if (candidates.length > 0) runs.push(replaceStalled({ ...autoRetry, owner, clock }, gateway, candidates, latest, calls));
+      if (candidates.length > 0) runs.push(replaceStalled({ ...autoRetry, owner, clock, isDevnet }, gateway, candidates, latest, calls, fees.get(chainId)));
     }
     await Promise.all(runs.map((run) => run.catch(() => undefined)));
   }
@@ -282,14 +288,18 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       const attemptsOf = managed.length > 0 ? await options.autoRetry!.attempts.forRecords(managed.map((r) => r.id)) : new Map<string, TransactionAttempt[]>();
       const replacementHashes = (r: TransactionRecord) => (attemptsOf.get(r.id) ?? []).map((a) => a.hash);
       const heads = new Map<string, bigint>();
+      const fees = new Map<string, EvmFeeSuggestion>();
+      // A managed record without a receipt may need a replacement: its chain's fees come with the heads.
+      const mayReplace = (r: TransactionRecord) => r.autoRetry === true && r.status === 'submitted' && !r.monitoring?.receipt && r.nonce !== null && r.signedTransaction !== null;
       const checks: Promise<void>[] = [];
       for (const [chainId, records] of evm) {
         const gateway = gateways.evm(Number(chainId));
         if (!gateway) records.forEach((r) => verdicts.set(r.id, { kind: 'error', message: `missing_context: chain ${chainId} is not configured` }));
         else {
           checks.push(
-            checkEvm(store, gateway, chainId, records, calls, verdicts, replacementHashes).then((h) => {
+            checkEvm(store, gateway, chainId, records, calls, verdicts, replacementHashes, managed.length > 0 && records.some(mayReplace)).then((h) => {
               if (h) heads.set(chainId, h.latest);
+              if (h?.fees) fees.set(chainId, h.fees);
             }),
           );
         }
@@ -302,7 +312,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       await Promise.all(checks);
       const lastAttempt = (r: TransactionRecord) => attemptsOf.get(r.id)?.at(-1);
       const rebroadcasts = await rebroadcastUnknown(options, evm, solana, verdicts, now, calls, lastAttempt);
-      await replaceAttempts(evm, verdicts, rebroadcasts, attemptsOf, heads, calls);
+      await replaceAttempts(evm, verdicts, rebroadcasts, attemptsOf, heads, fees, calls);
       const t2 = performance.now();
 
       const at = clock.now();

@@ -132,10 +132,6 @@ export function transferBodyFor(type: TransferWalletType, purpose: TransferPurpo
   return transferBodies[type][purpose];
 }
 
-export const transferResponse = z
-  .object({ signedTransaction: z.string(), txHash: z.string(), transactionId: z.uuid() })
-  .meta({ id: 'TransferResponse' });
-
 export const estimateFeeResponse = z
   .object({
     estimatedFee: z.string().describe('in the native currency, standard units'),
@@ -198,6 +194,15 @@ const autoRetryView = z
     description:
       'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt)',
   });
+
+export const transferResponse = z
+  .object({
+    signedTransaction: z.string(),
+    txHash: z.string(),
+    transactionId: z.uuid(),
+    autoRetry: autoRetryView.optional().describe('Transfers under managed automatic retry: the switch, the ceiling and the first attempt (follow the single lookup for later ones)'),
+  })
+  .meta({ id: 'TransferResponse' });
 
 export const transactionSummary = z
   .object({

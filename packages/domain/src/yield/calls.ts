@@ -2,7 +2,7 @@
  * The contract calls of a yield operation's steps, and the reading of their simulations. Pure: the
  * worker (runner.ts) reads the chain and signs; this decides what to call and what a revert means.
  */
-import { decodeAbiParameters, decodeErrorResult, encodeFunctionData, maxUint256, type Hex } from 'viem';
+import { decodeAbiParameters, decodeErrorResult, encodeFunctionData, maxUint256, toFunctionSelector, type Hex } from 'viem';
 import type { EvmCallResult } from '../transactions/gateways.ts';
 import { AAVE_POOL_ABI, BUNDLER_V2_ABI, ERC20_ABI, ERC4626_VAULT_ABI } from './abis.ts';
 import type { YieldMarket } from './markets.ts';
@@ -16,6 +16,27 @@ export const YIELD_SIGNING_ACTIONS = {
   withdraw: 'wallet.sign.yield.withdraw',
   redeem: 'wallet.sign.yield.redeem',
 } as const;
+
+/**
+ * The signing action of a yield step's calldata (a fee replacement signs the same call again): by
+ * the function's selector; null for a call no yield step makes.
+ */
+export function yieldSigningActionOf(data: Hex | null): string | null {
+  const selector = data?.slice(0, 10).toLowerCase();
+  const names: Record<string, string> = {
+    approve: YIELD_SIGNING_ACTIONS.approve,
+    supply: YIELD_SIGNING_ACTIONS.supply,
+    multicall: YIELD_SIGNING_ACTIONS.vaultBundlesV1Deposit,
+    withdraw: YIELD_SIGNING_ACTIONS.withdraw,
+    redeem: YIELD_SIGNING_ACTIONS.redeem,
+  };
+  for (const abi of [ERC20_ABI, AAVE_POOL_ABI, BUNDLER_V2_ABI, ERC4626_VAULT_ABI]) {
+    for (const item of abi) {
+      if (item.type === 'function' && names[item.name] && toFunctionSelector(item) === selector) return names[item.name]!;
+    }
+  }
+  return null;
+}
 
 /** The vault deposit's price bound: at most 0.03 % more per share than the preview at preparation (yield rule 4). */
 const BOUND_NUMERATOR = 10_000n;

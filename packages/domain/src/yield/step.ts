@@ -3,7 +3,8 @@
  * stored with the prepared transaction (so a restart signs exactly it again), the signature through
  * the signing pipeline, the record (signed bytes included) stored before any node sees it, then
  * the send. An uncertain send leaves the record `pending` (step `signed`) and the worker re-sends
- * the same bytes later; it never signs a new fee or a replacement.
+ * the same bytes later; it never signs a new fee or a replacement itself: the monitor's managed
+ * retry replaces a step stuck under the base fee (same nonce and call, higher fees).
  */
 import { keccak256, type Hex } from 'viem';
 import { ApiError } from '../errors.ts';
@@ -13,6 +14,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { EncryptedShare } from '../custody/shares.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { FIRST_CHECK_DELAY_MS, sendRecorded, type SendOutcome } from '../transactions/broadcast.ts';
+import { DEFAULT_CEILING_MULTIPLIER } from '../transactions/attempts.ts';
 import { signTransaction } from '../transactions/context.ts';
 import type { EvmGateway } from '../transactions/gateways.ts';
 import type { YieldCall } from './calls.ts';
@@ -137,6 +139,9 @@ export function createYieldSteps({ store, transactions, pipeline, clock, isDevne
         requestId: operation.requestId,
         apiKeyId: operation.apiKeyId,
         signedTransaction: signed,
+        // Managed automatic retry (docs/yield.md): a step stuck under the base fee is replaced like a transfer.
+        autoRetry: true,
+        autoRetryMaxFeePerGas: (BigInt(prepared.maxFeePerGas) * DEFAULT_CEILING_MULTIPLIER).toString(),
         submittedAt: null,
         nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
       },
