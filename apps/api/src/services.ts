@@ -223,6 +223,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     clock,
     owner: options.sponsoredWorker?.owner ?? monitorOwnerName(),
     leaseMs: config.sponsoredLeaseMs,
+    autoRetry: config.autoRetry,
     crashAt: crashAtPoint(config.crashAt),
     logger: options.logger,
   });

@@ -192,6 +192,7 @@ transactionAttempt.implement({
   description: 'One attempt of a payment: the original broadcast, a fee replacement, or a sponsored submission',
   fields: (t) => ({
     hash: t.string({ nullable: true, resolve: (a) => a.hash }),
+    userOperationHash: t.string({ nullable: true, description: 'Sponsored records: the user operation it carried', resolve: (a) => a.userOperationHash ?? null }),
     maxFeePerGas: t.string({ nullable: true, resolve: (a) => a.maxFeePerGas ?? null }),
     maxPriorityFeePerGas: t.string({ nullable: true, resolve: (a) => a.maxPriorityFeePerGas ?? null }),
     recentBlockhash: t.string({ nullable: true, resolve: (a) => a.recentBlockhash ?? null }),

@@ -25,7 +25,7 @@ interface Record_ {
   hash: string | null;
   reviewId?: string | null;
   monitoring?: { winningHash: string | null };
-  autoRetry?: { enabled: boolean; maxFeePerGas: string | null; attempts: { hash: string | null; maxFeePerGas?: string; sentAt: string; outcome: string }[]; reason?: string };
+  autoRetry?: { enabled: boolean; maxFeePerGas: string | null; attempts: { hash: string | null; userOperationHash?: string; maxFeePerGas?: string; sentAt: string; outcome: string }[]; reason?: string };
 }
 
 describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%s)', (kind) => {
@@ -105,7 +105,7 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers over the relayer (%
     expect(done.monitoring?.winningHash).toBe(done.hash);
     expect(BigInt(done.actualGasCost!)).toBeGreaterThan(0n);
     // One relayer transaction, which won; its fees are the ones it was signed with.
-    expect(done.autoRetry!.attempts).toEqual([{ hash: done.hash, maxFeePerGas: expect.stringMatching(/^\d+$/), maxPriorityFeePerGas: expect.stringMatching(/^\d+$/), sentAt: expect.any(String), outcome: 'included' }]);
+    expect(done.autoRetry!.attempts).toEqual([{ hash: done.hash, userOperationHash: done.userOperationHash, maxFeePerGas: expect.stringMatching(/^\d+$/), maxPriorityFeePerGas: expect.stringMatching(/^\d+$/), sentAt: expect.any(String), outcome: 'included' }]);
     expect(done.autoRetry!.reason).toBe('first submission of the signed operation');
     // The chain's own records: the USDC moved, the wallet still holds no ETH, it is delegated, and the deposit paid exactly the cost.
     expect(await usdcOf(recipient)).toBe(7n * USDC);

@@ -1453,7 +1453,7 @@ export interface components {
             /** @description Transfers under managed automatic retry: the switch, the ceiling and the first attempt (follow the single lookup for later ones) */
             autoRetry?: components["schemas"]["TransactionAutoRetry"];
         };
-        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
         TransactionAutoRetry: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
@@ -1467,6 +1467,8 @@ export interface components {
         TransactionAttempt: {
             /** @description The attempt's transaction (a bundler's hand-over has none until a bundle includes it) */
             hash: string | null;
+            /** @description Sponsored records: the user operation it carried (a replacement operation has its own) */
+            userOperationHash?: string;
             maxFeePerGas?: string;
             maxPriorityFeePerGas?: string;
             recentBlockhash?: string;
@@ -1534,7 +1536,7 @@ export interface components {
             winningStatus: string | null;
             state?: string;
         };
-        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
         TransactionAutoRetryResponse: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;

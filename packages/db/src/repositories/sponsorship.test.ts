@@ -140,6 +140,26 @@ describe.each(testDatabaseKinds)('sponsorship settings and daily budget (%s)', (
     await expect(sponsorship.reserveSponsorshipBudget(scope, `f-${scope.projectId}`, '-1')).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
   });
 
+  it("raises an operation's reservation to a replacement's cost within the budget, never lowers it, and settles once", async () => {
+    const scope = await project();
+    await sponsorship.change(scope, 'enable', { dailyBudgetWei: '1000' });
+    const [a, b] = ['a', 'b'].map((n) => `${n}-${scope.projectId}`) as [string, string];
+    await sponsorship.reserveSponsorshipBudget(scope, a, 300n);
+    await sponsorship.reserveSponsorshipBudget(scope, b, 300n);
+    expect(await sponsorship.raiseSponsorshipBudget(scope, a, 450n)).toMatchObject({ ok: true, reservedWei: '450', usedTodayWei: '750' });
+    // Already as much (a retried raise, or a lower figure): unchanged.
+    expect(await sponsorship.raiseSponsorshipBudget(scope, a, 400n)).toMatchObject({ ok: true, reservedWei: '450', usedTodayWei: '750' });
+    // The difference must fit: 750 + 251 > 1000 is refused and changes nothing.
+    expect(await sponsorship.raiseSponsorshipBudget(scope, b, 551n)).toMatchObject({ ok: false, code: 'SPONSORSHIP_BUDGET_EXCEEDED', requestedWei: '251', usedTodayWei: '750' });
+    expect(await usedToday(scope)).toBe('750');
+    expect(await sponsorship.settleSponsorshipBudget(a, 120n)).toMatchObject({ status: 'settled', heldWei: '120' });
+    expect(await usedToday(scope)).toBe('420');
+    // Settled or unknown: nothing to raise.
+    await expect(sponsorship.raiseSponsorshipBudget(scope, a, 999n)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(sponsorship.raiseSponsorshipBudget(scope, `unknown-${scope.projectId}`, 1n)).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await usedToday(scope)).toBe('420');
+  });
+
   it('starts each UTC day at zero; a settlement after midnight lands on the day it was reserved on', async () => {
     const scope = await project();
     await sponsorship.change(scope, 'enable', { dailyBudgetWei: '1000' });

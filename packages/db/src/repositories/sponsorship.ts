@@ -27,7 +27,7 @@ const optional = (value: bigint | undefined) => (value === undefined ? undefined
 
 /**
  * Sponsorship settings (Prisma) and the daily budget (one statement per call on the driver, see
- * `sponsorship_budget_reserve|settle|release` in their migration).
+ * `sponsorship_budget_reserve|raise|settle|release` in their migrations).
  */
 export function createSponsorshipStore({ prisma, query }: Database): SponsorshipStore {
   return {
@@ -79,6 +79,21 @@ export function createSponsorshipStore({ prisma, query }: Database): Sponsorship
         default:
           throw new Error(`sponsorship_budget_reserve answered ${row!.outcome}`);
       }
+    },
+
+    async raise(at, operationId, amountWei, defaultBudgetWei) {
+      const [row] = await query<{ outcome: string; day_used: string | null; held: string | null; budget: string }>(
+        `SELECT r.outcome, r.day_used::text AS day_used, r.held::text AS held, s.budget::text AS budget
+         FROM (SELECT coalesce(
+                 (SELECT daily_budget_wei FROM sponsorship_settings WHERE project_id = $1::uuid AND environment = $2),
+                 $5::numeric) AS budget) s,
+              sponsorship_budget_raise($3, $4::numeric, s.budget) r`,
+        [at.projectId, at.environment, operationId, amountWei.toString(), defaultBudgetWei.toString()],
+      );
+      const outcome = row!.outcome;
+      if (outcome === 'unknown' || outcome === 'not_reserved') return { outcome };
+      if (outcome !== 'raised' && outcome !== 'existing' && outcome !== 'exceeded') throw new Error(`sponsorship_budget_raise answered ${outcome}`);
+      return { outcome, dayUsedWei: BigInt(row!.day_used ?? 0), heldWei: BigInt(row!.held ?? 0), budgetWei: BigInt(row!.budget) };
     },
 
     async settle(operationId, actualWei) {

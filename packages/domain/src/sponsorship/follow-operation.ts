@@ -1,24 +1,27 @@
 /**
- * A submitted operation, followed by chain evidence only (stages.ts decides): its UserOperationEvent
- * found by the operation hash, the token's Transfer log in its part of the receipt, the block's
- * finality (at or below min(finalized, latest - 1) and still canonical), and without an event the
- * EntryPoint nonce and whether the relayer's transaction is still known to the node.
+ * A submitted operation, followed by chain evidence only (stages.ts decides): the UserOperationEvent
+ * of any operation the record signed (the first, or a replacement with the same EntryPoint nonce),
+ * the token's Transfer log in its part of the receipt, the block's finality (at or below
+ * min(finalized, latest - 1) and still canonical), and without an event the EntryPoint nonce and
+ * whether a relayer transaction of the record is still known to the node.
  */
 import type { Hex } from 'viem';
 import type { NewEvent, TransactionRecord } from '../ports.ts';
 import { resolvedEvents } from '../transactions/events.ts';
 import { decideFromEvidence, STATUS_OF_STAGE, type OperationEvidence } from './stages.ts';
-import { resolvedAttempts, sponsoredContext, transferFacts, withContext } from './operation-context.ts';
+import { operationHashes, resolvedAttempts, sponsoredContext, transferFacts, withContext } from './operation-context.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 
 /** How often an unresolved operation is looked at again. */
 export const FOLLOW_MS = 1_000;
 
 export interface FollowerSubmission {
-  /** Sends the stored operation again (never a new one). */
+  /** Sends the stored operation again (its stored bytes). */
   resubmit(record: TransactionRecord, access: SponsoredChainAccess): Promise<unknown>;
-  /** Whether the last submission may still land by itself (the relayer's transaction known to the node; a recent bundler submission). */
+  /** Whether a submission may still land by itself (a relayer transaction known to the node; a recent bundler submission). */
   known(record: TransactionRecord, access: SponsoredChainAccess): Promise<boolean>;
+  /** An operation without its event: a replacement when it is stuck under the base fee (null: nothing done). */
+  replace(record: TransactionRecord, access: SponsoredChainAccess, submissionKnown: boolean): Promise<unknown>;
 }
 
 export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveStep, submission: FollowerSubmission) {
@@ -27,8 +30,12 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
 
   async function evidence(record: TransactionRecord, access: SponsoredChainAccess): Promise<OperationEvidence> {
     const context = sponsoredContext(record);
-    const hash = record.userOperationHash as Hex;
-    const event = await access.chain.findEvent(hash, BigInt(context.fromBlock ?? '0'));
+    // Every operation the record signed shares one EntryPoint nonce: at most one has an event.
+    const hashes = operationHashes(record);
+    const events = await Promise.all(hashes.map((h) => access.chain.findEvent(h, BigInt(context.fromBlock ?? '0'))));
+    const found = events.findIndex((e) => e !== null);
+    const event = found >= 0 ? events[found]! : null;
+    const hash = hashes[found] as Hex;
     if (event) {
       const [heads, transferProven] = await Promise.all([
         access.gateway.getHeads(),
@@ -39,6 +46,7 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
       if (final) final = (await access.gateway.getBlockHashes([event.blockNumber]))[0]?.toLowerCase() === event.blockHash.toLowerCase();
       return {
         kind: 'included',
+        userOperationHash: hash,
         success: event.success,
         actualGasCost: event.actualGasCost.toString(),
         transactionHash: event.transactionHash,
@@ -70,11 +78,18 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
       const decision = decideFromEvidence(BigInt(sponsoredContext(record).operationNonce ?? '0'), await evidence(record, access));
       switch (decision.kind) {
         case 'wait': {
+          if (decision.stage === 'submitted') {
+            const acted = await submission.replace(record, access, true);
+            if (acted !== null) return acted;
+          }
           const status = STATUS_OF_STAGE[decision.stage];
           return save(record, { stage: decision.stage, status, nextCheckAt: after(FOLLOW_MS), consecutiveErrors: 0 });
         }
-        case 'resubmit':
-          return submission.resubmit(record, access);
+        case 'resubmit': {
+          // Gone from the node: priced under the base fee, the stored bytes would be refused (or dropped again).
+          const replaced = await submission.replace(record, access, false);
+          return replaced !== null ? replaced : submission.resubmit(record, access);
+        }
         case 'confirm':
         case 'revert': {
           const confirmed = decision.kind === 'confirm';
@@ -85,13 +100,15 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
               stage: 'included',
               // A bundler's submission has no transaction of ours: the bundle that included it is the record's.
               hash: record.hash ?? decision.transactionHash,
+              // The operation that executed (after a replacement, perhaps an earlier one).
+              userOperationHash: decision.userOperationHash,
               blockNumber: decision.blockNumber,
               blockHash: decision.blockHash,
               actualGasCost: decision.actualGasCost,
               failureMessage: confirmed ? null : 'The user operation was included and its call reverted; the sponsor paid its gas',
               monitoring: withContext(
                 record,
-                { attempts: resolvedAttempts(sponsoredContext(record).attempts, decision.transactionHash) },
+                { attempts: resolvedAttempts(sponsoredContext(record).attempts, decision.transactionHash, decision.userOperationHash) },
                 { winningHash: decision.transactionHash, winningStatus: confirmed ? 'success' : 'reverted', chainOutcome: 'included', lastError: null },
               ),
             },

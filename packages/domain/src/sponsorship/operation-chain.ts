@@ -63,6 +63,15 @@ export interface SponsoredOperationChain {
   /** The EntryPoint's hash of the sponsored operation: the wallet signs it raw, and it names the operation on chain. */
   userOperationHash(operation: string): Hex;
   withOwnerSignature(operation: string, signature: Hex): string;
+  /** The fees an operation is drafted with now: a bundler's floor with bundler submission, else the node's estimate. */
+  operationFeesNow(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
+  /** The fee fields of a serialized operation. */
+  operationFees(operation: string): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+  /**
+   * The same operation (sender, EntryPoint nonce, call, gas limits, authorization) with new fees and
+   * without signatures, ready to be sponsored and signed again, with the most it can cost the paymaster.
+   */
+  repriced(operation: string, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): { operation: string; maxCostWei: bigint };
   /** The EntryPoint nonce (key 0) of `sender` now: above the operation's, the operation can no longer run. */
   entryPointNonce(sender: Hex): Promise<bigint>;
   /**

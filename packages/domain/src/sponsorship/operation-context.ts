@@ -24,8 +24,10 @@ export interface SponsoredContext {
   relayerNonce?: number;
   /** Every submission of the stored operation (the record's `autoRetry.attempts`). */
   attempts?: SubmissionAttempt[];
-  /** Why the last submission was made (the record's `autoRetry.reason`). */
+  /** Why the last submission was made, or why no replacement is made now (the record's `autoRetry.reason`). */
   reason?: string;
+  /** The block the last operation's wait for a replacement counts from (decimal; `fromBlock` before any replacement). */
+  retryFrom?: string;
 }
 
 /**
@@ -35,6 +37,8 @@ export interface SponsoredContext {
  */
 export interface SubmissionAttempt {
   hash: string | null;
+  /** The user operation it carried (a replacement operation has its own hash). */
+  userOperationHash?: string;
   maxFeePerGas?: string;
   maxPriorityFeePerGas?: string;
   sentAt: string;
@@ -57,12 +61,23 @@ export function withLastOutcome(attempts: readonly SubmissionAttempt[] | undefin
   return list;
 }
 
-/** The attempts once `winningHash` included the operation: that attempt (or a bundler's last one) `included`, the others `lost`. */
-export function resolvedAttempts(attempts: readonly SubmissionAttempt[] | undefined, winningHash: string): SubmissionAttempt[] {
+/**
+ * The attempts once the bundle transaction `winningHash` included the operation `winningOperation`:
+ * that attempt (or a bundler's last hand-over of that operation) `included`, the others `lost`.
+ */
+export function resolvedAttempts(attempts: readonly SubmissionAttempt[] | undefined, winningHash: string, winningOperation?: string): SubmissionAttempt[] {
   const list = [...(attempts ?? [])];
-  let winner = list.findIndex((a) => a.hash?.toLowerCase() === winningHash.toLowerCase());
-  if (winner < 0) winner = list.map((a) => a.hash).lastIndexOf(null);
+  const same = (a: string | null | undefined, b: string | undefined) => a != null && b !== undefined && a.toLowerCase() === b.toLowerCase();
+  let winner = list.findIndex((a) => same(a.hash, winningHash));
+  if (winner < 0) winner = list.findLastIndex((a) => a.hash === null && (winningOperation === undefined || a.userOperationHash === undefined || same(a.userOperationHash, winningOperation)));
   return list.map((a, i) => (i === winner ? { ...a, hash: a.hash ?? winningHash, outcome: 'included' } : { ...a, outcome: a.outcome === 'refused' ? 'refused' : 'lost' }));
+}
+
+/** Every user operation the record signed, oldest first (a replacement adds one; only one can execute). */
+export function operationHashes(record: TransactionRecord): Hex[] {
+  const hashes = (sponsoredContext(record).attempts ?? []).map((a) => a.userOperationHash).filter((h): h is string => h !== undefined);
+  if (record.userOperationHash) hashes.push(record.userOperationHash);
+  return [...new Set(hashes.map((h) => h.toLowerCase()))] as Hex[];
 }
 
 /** Sponsored monitoring: the public fields plus the worker's context. */

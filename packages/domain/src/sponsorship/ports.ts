@@ -30,6 +30,12 @@ export type BudgetReserveOutcome =
   | { outcome: 'exceeded'; dayUsedWei: bigint; budgetWei: bigint }
   | { outcome: 'conflict' };
 
+/** What a raise found: `existing` when the reservation already held as much. */
+export type BudgetRaiseOutcome =
+  | { outcome: 'raised' | 'existing' | 'exceeded'; dayUsedWei: bigint; heldWei: bigint; budgetWei: bigint }
+  | { outcome: 'not_reserved' }
+  | { outcome: 'unknown' };
+
 export type BudgetReservationStatus = 'reserved' | 'settled' | 'released';
 
 export interface SponsorshipStore {
@@ -50,6 +56,11 @@ export interface SponsorshipStore {
    * budget (`defaultBudgetWei` when no settings row exists); once per operation id.
    */
   reserve(at: PolicyLocation, day: UtcDay, operationId: string, amountWei: bigint, defaultBudgetWei: bigint): Promise<BudgetReserveOutcome>;
+  /**
+   * One statement: raises a `reserved` operation's reservation to `amountWei` when its day's total
+   * stays within the stored daily budget (`defaultBudgetWei` without settings); never lowers it.
+   */
+  raise(at: PolicyLocation, operationId: string, amountWei: bigint, defaultBudgetWei: bigint): Promise<BudgetRaiseOutcome>;
   /** Replaces the reservation by the actual cost; answers the status found (null: unknown id). */
   settle(operationId: string, actualWei: bigint): Promise<{ foundStatus: BudgetReservationStatus; heldWei: bigint } | null>;
   /** Takes a reserved amount off its day; answers the status found (null: unknown id) and what the operation still holds. */

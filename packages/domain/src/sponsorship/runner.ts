@@ -22,6 +22,8 @@ import type { SponsoredStage } from './stages.ts';
 import { createRelayerSubmission } from './submit-relayer.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 import { createBundlerSubmission } from './submit-bundler.ts';
+import { createOperationReplacer } from './replace-operation.ts';
+import { sponsoredContext } from './operation-context.ts';
 import type { Hex } from 'viem';
 
 const RETRY_BASE_MS = 1_000;
@@ -54,9 +56,13 @@ export function createSponsoredRunner(deps: SponsoredWorkerDeps) {
       !viaBundler(access) && record.signedTransaction ? relayer.send(record, access, RESUBMIT_REASON) : submit(record, access, RESUBMIT_REASON),
     known: async (record, access) => {
       if (viaBundler(access)) return bundler.held(record);
-      return record.hash ? ((await access.gateway.getTransactionsKnown([record.hash as Hex]))[0] ?? false) : false;
+      // Any of its relayer transactions (a replacement's, or the one it replaces while the node refuses the replacement).
+      const hashes = [...new Set((sponsoredContext(record).attempts ?? []).flatMap((a) => (a.hash ? [a.hash as Hex] : [])))];
+      return hashes.length > 0 && (await access.gateway.getTransactionsKnown(hashes)).some(Boolean);
     },
+    replace: (record, access, submissionKnown) => replacer.consider(record, access, submissionKnown),
   });
+  const replacer = createOperationReplacer(deps, save, (record, access, reason) => submit(record, access, reason));
 
   /**
    * Submits the signed operation. The EntryPoint refusing it with AA25 means its nonce was used:

@@ -118,6 +118,33 @@ export function createSponsorship({ store, clock }: { store: SponsorshipStore; c
       return { ok: true, operationId: id, day: outcome.day, reservedWei: outcome.heldWei.toString(), usedTodayWei: outcome.dayUsedWei.toString(), dailyBudgetWei: budget };
     },
 
+    /**
+     * Raises the operation's reservation to a replacement's maximum cost, atomically, within the
+     * day's budget (the day the reservation was made on); never lowers it. Refused like a new
+     * reservation when the difference does not fit, or when the operation holds no open reservation.
+     */
+    async raiseSponsorshipBudget(at: PolicyLocation, operationId: string, maxCostWei: bigint | string): Promise<BudgetReservation> {
+      const id = parseInput(operationIdSchema, operationId);
+      const amount = weiAmount('maxCostWei', maxCostWei);
+      const outcome = await store.raise(location(at), id, amount, sponsorshipDefaults.dailyBudgetWei);
+      if (outcome.outcome === 'unknown' || outcome.outcome === 'not_reserved') throw conflict(`Operation ${id} holds no open sponsorship reservation to raise`);
+      const day = utcDay(clock.now());
+      const budget = outcome.budgetWei.toString();
+      if (outcome.outcome === 'exceeded') {
+        const extra = amount - outcome.heldWei;
+        return {
+          ok: false,
+          code: 'SPONSORSHIP_BUDGET_EXCEEDED',
+          message: `Sponsoring up to ${extra} wei more would exceed the daily sponsorship budget of ${budget} wei (${outcome.dayUsedWei} wei used)`,
+          day,
+          requestedWei: extra.toString(),
+          usedTodayWei: outcome.dayUsedWei.toString(),
+          dailyBudgetWei: budget,
+        };
+      }
+      return { ok: true, operationId: id, day, reservedWei: outcome.heldWei.toString(), usedTodayWei: outcome.dayUsedWei.toString(), dailyBudgetWei: budget };
+    },
+
     /** Replaces the operation's reservation by its actual cost (idempotent; a released one is counted again). */
     async settleSponsorshipBudget(operationId: string, actualCostWei: bigint | string): Promise<BudgetSettlement> {
       const id = parseInput(operationIdSchema, operationId);

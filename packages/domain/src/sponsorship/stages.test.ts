@@ -3,6 +3,7 @@ import { decideFromEvidence, SPONSORED_STAGES, STATUS_OF_STAGE, type OperationEv
 
 const included = (changes: Partial<Extract<OperationEvidence, { kind: 'included' }>> = {}): OperationEvidence => ({
   kind: 'included',
+  userOperationHash: '0xef',
   success: true,
   actualGasCost: '135000000000000',
   transactionHash: '0xab',
@@ -12,7 +13,7 @@ const included = (changes: Partial<Extract<OperationEvidence, { kind: 'included'
   final: true,
   ...changes,
 });
-const onChain = { actualGasCost: '135000000000000', transactionHash: '0xab', blockNumber: 12n, blockHash: '0xcd' };
+const onChain = { userOperationHash: '0xef', actualGasCost: '135000000000000', transactionHash: '0xab', blockNumber: 12n, blockHash: '0xcd' };
 
 describe('decideFromEvidence', () => {
   it('confirms a final, successful operation whose token transfer is proven', () => {

@@ -10,8 +10,8 @@
  * - `included`: its UserOperationEvent is on chain (until final, and on the resolved record);
  * - `delivery_unverified`: included with success, but the token's Transfer log is not proven.
  *
- * Only the stored bytes are ever resubmitted: the EntryPoint nonce makes a second inclusion
- * impossible, and a new signature would be a new operation.
+ * Only the stored bytes are ever resubmitted; a new operation is only a replacement with the same
+ * EntryPoint nonce (replace-operation.ts), so at most one of them can ever be included.
  */
 import type { TransactionStatus } from '../transactions/records.ts';
 
@@ -33,6 +33,8 @@ export const STATUS_OF_STAGE: Record<SponsoredStage, TransactionStatus> = {
 export type OperationEvidence =
   | {
       kind: 'included';
+      /** The operation whose event it is (a replacement has its own hash; only one can be included). */
+      userOperationHash: string;
       success: boolean;
       /** Wei, decimal string, from the UserOperationEvent. */
       actualGasCost: string;
@@ -57,8 +59,8 @@ export type StageDecision =
   | { kind: 'wait'; stage: SponsoredStage }
   /** Send the stored signed operation again, byte for byte. */
   | { kind: 'resubmit' }
-  | { kind: 'confirm'; actualGasCost: string; transactionHash: string; blockNumber: bigint; blockHash: string }
-  | { kind: 'revert'; actualGasCost: string; transactionHash: string; blockNumber: bigint; blockHash: string }
+  | { kind: 'confirm'; userOperationHash: string; actualGasCost: string; transactionHash: string; blockNumber: bigint; blockHash: string }
+  | { kind: 'revert'; userOperationHash: string; actualGasCost: string; transactionHash: string; blockNumber: bigint; blockHash: string }
   /** The operation can never execute: its EntryPoint nonce was used without its event. */
   | { kind: 'fail'; code: 'NONCE_CONSUMED'; message: string };
 
@@ -71,7 +73,7 @@ export type StageDecision =
  */
 export function decideFromEvidence(operationNonce: bigint, evidence: OperationEvidence): StageDecision {
   if (evidence.kind === 'included') {
-    const outcome = { actualGasCost: evidence.actualGasCost, transactionHash: evidence.transactionHash, blockNumber: evidence.blockNumber, blockHash: evidence.blockHash };
+    const outcome = { userOperationHash: evidence.userOperationHash, actualGasCost: evidence.actualGasCost, transactionHash: evidence.transactionHash, blockNumber: evidence.blockNumber, blockHash: evidence.blockHash };
     if (!evidence.success) return evidence.final ? { kind: 'revert', ...outcome } : { kind: 'wait', stage: 'included' };
     if (!evidence.transferProven) return { kind: 'wait', stage: 'delivery_unverified' };
     return evidence.final ? { kind: 'confirm', ...outcome } : { kind: 'wait', stage: 'included' };

@@ -31,7 +31,7 @@ export function createBundlerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
       const send = access.chain.sendToBundler;
       if (!send) throw new Error(`chain ${access.config.chainId} has no bundler`);
       const context = sponsoredContext(record);
-      const attempts = withAttempt(context.attempts, { hash: null, sentAt: clock.now().toISOString(), outcome: 'unknown' });
+      const attempts = withAttempt(context.attempts, { hash: null, userOperationHash: record.userOperationHash!, sentAt: clock.now().toISOString(), outcome: 'unknown' });
       const pending = await save(record, { stage: 'submission_unknown', status: 'submitted', monitoring: withContext(record, { attempts, reason }) }, [], { keepLease: true });
       if (!pending) return { kind: 'lost' };
       const answer = await send(pending.userOperation!);

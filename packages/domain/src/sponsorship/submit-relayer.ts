@@ -37,7 +37,7 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
     const context = sponsoredContext(record);
     // The stored relayer transaction is one attempt however often its bytes are sent.
     const attempt = (outcome: SubmissionAttempt['outcome']) => ({
-      attempts: withAttempt(context.attempts, { hash: record.hash, sentAt: clock.now().toISOString(), outcome }),
+      attempts: withAttempt(context.attempts, { hash: keccak256(record.signedTransaction as Hex), sentAt: clock.now().toISOString(), outcome }),
       reason,
     });
     try {
@@ -47,7 +47,7 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
         const saved = await save(record, { stage: 'submission_unknown', status: 'submitted', nextCheckAt: after(FIRST_LOOK_MS), monitoring: withContext(record, attempt('unknown')) });
         return saved ? { kind: 'unknown', record: saved } : { kind: 'lost' };
       }
-      if (error instanceof BroadcastRejectedError && error.code === 'ALREADY_KNOWN') {
+      if (error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED') {
         // Known to the node already: as accepted.
       } else if (error instanceof BroadcastRejectedError) {
         // The node refuses this relayer transaction (its nonce used elsewhere, fees, the relayer's funds):
@@ -106,11 +106,13 @@ export function createRelayerSubmission(deps: SponsoredWorkerDeps, save: SaveSte
           stage: 'submission_unknown',
           status: 'submitted',
           signedTransaction: signed,
-          hash: keccak256(signed),
+          // The record's hash is its first relayer transaction's, whichever attempt is included.
+          hash: record.hash ?? keccak256(signed),
           monitoring: withContext(record, {
             relayerNonce: reservation.nonce,
             attempts: withAttempt(sponsoredContext(record).attempts, {
               hash: keccak256(signed),
+              userOperationHash: record.userOperationHash!,
               maxFeePerGas: fees.maxFeePerGas.toString(),
               maxPriorityFeePerGas: (fees.maxPriorityFeePerGas > fees.maxFeePerGas ? fees.maxFeePerGas : fees.maxPriorityFeePerGas).toString(),
               sentAt: clock.now().toISOString(),

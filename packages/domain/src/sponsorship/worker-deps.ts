@@ -25,7 +25,7 @@ export interface SponsoredWorkerDeps {
   /** Every wallet signature (authorization, user operation) goes through it. */
   pipeline: SigningPipeline;
   serviceKeys: Pick<ServiceKeys, 'ensureServiceKey' | 'signSponsorship' | 'signRelayerTransaction'>;
-  sponsorship: Pick<Sponsorship, 'get' | 'reserveSponsorshipBudget' | 'settleSponsorshipBudget' | 'releaseSponsorshipBudget'>;
+  sponsorship: Pick<Sponsorship, 'get' | 'reserveSponsorshipBudget' | 'raiseSponsorshipBudget' | 'settleSponsorshipBudget' | 'releaseSponsorshipBudget'>;
   /** The sponsorship chain of `chainId` (undefined: no longer configured). */
   chains: (chainId: number) => SponsoredChainAccess | undefined;
   loadWalletWithShares: (caller: Caller, walletId: string) => Promise<{ wallet: WalletRecord; shares: EncryptedShare[] }>;
@@ -35,6 +35,8 @@ export interface SponsoredWorkerDeps {
   owner: string;
   batchSize?: number;
   leaseMs?: number;
+  /** Managed retry of operations stuck under the base fee (replace-operation.ts): defaults 3 blocks, 5 operations. */
+  autoRetry?: { afterBlocks?: number; maxAttempts?: number };
   /** How long the paymaster's signature stays valid (seconds, default 3600). */
   sponsorshipValiditySeconds?: number;
   logger?: { warn(details: object, message: string): void };

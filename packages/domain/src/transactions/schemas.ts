@@ -170,6 +170,7 @@ const monitoringView = z
 const autoRetryAttempt = z
   .object({
     hash: z.string().nullable().describe("The attempt's transaction (a bundler's hand-over has none until a bundle includes it)"),
+    userOperationHash: z.string().optional().describe('Sponsored records: the user operation it carried (a replacement operation has its own)'),
     maxFeePerGas: z.string().optional(),
     maxPriorityFeePerGas: z.string().optional(),
     recentBlockhash: z.string().optional(),
@@ -191,7 +192,7 @@ const autoRetryView = z
   .meta({
     id: 'TransactionAutoRetry',
     description:
-      'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, never a new one. EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt)',
+      'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt)',
   });
 
 export const transferResponse = z

@@ -123,6 +123,19 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
     withOwnerSignature: (operation, signature) => serializeUserOperation(withOwnerSignature(parseUserOperation(operation), signature)),
     entryPointNonce: (sender) => entryPointNonce(rpcUrl, entryPoint, sender),
 
+    operationFeesNow: fees,
+
+    operationFees(operation) {
+      const op = parseUserOperation(operation);
+      return { maxFeePerGas: op.maxFeePerGas, maxPriorityFeePerGas: op.maxPriorityFeePerGas };
+    },
+
+    repriced(operation, fees) {
+      const op = { ...parseUserOperation(operation), ...fees, paymasterData: '0x' as const, signature: '0x' as const };
+      if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw new RangeError('maxPriorityFeePerGas must not exceed maxFeePerGas');
+      return { operation: serializeUserOperation(op), maxCostWei: maxOperationCostWei(op) };
+    },
+
     async relayerTransaction(operation, relayer, fields) {
       try {
         const request = await prepareHandleOpsTransaction(rpcUrl, { op: parseUserOperation(operation), relayer, entryPoint });
