@@ -25,6 +25,7 @@ import {
   createTransactionMonitor,
   createNonceGapRepair,
   createFeeReplacer,
+  createSolanaRebuilder,
   createYieldRunner,
   createYieldSteps,
   type Clock,
@@ -260,6 +261,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     autoRetry: {
       attempts: stores.transactionAttempts,
       replacer: createFeeReplacer({ pipeline: signingPipeline, attempts: stores.transactionAttempts, loadWalletWithShares: wallets.loadWalletWithShares }),
+      rebuilder: createSolanaRebuilder({ pipeline: signingPipeline, gateways, attempts: stores.transactionAttempts, loadWalletWithShares: wallets.loadWalletWithShares }),
       ...config.autoRetry,
       crashAt: crashAtPoint(config.crashAt),
     },

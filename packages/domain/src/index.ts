@@ -63,6 +63,7 @@ export * from './transactions/attempts.ts';
 export * from './transactions/auto-retry-policy.ts';
 export * from './transactions/auto-retry-settings.ts';
 export * from './transactions/fee-replacement.ts';
+export * from './transactions/solana-rebuild.ts';
 export * from './transactions/nonce-gaps.ts';
 export * from './transactions/chain-reset.ts';
 export * from './webhooks/event-types.ts';

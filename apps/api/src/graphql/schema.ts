@@ -189,7 +189,7 @@ type AutoRetry = NonNullable<ConsoleTransactionView['autoRetry']>;
 
 const transactionAttempt = builder.objectRef<AutoRetry['attempts'][number]>('TransactionAttempt');
 transactionAttempt.implement({
-  description: 'One attempt of a payment: the original broadcast, a fee replacement, or a sponsored submission',
+  description: 'One attempt of a payment: the original broadcast, a fee replacement (EVM), a rebuild (Solana), or a sponsored submission',
   fields: (t) => ({
     hash: t.string({ nullable: true, resolve: (a) => a.hash }),
     userOperationHash: t.string({ nullable: true, description: 'Sponsored records: the user operation it carried', resolve: (a) => a.userOperationHash ?? null }),

@@ -23,6 +23,8 @@ describe.each(testDatabaseKinds)('transaction attempt store (%s)', (kind) => {
     signedTransaction: '0x02f8',
     maxFeePerGas: '110',
     maxPriorityFeePerGas: '11',
+    recentBlockhash: null,
+    lastValidBlockHeight: null,
     sentBlock: 7n,
     sentAt: new Date(),
     outcome: 'unknown',
@@ -31,9 +33,12 @@ describe.each(testDatabaseKinds)('transaction attempt store (%s)', (kind) => {
   });
 
   /** A managed-retry record, leased by `owner`. */
-  async function leasedRecord(owner: string) {
+  async function leasedRecord(owner: string, solana = false) {
     const transactions = createTransactionStore(database);
-    const record = await transactions.create(transactionRecordFixture({ autoRetry: true, autoRetryMaxFeePerGas: '1000', nextCheckAt: new Date(0) }), []);
+    const fields = solana
+      ? { walletType: 'SOLANA' as const, chainId: null, network: 'SOLANA_DEVNET', nonce: null, autoRetryMaxFeePerGas: null, recentBlockhash: 'GfVcyD4kkTrj4bKc7WA9sZCin9JDbdT4Zkd3EittNR1W', lastValidBlockHeight: 150n }
+      : { autoRetryMaxFeePerGas: '1000' };
+    const record = await transactions.create(transactionRecordFixture({ autoRetry: true, ...fields, nextCheckAt: new Date(0) }), []);
     const now = new Date();
     const leased = await transactions.leaseDue(owner, now, new Date(now.getTime() + 60_000), 1000);
     expect(leased.map((r) => r.id)).toContain(record.id);
@@ -87,5 +92,16 @@ describe.each(testDatabaseKinds)('transaction attempt store (%s)', (kind) => {
     const record = await leasedRecord('monitor-e');
     await expect(store.add('monitor-e', attempt(record.id, 2, { outcome: 'won' as TransactionAttempt['outcome'] }))).rejects.toThrow(/check/i);
     await expect(createTransactionStore(database).create(transactionRecordFixture({ autoRetry: true, autoRetryMaxFeePerGas: null }), [])).rejects.toThrow();
+  });
+
+  it('stores a Solana rebuild with its blockhash and height, no fees; the database refuses an attempt of neither kind', async () => {
+    const store = createTransactionAttemptStore(database);
+    const record = await leasedRecord('monitor-f', true);
+    const rebuild = { maxFeePerGas: null, maxPriorityFeePerGas: null, recentBlockhash: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG', lastValidBlockHeight: 400n };
+    await expect(store.add('monitor-f', attempt(record.id, 2, { ...rebuild, maxFeePerGas: '110' }))).rejects.toThrow(/check/i);
+    await expect(store.add('monitor-f', attempt(record.id, 2, { ...rebuild, lastValidBlockHeight: null }))).rejects.toThrow(/check/i);
+    await expect(store.add('monitor-f', attempt(record.id, 2, { maxPriorityFeePerGas: null }))).rejects.toThrow(/check/i);
+    expect(await store.add('monitor-f', attempt(record.id, 2, rebuild))).toBe(true);
+    expect((await store.forRecords([record.id])).get(record.id)!.map((a) => [a.recentBlockhash, a.lastValidBlockHeight, a.maxFeePerGas])).toEqual([[rebuild.recentBlockhash, 400n, null]]);
   });
 });

@@ -8,8 +8,10 @@ interface AttemptRow {
   number: number;
   hash: string;
   signedTransaction: string;
-  maxFeePerGas: string;
-  maxPriorityFeePerGas: string;
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  recentBlockhash: string | null;
+  lastValidBlockHeight: string | number | bigint | null;
   sentBlock: string | number | bigint;
   sentAt: Date;
   outcome: string;
@@ -17,11 +19,17 @@ interface AttemptRow {
 }
 
 const ATTEMPT_COLUMNS = `id, record_id AS "recordId", number, hash, signed_transaction AS "signedTransaction", max_fee_per_gas AS "maxFeePerGas",
-  max_priority_fee_per_gas AS "maxPriorityFeePerGas", sent_block AS "sentBlock", sent_at AS "sentAt", outcome, reason`;
+  max_priority_fee_per_gas AS "maxPriorityFeePerGas", recent_blockhash AS "recentBlockhash", last_valid_block_height AS "lastValidBlockHeight", sent_block AS "sentBlock", sent_at AS "sentAt", outcome, reason`;
 
-const toAttempt = (row: AttemptRow): TransactionAttempt => ({ ...row, sentBlock: BigInt(row.sentBlock), sentAt: new Date(row.sentAt), outcome: row.outcome as AttemptOutcome });
+const toAttempt = (row: AttemptRow): TransactionAttempt => ({
+  ...row,
+  lastValidBlockHeight: row.lastValidBlockHeight === null ? null : BigInt(row.lastValidBlockHeight),
+  sentBlock: BigInt(row.sentBlock),
+  sentAt: new Date(row.sentAt),
+  outcome: row.outcome as AttemptOutcome,
+});
 
-/** Fee replacements of EVM transfer records (the domain's TransactionAttemptStore); one statement per method. */
+/** Fee replacements of EVM transfer records and rebuilds of Solana ones (the domain's TransactionAttemptStore); one statement per method. */
 export function createTransactionAttemptStore({ query }: Database): TransactionAttemptStore {
   return {
     async forRecords(recordIds) {
@@ -46,11 +54,11 @@ export function createTransactionAttemptStore({ query }: Database): TransactionA
              AND NOT EXISTS (SELECT 1 FROM transaction_attempts WHERE record_id = $2::uuid AND number >= $3)
            RETURNING id
          )
-         INSERT INTO transaction_attempts (id, record_id, number, hash, signed_transaction, max_fee_per_gas, max_priority_fee_per_gas, sent_block, sent_at, outcome, reason)
-         SELECT $1::uuid, record.id, $3, $4, $5, $6, $7, $8::bigint, $9::timestamptz, $10, $11 FROM record
+         INSERT INTO transaction_attempts (id, record_id, number, hash, signed_transaction, max_fee_per_gas, max_priority_fee_per_gas, recent_blockhash, last_valid_block_height, sent_block, sent_at, outcome, reason)
+         SELECT $1::uuid, record.id, $3, $4, $5, $6, $7, $13, $14::bigint, $8::bigint, $9::timestamptz, $10, $11 FROM record
          ON CONFLICT DO NOTHING
          RETURNING id`,
-        [a.id, a.recordId, a.number, a.hash, a.signedTransaction, a.maxFeePerGas, a.maxPriorityFeePerGas, a.sentBlock.toString(), a.sentAt, a.outcome, a.reason, owner],
+        [a.id, a.recordId, a.number, a.hash, a.signedTransaction, a.maxFeePerGas, a.maxPriorityFeePerGas, a.sentBlock.toString(), a.sentAt, a.outcome, a.reason, owner, a.recentBlockhash, a.lastValidBlockHeight?.toString() ?? null],
       );
       return rows.length === 1;
     },

@@ -77,7 +77,8 @@ export interface SigningIntent {
   /**
    * A fee replacement of the record with this id (transactions/attempts.ts): the same nonce, call
    * and value as the record's first attempt, with higher fees (or a sponsored record's replacement
-   * user operation: the same EntryPoint nonce and call, a raw signature with `executes`), signed by the monitor for the
+   * user operation: the same EntryPoint nonce and call, a raw signature with `executes`; or a Solana
+   * transfer rebuilt on a fresh blockhash), signed by the monitor for the
    * record's project, API key and environment. The policies decide again on the same intent, but
    * its spend was charged when the first attempt was signed: the decision reads the meters without
    * this intent's charge and reserves nothing (`PolicyEngine.evaluate`'s `uncharged`). No approval
@@ -229,9 +230,11 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
 
   /** A fee replacement: decided again without a charge; a review or denial refuses it (nothing reserved, no case). */
   async function decideReplacement(context: SigningContext): Promise<{ reservation: SpendReservation; claim: null }> {
-    // A sponsored operation's replacement is a raw signature whose executed call is known (`executes`).
+    // A sponsored operation's replacement is a raw signature whose executed call is known (`executes`); a Solana rebuild is a transaction.
     const replaceable = context.operation === 'transaction' || (context.operation === 'raw' && context.executes !== undefined);
-    if (context.wallet.type !== 'EVM' || !replaceable) throw new Error('a fee replacement is an EVM transaction or a sponsored operation');
+    if ((context.wallet.type !== 'EVM' && context.operation !== 'transaction') || !replaceable) {
+      throw new Error('a fee replacement is an EVM transaction, a sponsored operation or a rebuilt Solana transaction');
+    }
     const decision = await policy.evaluate(context, { uncharged: true });
     if (decision.outcome === 'deny') throw policyDenied(decision.deniedBy, decision.message);
     if (decision.outcome === 'review') {

@@ -14,6 +14,10 @@
  * Replacements are made inside the monitor's run while it holds the record's lease (one process per
  * record), through an injected `FeeReplacer` that signs with the signing pipeline: the monitor itself
  * never reaches a key or a policy.
+ *
+ * Solana `transfer` records are rebuilt instead (monitor-rebuild.ts): when the last attempt's
+ * blockhash is proven expired and no attempt has a signature status, the same transfer is built on a
+ * fresh blockhash, signed through an injected `SolanaRebuilder`, stored, then sent.
  */
 import type { TransactionRecord } from '../ports.ts';
 import type { Environment, NewEvent } from '../ports.ts';
@@ -21,16 +25,21 @@ import type { CrashAt } from '../shared/crash-points.ts';
 
 export type AttemptOutcome = 'unknown' | 'pending' | 'included' | 'lost';
 
-/** A stored replacement (attempt number 2 and later). */
+/** A stored replacement (attempt number 2 and later): an EVM fee replacement or a Solana rebuild. */
 export interface TransactionAttempt {
   id: string;
   recordId: string;
   number: number;
+  /** EVM: the transaction hash; Solana: the signature (base58). */
   hash: string;
   signedTransaction: string;
-  maxFeePerGas: string;
-  maxPriorityFeePerGas: string;
-  /** The chain's latest block when it was stored; the next wait is counted from it. */
+  /** EVM only (null on Solana). */
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  /** Solana only (null on EVM): the blockhash it was built on and the height after which it can no longer land. */
+  recentBlockhash: string | null;
+  lastValidBlockHeight: bigint | null;
+  /** The chain's latest block (EVM) or finalized block height (Solana) when it was stored; the next wait is counted from it. */
   sentBlock: bigint;
   sentAt: Date;
   outcome: AttemptOutcome;
@@ -79,9 +88,32 @@ export interface FeeReplacer {
   sign(record: TransactionRecord, transaction: ReplacementTransaction): Promise<string>;
 }
 
+/** What a Solana rebuild signs: the record's transfer on a fresh blockhash. */
+export interface SolanaRebuild {
+  recentBlockhash: string;
+}
+
+/**
+ * Builds the record's transfer again on a fresh blockhash and signs it through the signing pipeline
+ * as the record's project, API key and environment, with the original's intent (policies decide
+ * again; spend is not charged again). Answers the signed transaction (base64 wire) and its
+ * signature. Throws as the pipeline does (e.g. 403 POLICY_DENIED).
+ */
+export interface SolanaRebuilder {
+  sign(record: TransactionRecord, rebuild: SolanaRebuild): Promise<{ signedTransaction: string; signature: string }>;
+}
+
+/**
+ * Whether a transfer asks for managed retry: on unless the body sets `autoRetry.enabled: false`.
+ * The one place a Solana transfer's default is decided.
+ */
+export const autoRetryRequested = (input: { autoRetry?: { enabled: boolean } }): boolean => input.autoRetry?.enabled !== false;
+
 export interface AutoRetryOptions {
   attempts: TransactionAttemptStore;
   replacer: FeeReplacer;
+  /** Rebuilds expired Solana transfers; absent: an expired Solana transfer fails as without managed retry. */
+  rebuilder?: SolanaRebuilder;
   /** Blocks an attempt waits without a receipt before it is replaced (default 3). */
   afterBlocks?: number;
   /** Attempts in all, the original included (default 5). */
@@ -125,15 +157,19 @@ export interface AttemptView {
   hash: string;
   maxFeePerGas?: string;
   maxPriorityFeePerGas?: string;
+  recentBlockhash?: string;
   sentAt: string;
   outcome: string;
 }
 
-/** The record's `autoRetry` (EVM transfer records with the switch set): the original first, then the stored replacements. */
+/**
+ * The record's `autoRetry` (transfer records with the switch set): the original first (`original`:
+ * its fees on EVM, its blockhash on Solana), then the stored replacements or rebuilds.
+ */
 export function autoRetryView(
   record: TransactionRecord,
   attempts: TransactionAttempt[],
-  originalFees: { maxFeePerGas?: string; maxPriorityFeePerGas?: string },
+  original: { maxFeePerGas?: string; maxPriorityFeePerGas?: string; recentBlockhash?: string },
 ): { enabled: boolean; maxFeePerGas: string | null; attempts: AttemptView[]; reason?: string } {
   const winner = record.monitoring?.winningHash ?? null;
   const resolvedOnChain = record.status === 'confirmed' || record.status === 'reverted';
@@ -148,11 +184,12 @@ export function autoRetryView(
     enabled: record.autoRetry === true,
     maxFeePerGas: record.autoRetryMaxFeePerGas ?? null,
     attempts: [
-      { hash: record.hash!, ...originalFees, sentAt, outcome: outcomeOf(record.hash!, null) },
+      { hash: record.hash!, ...original, sentAt, outcome: outcomeOf(record.hash!, null) },
       ...attempts.map((a) => ({
         hash: a.hash,
-        maxFeePerGas: a.maxFeePerGas,
-        maxPriorityFeePerGas: a.maxPriorityFeePerGas,
+        ...(a.maxFeePerGas !== null ? { maxFeePerGas: a.maxFeePerGas } : {}),
+        ...(a.maxPriorityFeePerGas !== null ? { maxPriorityFeePerGas: a.maxPriorityFeePerGas } : {}),
+        ...(a.recentBlockhash !== null ? { recentBlockhash: a.recentBlockhash } : {}),
         sentAt: a.sentAt.toISOString(),
         outcome: outcomeOf(a.hash, a.outcome),
       })),

@@ -46,8 +46,8 @@ export function toTransactionSummary(record: TransactionRecord): TransactionSumm
 }
 
 /**
- * The single lookup's view. `attempts`: the record's stored fee replacements; an EVM transfer with
- * managed retry decided (`autoRetry` not null) then shows its `autoRetry`.
+ * The single lookup's view. `attempts`: the record's stored fee replacements (EVM) or rebuilds
+ * (Solana); a transfer with managed retry decided (`autoRetry` not null) then shows its `autoRetry`.
  */
 export function toTransactionDetail(record: TransactionRecord, attempts?: TransactionAttempt[]): TransactionDetailView {
   return {
@@ -64,13 +64,14 @@ export function toTransactionDetail(record: TransactionRecord, attempts?: Transa
         }
       : {}),
     ...(record.executionMode !== 'sponsored' && attempts && typeof record.autoRetry === 'boolean' && record.hash && record.signedTransaction
-      ? { autoRetry: autoRetryView(record, attempts, originalFees(record.signedTransaction)) }
+      ? { autoRetry: autoRetryView(record, attempts, originalAttempt(record, record.signedTransaction)) }
       : {}),
   };
 }
 
-/** The fee fields of the first attempt's signed bytes. */
-function originalFees(signed: string): { maxFeePerGas?: string; maxPriorityFeePerGas?: string } {
+/** What the first attempt shows besides its hash: its blockhash (Solana), the fee fields of its signed bytes (EVM). */
+function originalAttempt(record: TransactionRecord, signed: string): { maxFeePerGas?: string; maxPriorityFeePerGas?: string; recentBlockhash?: string } {
+  if (record.walletType === 'SOLANA') return record.recentBlockhash ? { recentBlockhash: record.recentBlockhash } : {};
   const tx = parseTransaction(signed as Hex);
   return tx.maxFeePerGas !== undefined ? { maxFeePerGas: tx.maxFeePerGas.toString(), maxPriorityFeePerGas: (tx.maxPriorityFeePerGas ?? 0n).toString() } : {};
 }

@@ -4,6 +4,7 @@
  */
 import type { TransactionRecord, TransactionStore } from '../ports.ts';
 import type { EvmFeeSuggestion, EvmGateway, EvmReceipt, Hex, SolanaGateway, SolanaSignatureStatus } from './gateways.ts';
+import type { TransactionAttempt } from './attempts.ts';
 import { evaluateEvm, evaluateSolana, type EvmEvidence, type EvmHeads, type SolanaEvidence, type Verdict } from './monitor-rules.ts';
 
 export const errorText = (error: unknown) => ((error as Error)?.message ?? String(error)).slice(0, 300);
@@ -156,20 +157,51 @@ export async function checkEvm(
   return heads;
 }
 
-/** The Solana evidence of one network's records: statuses, then expiry proofs only where needed. */
-export async function checkSolana(gateway: SolanaGateway, records: TransactionRecord[], now: Date, calls: Calls, verdicts: Map<string, Verdict>) {
-  let statuses: (SolanaSignatureStatus | null)[];
-  try {
-    const unique = [...new Set(records.map((r) => r.hash!))];
+/** The record with its last attempt's blockhash and height: the expiry proof is about the attempt that could still land. */
+function lastAttemptOf(r: TransactionRecord, attempts: TransactionAttempt[]): TransactionRecord {
+  const last = attempts.at(-1);
+  return last ? { ...r, recentBlockhash: last.recentBlockhash, lastValidBlockHeight: last.lastValidBlockHeight } : r;
+}
+
+/**
+ * The Solana evidence of one network's records: statuses, then expiry proofs only where needed.
+ * `rebuilds(r)`: the record's stored rebuilds (attempts.ts); the statuses of all its signatures are
+ * read in the same batches, whichever has one is the record's, and the expiry proof is made for
+ * its last attempt. Answers the finalized block height when it was read (null otherwise).
+ */
+export async function checkSolana(
+  gateway: SolanaGateway,
+  records: TransactionRecord[],
+  now: Date,
+  calls: Calls,
+  verdicts: Map<string, Verdict>,
+  rebuilds: (r: TransactionRecord) => TransactionAttempt[] = () => [],
+): Promise<bigint | null> {
+  const signaturesOf = (r: TransactionRecord) => [r.hash!, ...rebuilds(r).map((a) => a.hash)];
+  /** Reads the statuses of every signature of `list`; per record, the first signature with one. */
+  const readStatuses = async (list: TransactionRecord[]) => {
+    const unique = [...new Set(list.flatMap(signaturesOf))];
     const found = await calls.run(gateway.getSignatureStatuses(unique));
     const byHash = new Map(unique.map((x, i) => [x, found[i] ?? null]));
-    statuses = records.map((r) => byHash.get(r.hash!) ?? null);
+    return list.map((r) => {
+      const signature = signaturesOf(r).find((h) => byHash.get(h));
+      return signature ? { signature, status: byHash.get(signature)! } : null;
+    });
+  };
+  const winners = new Map<string, string>();
+  let finalizedHeight: bigint | null = null;
+  let statuses: (SolanaSignatureStatus | null)[];
+  try {
+    const found = await readStatuses(records);
+    found.forEach((f, i) => f && winners.set(records[i]!.id, f.signature));
+    statuses = found.map((f) => f?.status ?? null);
   } catch (error) {
     for (const r of records) verdicts.set(r.id, { kind: 'error', message: errorText(error) });
-    return;
+    return null;
   }
+  const proven = new Map(records.map((r) => [r.id, lastAttemptOf(r, rebuilds(r))]));
   const evidence = new Map<string, SolanaEvidence>(records.map((r, i) => [r.id, { status: statuses[i] ?? null }]));
-  const unknown = records.filter((_, i) => !statuses[i]);
+  const unknown = records.filter((_, i) => !statuses[i]).map((r) => proven.get(r.id)!);
   if (unknown.length > 0) {
     // Expiry proofs, for signatures the node does not know.
     const proofFailed = new Set<string>();
@@ -180,7 +212,7 @@ export async function checkSolana(gateway: SolanaGateway, records: TransactionRe
     if (byHeight.length) {
       tasks.push(
         calls.run(gateway.getFinalizedBlockHeight()).then(
-          (height) => byHeight.forEach((r) => (evidence.get(r.id)!.finalizedHeight = height)),
+          (height) => ((finalizedHeight = height), byHeight.forEach((r) => (evidence.get(r.id)!.finalizedHeight = height))),
           (error) => byHeight.forEach((r) => (proofFailed.add(r.id), verdicts.set(r.id, { kind: 'error', message: errorText(error) }))),
         ),
       );
@@ -202,8 +234,8 @@ export async function checkSolana(gateway: SolanaGateway, records: TransactionRe
       );
     }
     await Promise.all(tasks);
-    // A proof read after the status: re-read the status of every record the proof would fail, so a
-    // transaction that landed between the two reads is seen.
+    // A proof read after the status: re-read the status of every signature of every record the proof
+    // would fail, so a transaction (any attempt) that landed between the two reads is seen.
     const candidates = unknown.filter((r) => {
       if (proofFailed.has(r.id)) return false;
       const v = evaluateSolana(r, evidence.get(r.id)!, now);
@@ -211,8 +243,11 @@ export async function checkSolana(gateway: SolanaGateway, records: TransactionRe
     });
     if (candidates.length > 0) {
       try {
-        const again = await calls.run(gateway.getSignatureStatuses(candidates.map((r) => r.hash!)));
-        candidates.forEach((r, i) => (evidence.get(r.id)!.status = again[i] ?? null));
+        const again = await readStatuses(candidates);
+        candidates.forEach((r, i) => {
+          evidence.get(r.id)!.status = again[i]?.status ?? null;
+          if (again[i]) winners.set(r.id, again[i]!.signature);
+        });
       } catch (error) {
         for (const r of candidates) verdicts.set(r.id, { kind: 'error', message: errorText(error) });
       }
@@ -221,8 +256,13 @@ export async function checkSolana(gateway: SolanaGateway, records: TransactionRe
   for (const r of records) {
     if (verdicts.has(r.id)) continue;
     const ev = evidence.get(r.id)!;
-    const verdict = evaluateSolana(r, ev, now);
+    const verdict = evaluateSolana(proven.get(r.id)!, ev, now);
+    if (verdict.kind === 'resolve' && verdict.resolution.landed && r.autoRetry === true && ev.status) {
+      // The attempt that landed (the record's own signature or one of its rebuilds).
+      verdict.resolution.monitoring = { state: 'resolved', chainOutcome: null, winningHash: winners.get(r.id) ?? r.hash, winningStatus: verdict.resolution.status === 'confirmed' ? 'confirmed' : 'reverted' };
+    }
     if (verdict.kind === 'wait' && ev.status) verdict.position = ev.status.slot;
     verdicts.set(r.id, verdict);
   }
+  return finalizedHeight;
 }

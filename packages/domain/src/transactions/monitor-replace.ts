@@ -64,7 +64,7 @@ export async function replaceStalled(
       const original = originalTransaction(record);
       const last = attempts.at(-1);
       const lastFees = last
-        ? { maxFeePerGas: BigInt(last.maxFeePerGas), maxPriorityFeePerGas: BigInt(last.maxPriorityFeePerGas) }
+        ? { maxFeePerGas: BigInt(last.maxFeePerGas!), maxPriorityFeePerGas: BigInt(last.maxPriorityFeePerGas!) }
         : { maxFeePerGas: original.maxFeePerGas, maxPriorityFeePerGas: original.maxPriorityFeePerGas };
       // Priced at or above the base fee: it only waits for room in a block.
       if (lastFees.maxFeePerGas >= suggestion.baseFeePerGas) return;
@@ -95,6 +95,8 @@ export async function replaceStalled(
         signedTransaction: signed,
         maxFeePerGas: next.fees.maxFeePerGas.toString(),
         maxPriorityFeePerGas: next.fees.maxPriorityFeePerGas.toString(),
+        recentBlockhash: null,
+        lastValidBlockHeight: null,
         sentBlock: latest,
         sentAt: options.clock.now(),
         outcome: 'unknown',

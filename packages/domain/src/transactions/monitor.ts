@@ -30,6 +30,9 @@
  *      attempt is re-sent with its stored bytes, and a record stuck under the base fee gets a
  *      replacement (monitor-replace.ts: signed, stored, then sent). While such a record waits without
  *      a receipt, the chain's heads are read with the fee suggestion in one batch (`getHeadsAndFees`).
+ *      Solana transfers: the signatures of every attempt join the statuses batch, the expiry proof
+ *      is made for the last attempt, and a proven expiry gets a rebuild instead of a failure
+ *      (monitor-rebuild.ts: one blockhash read per network, signed, stored, then sent).
  * 3. The pure rules (`evaluateEvm`, `evaluateSolana`) turn evidence into a verdict.
  * 4. Unchanged records are saved with ONE `store.reschedule`; the resolutions (and `pending` records
  *    found on-chain, which become `submitted`) with ONE `store.completeChecks`: outcome and events in
@@ -54,6 +57,7 @@ import { broadcastedEvents, resolvedEvents } from './events.ts';
 import type { ChainGateways, EvmFeeSuggestion } from './gateways.ts';
 import type { AutoRetryOptions, TransactionAttempt } from './attempts.ts';
 import { Calls, checkEvm, checkSolana } from './monitor-evidence.ts';
+import { rebuildExpired } from './monitor-rebuild.ts';
 import { replaceStalled } from './monitor-replace.ts';
 import { rebroadcastCandidates, rebroadcastEvm, rebroadcastSolana, type Rebroadcast } from './monitor-rebroadcast.ts';
 import { DEFAULT_MONITOR_CADENCE, evmCoveredUpTo, monitoringWindow, nextCheckDelay, type MonitorCadence, type Verdict } from './monitor-rules.ts';
@@ -250,6 +254,24 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
     await Promise.all(runs.map((run) => run.catch(() => undefined)));
   }
 
+  /** Rebuilds of the managed Solana transfers proven expired in this run (monitor-rebuild.ts), per network in parallel. */
+  async function rebuildAttempts(
+    solana: Map<string, TransactionRecord[]>,
+    verdicts: Map<string, Verdict>,
+    attemptsOf: Map<string, TransactionAttempt[]>,
+    finalizedHeights: Map<string, bigint>,
+    calls: Calls,
+  ): Promise<void> {
+    const autoRetry = options.autoRetry;
+    if (!autoRetry?.rebuilder) return;
+    const runs: Promise<unknown>[] = [];
+    for (const [network, records] of solana) {
+      const gateway = gateways.solana(network);
+      if (gateway) runs.push(rebuildExpired({ ...autoRetry, owner, clock }, gateway, records, verdicts, attemptsOf, finalizedHeights.get(network) ?? null, calls));
+    }
+    await Promise.all(runs.map((run) => run.catch(() => undefined)));
+  }
+
   return {
     owner,
     batchSize,
@@ -291,6 +313,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       const fees = new Map<string, EvmFeeSuggestion>();
       // A managed record without a receipt may need a replacement: its chain's fees come with the heads.
       const mayReplace = (r: TransactionRecord) => r.autoRetry === true && r.status === 'submitted' && !r.monitoring?.receipt && r.nonce !== null && r.signedTransaction !== null;
+      const finalizedHeights = new Map<string, bigint>();
       const checks: Promise<void>[] = [];
       for (const [chainId, records] of evm) {
         const gateway = gateways.evm(Number(chainId));
@@ -307,12 +330,19 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       for (const [network, records] of solana) {
         const gateway = gateways.solana(network);
         if (!gateway) records.forEach((r) => verdicts.set(r.id, { kind: 'error', message: `missing_context: network ${network} is not configured` }));
-        else checks.push(checkSolana(gateway, records, now, calls, verdicts));
+        else {
+          const rebuilds = (r: TransactionRecord) => attemptsOf.get(r.id) ?? [];
+          checks.push(
+            checkSolana(gateway, records, now, calls, verdicts, rebuilds).then((height) => {
+              if (height !== null) finalizedHeights.set(network, height);
+            }),
+          );
+        }
       }
       await Promise.all(checks);
       const lastAttempt = (r: TransactionRecord) => attemptsOf.get(r.id)?.at(-1);
       const rebroadcasts = await rebroadcastUnknown(options, evm, solana, verdicts, now, calls, lastAttempt);
-      await replaceAttempts(evm, verdicts, rebroadcasts, attemptsOf, heads, fees, calls);
+      await Promise.all([replaceAttempts(evm, verdicts, rebroadcasts, attemptsOf, heads, fees, calls), rebuildAttempts(solana, verdicts, attemptsOf, finalizedHeights, calls)]);
       const t2 = performance.now();
 
       const at = clock.now();

@@ -38,11 +38,11 @@ function transferBodyIn(units: string, positive: boolean) {
           .string()
           .regex(/^[1-9]\d{0,77}$/, 'expected a positive integer in wei per gas, as a decimal string')
           .optional()
-          .describe('The maxFeePerGas no replacement goes above; default the project\'s default ceiling (console), else 10 times the first attempt\'s maxFeePerGas'),
+          .describe('EVM only: the maxFeePerGas no replacement goes above; default the project\'s default ceiling (console), else 10 times the first attempt\'s maxFeePerGas'),
       })
       .optional()
       .describe(
-        'EVM only: managed automatic retry (docs/transfers.md). Default: the project\'s default (console), else on; never when the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (enabled: true with a pin is refused)',
+        'Managed automatic retry (docs/transfers.md). EVM: fee replacements; default: the project\'s default (console), else on; never when the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (enabled: true with a pin is refused). Solana: an expired transfer is rebuilt on a fresh blockhash; default on',
       ),
   });
 }
@@ -60,7 +60,7 @@ export type TransferWalletType = 'EVM' | 'SOLANA';
 /** `transfer` signs and sends (value must be > 0); `estimate` only prices the same body. */
 export type TransferPurpose = 'transfer' | 'estimate';
 
-const EVM_ONLY = ['nonce', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice', 'type', 'autoRetry'] as const;
+const EVM_ONLY = ['nonce', 'gasLimit', 'maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice', 'type'] as const;
 /** Fields that pin what a fee replacement would change: a transfer with one is never retried. */
 export const RETRY_PINS = ['nonce', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const;
 const U64_MAX = 2n ** 64n - 1n;
@@ -71,7 +71,7 @@ export function transferKind(type: TransferWalletType, input: Pick<TransferInput
   return input.kind ?? (input.tokenAddress === undefined ? 'NATIVE' : type === 'EVM' ? 'ERC20' : 'SPL');
 }
 
-type Issue = (path: keyof TransferInput, message: string) => void;
+type Issue = (path: keyof TransferInput | ['autoRetry', 'maxFeePerGas'], message: string) => void;
 
 function evmTransferRules(input: TransferInput, issue: Issue) {
   if (input.chainId === undefined) issue('chainId', 'required for EVM wallets');
@@ -100,6 +100,7 @@ function evmTransferRules(input: TransferInput, issue: Issue) {
 
 function solanaTransferRules(input: TransferInput, issue: Issue) {
   for (const field of EVM_ONLY) if (input[field] !== undefined) issue(field, 'only for EVM wallets');
+  if (input.autoRetry?.maxFeePerGas !== undefined) issue(['autoRetry', 'maxFeePerGas'], 'only for EVM wallets: a Solana transfer is rebuilt on a fresh blockhash, not repriced');
   if (!isSolanaAddress(input.to)) issue('to', 'not a Solana address');
   const kind = transferKind('SOLANA', input);
   if (kind === 'ERC20') issue('kind', 'ERC20 is for EVM wallets; use NATIVE or SPL');
@@ -111,7 +112,7 @@ function solanaTransferRules(input: TransferInput, issue: Issue) {
 
 function transferRules(type: TransferWalletType, purpose: TransferPurpose) {
   return transferBodyIn(BASE_UNITS[type], purpose === 'transfer').superRefine((input, ctx) => {
-    const issue: Issue = (path, message) => ctx.addIssue({ code: 'custom', path: [path], message });
+    const issue: Issue = (path, message) => ctx.addIssue({ code: 'custom', path: Array.isArray(path) ? path : [path], message });
     if (type === 'EVM') evmTransferRules(input, issue);
     else solanaTransferRules(input, issue);
     if (purpose === 'transfer' && isDecimal(input.value) && BigInt(input.value) === 0n) issue('value', baseUnitsMessage(BASE_UNITS[type], true, input.value));
@@ -173,7 +174,7 @@ const autoRetryAttempt = z
     userOperationHash: z.string().optional().describe('Sponsored records: the user operation it carried (a replacement operation has its own)'),
     maxFeePerGas: z.string().optional(),
     maxPriorityFeePerGas: z.string().optional(),
-    recentBlockhash: z.string().optional(),
+    recentBlockhash: z.string().optional().describe('Solana: the blockhash the attempt was built on'),
     sentAt: z.string().describe('ISO 8601, the last time it was sent'),
     outcome: z.string().describe('unknown (no answer yet), pending (taken), refused, included (it won), lost (another attempt won); treat unknown values as non-terminal'),
   })
@@ -192,7 +193,7 @@ const autoRetryView = z
   .meta({
     id: 'TransactionAutoRetry',
     description:
-      'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt)',
+      'How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value. Solana transfers: the same transfer rebuilt on a fresh blockhash once every earlier attempt is proven expired. The first attempt is the record\'s own `hash`; `monitoring.winningHash` names the included attempt',
   });
 
 export const transferResponse = z
