@@ -1,5 +1,6 @@
 import { testDatabaseKinds, type DatabaseKind } from '@wallet/db';
-import type { Clock, MonitorRunResult } from '@wallet/domain';
+import { getBase58Decoder, getTransactionDecoder } from '@solana/kit';
+import type { ChainGateways, Clock, MonitorRunResult, SolanaGateway } from '@wallet/domain';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from './harness.ts';
@@ -105,18 +106,62 @@ export function helpers(h: () => Harness) {
 }
 
 /**
+ * The app's link to the Solana devnet, which can lose the next `n` transactions sent through it, as
+ * the network or a leader can: the sender gets the signature back, the node never sees the
+ * transaction. Every other call goes to the devnet unchanged.
+ */
+export function lossySolanaLink(gateways: ChainGateways) {
+  let toLose = 0;
+  const lost: string[] = [];
+  const lossy = (gateway: SolanaGateway): SolanaGateway =>
+    new Proxy(gateway, {
+      get(target, property, receiver) {
+        if (property !== 'sendTransaction') return Reflect.get(target, property, receiver);
+        return async (wire: string) => {
+          if (toLose === 0) return target.sendTransaction(wire);
+          toLose--;
+          const signature = getBase58Decoder().decode(Object.values(getTransactionDecoder().decode(Buffer.from(wire, 'base64')).signatures)[0]!);
+          lost.push(signature);
+          return signature;
+        };
+      },
+    });
+  return {
+    gateways: { evm: (chainId: number) => gateways.evm(chainId), solana: (network: string) => { const g = gateways.solana(network); return g && lossy(g); } } as ChainGateways,
+    /** Loses the next `n` sends. */
+    lose(n = 1) {
+      toLose = n;
+    },
+    /** The signatures lost so far, oldest first. */
+    lost,
+  };
+}
+
+/**
  * The devnet suites' setup: chains that move only when a test says so (blocks and slots come from
  * tickers it can pause), and the app on a movable clock.
  */
-export function monitorDevnets(kind: DatabaseKind, options: { env?: Record<string, string> } = {}) {
-  const state = {} as { devnets: LocalDevnets; app: TestApp; key: string; scope: { apiKeyId: string; projectId: string }; usdc: string; blocks: ReturnType<typeof ticker>; slots: ReturnType<typeof ticker> };
+export function monitorDevnets(kind: DatabaseKind, options: { env?: Record<string, string>; lossySolana?: boolean } = {}) {
+  const state = {} as {
+    devnets: LocalDevnets;
+    app: TestApp;
+    key: string;
+    scope: { apiKeyId: string; projectId: string };
+    usdc: string;
+    blocks: ReturnType<typeof ticker>;
+    slots: ReturnType<typeof ticker>;
+    /** With `lossySolana`: the app's Solana link, which a test can make lose sends. */
+    solanaLink: ReturnType<typeof lossySolanaLink>;
+  };
   const clock = movableClock();
   beforeAll(async () => {
     state.devnets = await startLocalDevnets({ blockTimeSeconds: 0.25, slotMs: 3_600_000 });
     await rpc(state.devnets.evmRpcUrl, 'evm_setIntervalMining', [0]);
     state.blocks = ticker(150, () => rpc(state.devnets.evmRpcUrl, 'evm_mine'));
     state.slots = ticker(50, () => rpc(state.devnets.solanaRpcUrl, 'devnet_advanceSlots', [1]));
-    state.app = await startTestApp(kind, { chains: state.devnets, clock, env: options.env });
+    state.solanaLink = lossySolanaLink(state.devnets.gateways);
+    const chains = options.lossySolana ? { ...state.devnets, gateways: state.solanaLink.gateways } : state.devnets;
+    state.app = await startTestApp(kind, { chains, clock, env: options.env });
     const issued = await state.app.createKey();
     state.key = issued.apiKey;
     state.scope = { apiKeyId: issued.apiKeyId, projectId: issued.projectId };
