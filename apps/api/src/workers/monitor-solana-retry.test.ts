@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { consolePartner, graphql } from '../testing/console-fixtures.ts';
 import { helpers, MIN, monitorDevnets, rpc, testDatabaseKinds } from '../testing/monitor-fixtures.ts';
+import { guardrail, policyProject } from '../testing/policy-fixtures.ts';
 
 /**
  * Managed automatic retry of Solana transfers (rebuilds), on the local Solana devnet over real
@@ -19,7 +20,7 @@ describe.each(testDatabaseKinds)('managed automatic retry of Solana transfers (l
   const expireBlockhashes = () => advanceSlots(155);
 
   /** A funded wallet's transfer whose send the link loses: the record is `submitted`, the node never saw it. */
-  async function lostTransfer(extra: Record<string, unknown> = {}, lose = 1, { wallet, fund, post } = m) {
+  async function lostTransfer(extra: Record<string, unknown> = {}, lose = 1, { wallet, fund, post }: Pick<ReturnType<typeof helpers>, 'wallet' | 'fund' | 'post'> = m) {
     const w = await wallet('SOLANA');
     await fund(w.id, '1');
     const to = (await wallet('SOLANA')).address;
@@ -104,6 +105,34 @@ describe.each(testDatabaseKinds)('managed automatic retry of Solana transfers (l
     const [stored] = await attemptRows(t.id);
     expect(await record(t.w.id, t.id)).toMatchObject({ status: 'confirmed', hash: t.hash, monitoring: { winningHash: stored!.hash } });
     expect(await balance(t.to)).toBe(VALUE);
+  });
+
+  it('charges the spend meters once across attempts; a policy that now denies the rebuild fails the record, saying why', async () => {
+    const p = await policyProject(s.app);
+    const limit = (value: bigint) => [{ id: 'native-daily', effect: 'deny', actions: ['transfer'], condition: { aggregate: { meter: 'spend.native', window: '1d' }, op: 'gt', value: value.toString() } }];
+    // VALUE is spent by the first attempt; a second charge of it would pass 1.5 × VALUE.
+    await p.apply(guardrail('retry-meter', 'SOLANA', limit((VALUE * 3n) / 2n)));
+    const t = await lostTransfer({}, 2, { wallet: p.wallet, post: p.post, fund: async (walletId, amount) => void expect((await p.post('/v1/local/faucet', { walletId, amount, token: 'native' })).status).toBe(200) });
+    const usage = async () => (await p.get(`/v1/permissions-v2/wallets/${t.w.id}/policies/retry-meter/usage?chainId=solana:devnet`)).body.meters[0];
+    const view = async () => (await p.get(`/v1/wallets/${t.w.id}/transactions/${t.id}`)).body;
+    expect(await usage()).toMatchObject({ spent: VALUE.toString(), reserved: '0' });
+    await expireBlockhashes();
+    await runDue([t.id]);
+    expect((await view()).autoRetry.attempts).toHaveLength(2);
+    expect(await usage()).toMatchObject({ spent: VALUE.toString(), reserved: '0' });
+    expect(await s.app.database.query(`SELECT 1 FROM audit_log WHERE wallet_id = $1 AND action = 'wallet.sign.transfer'`, [t.w.id])).toHaveLength(2);
+
+    // The policy now allows at most VALUE / 2: the next rebuild is refused and the record fails.
+    await p.apply(guardrail('retry-meter', 'SOLANA', limit(VALUE / 2n), {}, { version: '2' }));
+    await expireBlockhashes();
+    await runDue([t.id]);
+    const failed = await view();
+    expect(failed).toMatchObject({ status: 'failed', failureCode: 'TRANSACTION_EXPIRED', hash: t.hash });
+    expect(failed.failureMessage).toMatch(/rebuild not signed \(POLICY_DENIED\)/);
+    expect(failed.autoRetry.reason).toMatch(/^rebuild not signed \(POLICY_DENIED\)/);
+    expect(failed.autoRetry.attempts).toHaveLength(2);
+    expect(await usage()).toMatchObject({ spent: VALUE.toString(), reserved: '0' });
+    expect(await balance(t.to)).toBe(0n);
   });
 
   it('fails TRANSACTION_EXPIRED once every one of the five attempts expired, saying so', async () => {
