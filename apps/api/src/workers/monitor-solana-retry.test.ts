@@ -66,6 +66,10 @@ describe.each(testDatabaseKinds)('managed automatic retry of Solana transfers (l
     const types = (await events(t.id)).map((e) => e.type);
     expect(types.filter((type) => type === 'rest.transaction.confirmed')).toHaveLength(1);
     expect(types).not.toContain('rest.transaction.failed');
+    // Each attempt the node took has its send.broadcasted; send.confirmed names the one that landed.
+    const sendsOf = async (hash: string) => (await events(hash)).filter((e) => e.type.startsWith('send.')).map((e) => e.type);
+    expect(await sendsOf(t.hash)).toEqual(['send.broadcasted']);
+    expect(await sendsOf(second.hash)).toEqual(['send.broadcasted', 'send.confirmed']);
     // The same attempts through tRPC and GraphQL (which answers null where REST leaves a field out).
     const { webhookDeliveries: _deliveries, ...trpc } = await partner.support.transactions.get.query({ transactionId: t.id });
     expect(trpc.autoRetry).toEqual(done.autoRetry);

@@ -1453,7 +1453,7 @@ export interface components {
             /** @description Transfers under managed automatic retry: the switch, the ceiling and the first attempt (follow the single lookup for later ones) */
             autoRetry?: components["schemas"]["TransactionAutoRetry"];
         };
-        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value. Solana transfers: the same transfer rebuilt on a fresh blockhash once every earlier attempt is proven expired. The first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt */
         TransactionAutoRetry: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
@@ -1471,6 +1471,7 @@ export interface components {
             userOperationHash?: string;
             maxFeePerGas?: string;
             maxPriorityFeePerGas?: string;
+            /** @description Solana: the blockhash the attempt was built on */
             recentBlockhash?: string;
             /** @description ISO 8601, the last time it was sent */
             sentAt: string;
@@ -1536,7 +1537,7 @@ export interface components {
             winningStatus: string | null;
             state?: string;
         };
-        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value (the first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt) */
+        /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value. Solana transfers: the same transfer rebuilt on a fresh blockhash once every earlier attempt is proven expired. The first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt */
         TransactionAutoRetryResponse: {
             /** @description The service itself gets the payment on chain, retrying on its own */
             enabled: boolean;
@@ -1610,11 +1611,11 @@ export interface components {
              * @enum {string}
              */
             network?: "SOLANA" | "SOLANA_DEVNET";
-            /** @description EVM only: managed automatic retry (docs/transfers.md). Default: the project's default (console), else on; never when the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (enabled: true with a pin is refused) */
+            /** @description Managed automatic retry (docs/transfers.md). EVM: fee replacements; default: the project's default (console), else on; never when the body pins nonce, gasPrice, maxFeePerGas or maxPriorityFeePerGas (enabled: true with a pin is refused). Solana: an expired transfer is rebuilt on a fresh blockhash; default on */
             autoRetry?: {
                 /** @description false: the service never replaces this transfer */
                 enabled: boolean;
-                /** @description The maxFeePerGas no replacement goes above; default the project's default ceiling (console), else 10 times the first attempt's maxFeePerGas */
+                /** @description EVM only: the maxFeePerGas no replacement goes above; default the project's default ceiling (console), else 10 times the first attempt's maxFeePerGas */
                 maxFeePerGas?: string;
             };
         };

@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { TransactionRecord } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { DEFAULT_AUTO_RETRY_MAX_ATTEMPTS, type AutoRetryOptions, type TransactionAttempt } from './attempts.ts';
+import { broadcastedEvents } from './events.ts';
 import { BroadcastRejectedError, ChainUnavailableError, type SolanaGateway } from './gateways.ts';
 import { errorText, type Calls } from './monitor-evidence.ts';
 import type { Verdict } from './monitor-rules.ts';
@@ -34,7 +35,7 @@ const rebuildable = (r: TransactionRecord) =>
  * saying why. Answers how many rebuilds were sent.
  */
 export async function rebuildExpired(
-  options: AutoRetryOptions & { owner: string; clock: Clock },
+  options: AutoRetryOptions & { owner: string; clock: Clock; isDevnet: (record: TransactionRecord) => boolean },
   gateway: SolanaGateway,
   records: TransactionRecord[],
   verdicts: Map<string, Verdict>,
@@ -108,7 +109,9 @@ export async function rebuildExpired(
         // Unreachable or refused: the stored attempt is sent again by the next check's rebroadcast.
         if (!(error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED')) return;
       }
-      await options.attempts.markSent(record.id, attempt.hash, options.clock.now());
+      const at = options.clock.now();
+      // The node took it: its own send.broadcasted, written with the mark.
+      await options.attempts.markSent(record.id, attempt.hash, at, broadcastedEvents({ ...record, hash: attempt.hash }, options.isDevnet(record), at));
       sent++;
     }),
   );

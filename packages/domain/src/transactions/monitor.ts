@@ -254,20 +254,31 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
     await Promise.all(runs.map((run) => run.catch(() => undefined)));
   }
 
-  /** Rebuilds of the managed Solana transfers proven expired in this run (monitor-rebuild.ts), per network in parallel. */
+  /**
+   * Rebuilds of the managed Solana transfers proven expired in this run (monitor-rebuild.ts), per
+   * network in parallel. A stored rebuild the node took while the rebroadcast sent it is marked sent.
+   */
   async function rebuildAttempts(
     solana: Map<string, TransactionRecord[]>,
     verdicts: Map<string, Verdict>,
+    rebroadcasts: Map<string, Rebroadcast>,
     attemptsOf: Map<string, TransactionAttempt[]>,
     finalizedHeights: Map<string, bigint>,
     calls: Calls,
   ): Promise<void> {
     const autoRetry = options.autoRetry;
     if (!autoRetry?.rebuilder) return;
+    const at = clock.now();
     const runs: Promise<unknown>[] = [];
     for (const [network, records] of solana) {
+      for (const record of records) {
+        const last = attemptsOf.get(record.id)?.at(-1);
+        if (last && last.outcome === 'unknown' && rebroadcasts.get(record.id)?.outcome === 'sent') {
+          runs.push(autoRetry.attempts.markSent(record.id, last.hash, at, broadcastedEvents({ ...record, hash: last.hash }, isDevnet(record), at)));
+        }
+      }
       const gateway = gateways.solana(network);
-      if (gateway) runs.push(rebuildExpired({ ...autoRetry, owner, clock }, gateway, records, verdicts, attemptsOf, finalizedHeights.get(network) ?? null, calls));
+      if (gateway) runs.push(rebuildExpired({ ...autoRetry, owner, clock, isDevnet }, gateway, records, verdicts, attemptsOf, finalizedHeights.get(network) ?? null, calls));
     }
     await Promise.all(runs.map((run) => run.catch(() => undefined)));
   }
@@ -342,7 +353,7 @@ export function createTransactionMonitor(options: TransactionMonitorOptions) {
       await Promise.all(checks);
       const lastAttempt = (r: TransactionRecord) => attemptsOf.get(r.id)?.at(-1);
       const rebroadcasts = await rebroadcastUnknown(options, evm, solana, verdicts, now, calls, lastAttempt);
-      await Promise.all([replaceAttempts(evm, verdicts, rebroadcasts, attemptsOf, heads, fees, calls), rebuildAttempts(solana, verdicts, attemptsOf, finalizedHeights, calls)]);
+      await Promise.all([replaceAttempts(evm, verdicts, rebroadcasts, attemptsOf, heads, fees, calls), rebuildAttempts(solana, verdicts, rebroadcasts, attemptsOf, finalizedHeights, calls)]);
       const t2 = performance.now();
 
       const at = clock.now();
