@@ -89,6 +89,16 @@ describe.each(testDatabaseKinds)('managed automatic retry: the project default (
     expect((await transfer(w.id)).record.autoRetry).toEqual({ enabled: false, maxFeePerGas: null, attempts: [expect.objectContaining({ outcome: 'pending' })] });
     const optedIn = await transfer(w.id, { autoRetry: { enabled: true } });
     expect(optedIn.record.autoRetry).toMatchObject({ enabled: true, maxFeePerGas: (optedIn.maxFeePerGas * 10n).toString() });
+    // A Solana transfer follows the same switch (it has no fee ceiling).
+    const sol = (await app.request('POST', '/v1/wallets', { key: a.key.apiKey, body: { type: 'SOLANA', userIdentifier: `retry-sol-${Math.random()}`, userIdentifierType: 'CUSTOM_ID' } })).body;
+    expect((await app.request('POST', '/v1/local/faucet', { key: a.key.apiKey, body: { walletId: sol.id, amount: '1', token: 'native' } })).status).toBe(200);
+    const solTransfer = async (extra: Record<string, unknown> = {}) => {
+      const sent = await app.request('POST', `/v1/wallets/${sol.id}/transfer`, { key: a.key.apiKey, body: { to: sol.address, value: '1000', network: 'SOLANA_DEVNET', ...extra } });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+      return sent.body.autoRetry;
+    };
+    expect(await solTransfer()).toMatchObject({ enabled: false, maxFeePerGas: null });
+    expect(await solTransfer({ autoRetry: { enabled: true } })).toMatchObject({ enabled: true, maxFeePerGas: null });
 
     const ceiling = '123456789000';
     expect(await a.owner.autoRetry.change.mutate({ ...here(), enabled: true, maxFeePerGas: ceiling })).toMatchObject({ enabled: true, maxFeePerGas: ceiling });

@@ -103,12 +103,6 @@ export interface SolanaRebuilder {
   sign(record: TransactionRecord, rebuild: SolanaRebuild): Promise<{ signedTransaction: string; signature: string }>;
 }
 
-/**
- * Whether a transfer asks for managed retry: on unless the body sets `autoRetry.enabled: false`.
- * The one place a Solana transfer's default is decided.
- */
-export const autoRetryRequested = (input: { autoRetry?: { enabled: boolean } }): boolean => input.autoRetry?.enabled !== false;
-
 export interface AutoRetryOptions {
   attempts: TransactionAttemptStore;
   replacer: FeeReplacer;

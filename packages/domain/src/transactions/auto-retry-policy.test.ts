@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideAutoRetry } from './auto-retry-policy.ts';
+import { autoRetrySwitch, decideAutoRetry } from './auto-retry-policy.ts';
 
 describe('decideAutoRetry', () => {
   const builtIn = { enabled: true, ceiling: '1000' };
@@ -23,5 +23,14 @@ describe('decideAutoRetry', () => {
   it("takes the request's ceiling, else the project's, else the built-in one, even when the switch came from elsewhere", () => {
     expect(decideAutoRetry({ enabled: true, maxFeePerGas: '7' }, { enabled: true, maxFeePerGas: '500' }, builtIn)).toEqual({ enabled: true, ceiling: '7' });
     expect(decideAutoRetry({ enabled: true }, { enabled: false, maxFeePerGas: '500' }, builtIn)).toEqual({ enabled: true, ceiling: '500' });
+  });
+});
+
+describe('autoRetrySwitch', () => {
+  it("takes the request's switch, else the project's, else the built-in one", () => {
+    expect(autoRetrySwitch(undefined, null, true)).toBe(true);
+    expect(autoRetrySwitch(undefined, { enabled: false, maxFeePerGas: null }, true)).toBe(false);
+    expect(autoRetrySwitch({ enabled: true }, { enabled: false, maxFeePerGas: null }, true)).toBe(true);
+    expect(autoRetrySwitch({ enabled: false }, { enabled: true, maxFeePerGas: '5' }, true)).toBe(false);
   });
 });

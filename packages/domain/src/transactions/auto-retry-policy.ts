@@ -30,7 +30,12 @@ export function decideAutoRetry(
   project: ProjectAutoRetryDefault | null,
   builtIn: BuiltInAutoRetry,
 ): AutoRetryDecision {
-  const enabled = request?.enabled ?? project?.enabled ?? builtIn.enabled;
+  const enabled = autoRetrySwitch(request, project, builtIn.enabled);
   if (!enabled) return { enabled: false, ceiling: null };
   return { enabled: true, ceiling: request?.maxFeePerGas ?? project?.maxFeePerGas ?? builtIn.ceiling };
+}
+
+/** The switch alone (a Solana transfer has no fee ceiling): the request's, else the project's, else the built-in one. */
+export function autoRetrySwitch(request: AutoRetryRequestOption | undefined, project: ProjectAutoRetryDefault | null, builtIn: boolean): boolean {
+  return request?.enabled ?? project?.enabled ?? builtIn;
 }

@@ -7,7 +7,7 @@ import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, solanaSignature, type Broadcaster } from './broadcast.ts';
 import type { SigningContext } from '../signing/pipeline.ts';
 import { beforeRecord, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
-import { autoRetryRequested } from './attempts.ts';
+import { autoRetrySwitch } from './auto-retry-policy.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
 
 /** Rent-exempt minimum of an SPL token account (165 bytes), paid when a transfer creates one. */
@@ -56,7 +56,7 @@ export function createSolanaTransfers(deps: TransactionServiceDeps, targets: Cha
           recentBlockhash: latest.blockhash,
           lastValidBlockHeight: latest.lastValidBlockHeight,
           // Managed retry rebuilds an expired transfer (monitor-rebuild.ts); it has no fee ceiling.
-          autoRetry: autoRetryRequested(input),
+          autoRetry: autoRetrySwitch(input.autoRetry, (await deps.autoRetryDefault?.(caller)) ?? null, true),
           autoRetryMaxFeePerGas: null,
         },
         reservation: null,
