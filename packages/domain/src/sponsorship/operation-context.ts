@@ -6,7 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { encodeFunctionData, type Hex } from 'viem';
-import type { Environment, TransactionRecord } from '../ports.ts';
+import type { EncryptedShare } from '../custody/shares.ts';
+import type { Environment, TransactionRecord, WalletRecord } from '../ports.ts';
+import { parseSigningInput, type SigningIntent } from '../signing/pipeline.ts';
+import { TRANSFER_ACTION } from '../transactions/context.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ERC20_TRANSFER_ABI } from '../shared/erc20-transfer-abi.ts';
 import type { MonitoringInfo } from '../transactions/records.ts';
@@ -133,5 +136,23 @@ export function executedCall(record: TransactionRecord) {
     value: '0',
     data: encodeFunctionData({ abi: ERC20_TRANSFER_ABI, functionName: 'transfer', args: [facts.recipient, facts.amount] }),
     chainId: Number(record.chainId),
+  };
+}
+
+/**
+ * The owner's signature of a user operation hash, as the pipeline takes it: a raw signature judged
+ * by policies as the ERC-20 transfer the operation executes.
+ */
+export function ownerSignatureIntent(record: TransactionRecord, wallet: WalletRecord, shares: EncryptedShare[], userOperationHash: Hex): SigningIntent {
+  return {
+    caller: operationCaller(record, 'operation'),
+    wallet,
+    shares,
+    operation: 'raw',
+    action: TRANSFER_ACTION,
+    chain: { walletType: 'EVM', chainId: record.chainId, network: null },
+    transfer: { to: record.to!, value: record.value!, tokenAddress: record.tokenAddress },
+    input: parseSigningInput('EVM', 'raw', { data: userOperationHash }),
+    executes: executedCall(record),
   };
 }

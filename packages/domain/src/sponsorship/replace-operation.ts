@@ -18,13 +18,11 @@
  */
 import { keccak256, type Hex } from 'viem';
 import type { TransactionRecord } from '../ports.ts';
-import { parseSigningInput } from '../signing/pipeline.ts';
 import { DEFAULT_AUTO_RETRY_AFTER_BLOCKS, DEFAULT_AUTO_RETRY_MAX_ATTEMPTS, nextAttemptFees, type AttemptFees } from '../transactions/attempts.ts';
-import { TRANSFER_ACTION } from '../transactions/context.ts';
 import { BroadcastRejectedError, ChainUnavailableError } from '../transactions/gateways.ts';
 import { checkGasCap } from './gas-cap.ts';
 import { OperationRejectedError } from './operation-chain.ts';
-import { executedCall, operationCaller, operationHashes, sponsoredContext, withAttempt, withContext } from './operation-context.ts';
+import { operationCaller, operationHashes, ownerSignatureIntent, sponsoredContext, withAttempt, withContext } from './operation-context.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 
 /** How often a waiting operation is looked at again (as follow-operation.ts). */
@@ -136,18 +134,7 @@ export function createOperationReplacer(
       try {
         const caller = operationCaller(record, 'operation');
         const { wallet, shares } = await deps.loadWalletWithShares(caller, record.walletId);
-        const signed = await pipeline.sign({
-          caller,
-          wallet,
-          shares,
-          operation: 'raw',
-          action: TRANSFER_ACTION,
-          chain: { walletType: 'EVM', chainId: record.chainId, network: null },
-          transfer: { to: record.to!, value: record.value!, tokenAddress: record.tokenAddress },
-          input: parseSigningInput('EVM', 'raw', { data: userOperationHash }),
-          executes: executedCall(record),
-          feeReplacementOf: record.id,
-        });
+        const signed = await pipeline.sign({ ...ownerSignatureIntent(record, wallet, shares, userOperationHash), feeReplacementOf: record.id });
         operation = access.chain.withOwnerSignature(sponsored, `0x${String(signed.response.signature).replace(/^0x/, '')}` as Hex);
       } catch (error) {
         const code = (error as { code?: string }).code;

@@ -12,10 +12,9 @@ import { ApiError } from '../errors.ts';
 import type { TransactionRecord } from '../ports.ts';
 import { parseSigningInput } from '../signing/pipeline.ts';
 import { reviewIdOf } from '../transactions/frozen-preparation.ts';
-import { TRANSFER_ACTION } from '../transactions/context.ts';
 import { checkGasCap } from './gas-cap.ts';
 import type { SignedAuthorizationParts } from './operation-chain.ts';
-import { executedCall, operationCaller, sponsoredContext, transferFacts, withContext, type SponsoredStep } from './operation-context.ts';
+import { operationCaller, ownerSignatureIntent, sponsoredContext, transferFacts, withContext, type SponsoredStep } from './operation-context.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 
 /** The audit action of the wallet's delegation signed for a sponsored transfer. */
@@ -108,19 +107,7 @@ export function createOperationSigner(deps: SponsoredWorkerDeps, save: SaveStep,
       const sponsored = access.chain.withSponsorSignature(draft.operation, window, sponsorSignature);
       const userOperationHash = access.chain.userOperationHash(sponsored);
 
-      const signed = await signStep(record, 'operation', () =>
-        pipeline.sign({
-          caller: operationCaller(record, 'operation'),
-          wallet,
-          shares,
-          operation: 'raw',
-          action: TRANSFER_ACTION,
-          chain: { walletType: 'EVM', chainId: record.chainId, network: null },
-          transfer: { to: record.to!, value: record.value!, tokenAddress: record.tokenAddress },
-          input: parseSigningInput('EVM', 'raw', { data: userOperationHash }),
-          executes: executedCall(record),
-        }),
-      );
+      const signed = await signStep(record, 'operation', () => pipeline.sign(ownerSignatureIntent(record, wallet, shares, userOperationHash)));
       if (!signed) return null;
       const operation = access.chain.withOwnerSignature(sponsored, `0x${String(signed.response.signature).replace(/^0x/, '')}` as Hex);
       const saved = await save(

@@ -5,7 +5,7 @@
  * `feeReplacementOf` option (policies decide again; spend is not charged again; audited).
  */
 import type { EncryptedShare } from '../custody/shares.ts';
-import type { WalletRecord } from '../ports.ts';
+import type { TransactionRecord, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { parseSigningInput } from '../signing/pipeline.ts';
@@ -20,6 +20,22 @@ export interface FeeReplacerDeps {
   loadWalletWithShares: (caller: Caller, walletId: string) => Promise<{ wallet: WalletRecord; shares: EncryptedShare[] }>;
 }
 
+/**
+ * The caller a later attempt of `record` is signed as: its project and API key, in the key's
+ * environment (records name their key, not the environment).
+ */
+export async function recordCaller(record: TransactionRecord, attempts: Pick<TransactionAttemptStore, 'environmentOf'>): Promise<Caller> {
+  const environment = record.apiKeyId ? await attempts.environmentOf(record.apiKeyId) : null;
+  return {
+    partnerId: record.partnerId,
+    projectId: record.projectId,
+    apiKeyId: record.apiKeyId ?? '',
+    environment: environment ?? 'production',
+    plan: 'free',
+    requestId: null,
+  };
+}
+
 export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: FeeReplacerDeps): FeeReplacer {
   return {
     async sign(record, tx) {
@@ -28,15 +44,7 @@ export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: 
       if (record.walletType !== 'EVM' || !action || !record.chainId || record.to === null || record.value === null) {
         throw new Error('only EVM transfers and yield steps are replaced');
       }
-      const environment = record.apiKeyId ? await attempts.environmentOf(record.apiKeyId) : null;
-      const caller: Caller = {
-        partnerId: record.partnerId,
-        projectId: record.projectId,
-        apiKeyId: record.apiKeyId ?? '',
-        environment: environment ?? 'production',
-        plan: 'free',
-        requestId: null,
-      };
+      const caller = await recordCaller(record, attempts);
       const { wallet, shares } = await loadWalletWithShares(caller, record.walletId);
       const body = {
         transaction: {

@@ -15,9 +15,9 @@ import { randomUUID } from 'node:crypto';
 import type { TransactionRecord } from '../ports.ts';
 import type { Clock } from '../shared/clock.ts';
 import { DEFAULT_AUTO_RETRY_MAX_ATTEMPTS, type AutoRetryOptions, type TransactionAttempt } from './attempts.ts';
-import { broadcastedEvents } from './events.ts';
-import { BroadcastRejectedError, ChainUnavailableError, type SolanaGateway } from './gateways.ts';
+import { ChainUnavailableError, type SolanaGateway } from './gateways.ts';
 import { errorText, type Calls } from './monitor-evidence.ts';
+import { sendStoredAttempt } from './monitor-replace.ts';
 import type { Verdict } from './monitor-rules.ts';
 
 /** A verdict proving the record's last attempt expired without any attempt landing. */
@@ -103,16 +103,7 @@ export async function rebuildExpired(
       verdicts.set(record.id, { kind: 'wait', evidence: false, expiredSince: null });
       const stored = await options.attempts.add(options.owner, attempt).catch((error: unknown) => void verdicts.set(record.id, { kind: 'error', message: errorText(error) }));
       if (!stored) return;
-      try {
-        await calls.run(gateway.sendTransaction(signed.signedTransaction));
-      } catch (error) {
-        // Unreachable or refused: the stored attempt is sent again by the next check's rebroadcast.
-        if (!(error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED')) return;
-      }
-      const at = options.clock.now();
-      // The node took it: its own send.broadcasted, written with the mark.
-      await options.attempts.markSent(record.id, attempt.hash, at, broadcastedEvents({ ...record, hash: attempt.hash }, options.isDevnet(record), at));
-      sent++;
+      if (await sendStoredAttempt(options, record, attempt, () => calls.run(gateway.sendTransaction(signed.signedTransaction)))) sent++;
     }),
   );
   if (reasons.length > 0) await options.attempts.setReasons(options.owner, reasons);

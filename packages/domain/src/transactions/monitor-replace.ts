@@ -11,6 +11,27 @@ import { broadcastedEvents } from './events.ts';
 import { BroadcastRejectedError, type EvmFeeSuggestion, type EvmGateway } from './gateways.ts';
 import { errorText, type Calls } from './monitor-evidence.ts';
 
+/**
+ * Sends a stored attempt; when the node takes it (or already had it), marks it sent with its own
+ * `send.broadcasted`. Unreachable or refused: false, and the stored attempt is sent again by the
+ * next check's rebroadcast.
+ */
+export async function sendStoredAttempt(
+  options: Pick<AutoRetryOptions, 'attempts'> & { clock: Clock; isDevnet: (record: TransactionRecord) => boolean },
+  record: TransactionRecord,
+  attempt: Pick<TransactionAttempt, 'hash'>,
+  send: () => Promise<unknown>,
+): Promise<boolean> {
+  try {
+    await send();
+  } catch (error) {
+    if (!(error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED')) return false;
+  }
+  const at = options.clock.now();
+  await options.attempts.markSent(record.id, attempt.hash, at, broadcastedEvents({ ...record, hash: attempt.hash }, options.isDevnet(record), at));
+  return true;
+}
+
 /** A leased record that waits without a receipt for any attempt, with its stored replacements. */
 export interface ReplacementCandidate {
   record: TransactionRecord;
@@ -105,15 +126,7 @@ export async function replaceStalled(
       // Stored before it is sent: a crash now leaves bytes the next check sends (never a second plan).
       if (!(await options.attempts.add(options.owner, attempt))) return;
       options.crashAt?.('replacement-stored');
-      try {
-        await calls.run(gateway.sendRawTransaction(signed as Hex));
-      } catch (error) {
-        // Unreachable or refused: the stored attempt is sent again by the next check's rebroadcast.
-        if (!(error instanceof BroadcastRejectedError && error.code === 'ALREADY_PROCESSED')) return;
-      }
-      const at = options.clock.now();
-      await options.attempts.markSent(record.id, attempt.hash, at, broadcastedEvents({ ...record, hash: attempt.hash }, options.isDevnet(record), at));
-      sent++;
+      if (await sendStoredAttempt(options, record, attempt, () => calls.run(gateway.sendRawTransaction(signed as Hex)))) sent++;
     }),
   );
   if (reasons.length > 0) await options.attempts.setReasons(options.owner, reasons);

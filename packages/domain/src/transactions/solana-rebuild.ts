@@ -12,6 +12,7 @@ import { parseSigningInput } from '../signing/pipeline.ts';
 import type { SolanaRebuilder, TransactionAttemptStore } from './attempts.ts';
 import { solanaSignature } from './broadcast.ts';
 import { TRANSFER_ACTION } from './context.ts';
+import { recordCaller } from './fee-replacement.ts';
 import type { ChainGateways } from './gateways.ts';
 
 export interface SolanaRebuilderDeps {
@@ -29,15 +30,7 @@ export function createSolanaRebuilder({ pipeline, gateways, attempts, loadWallet
       }
       const gateway = gateways.solana(record.network);
       if (!gateway) throw new Error(`network ${record.network} is not configured`);
-      const environment = record.apiKeyId ? await attempts.environmentOf(record.apiKeyId) : null;
-      const caller: Caller = {
-        partnerId: record.partnerId,
-        projectId: record.projectId,
-        apiKeyId: record.apiKeyId ?? '',
-        environment: environment ?? 'production',
-        plan: 'free',
-        requestId: null,
-      };
+      const caller = await recordCaller(record, attempts);
       const { wallet, shares } = await loadWalletWithShares(caller, record.walletId);
       const built = await gateway.buildTransfer({ from: wallet.address, to: record.to, amount: BigInt(record.value), mint: record.tokenAddress ?? undefined, recentBlockhash });
       const result = await pipeline.sign({
