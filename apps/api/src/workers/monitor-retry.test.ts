@@ -210,6 +210,38 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     expect((await events(t.id)).filter((e) => e.type === 'rest.transaction.failed')).toHaveLength(1);
   });
 
+  it('still fails the record REPLACED when a transaction this service did not send takes the nonce over its attempts', async () => {
+    const w = await wallet('EVM');
+    await fund(w.id, '1');
+    await s.blocks.pause();
+    let t: Awaited<ReturnType<typeof sentTransfer>>;
+    let foreign: Hex;
+    try {
+      t = await sentTransfer(w.id);
+      await priceOut(t.tx.maxFeePerGas!);
+      await runDue([t.id]);
+      const attempts = (await record(w.id, t.id)).autoRetry.attempts;
+      expect(attempts).toHaveLength(2);
+      // The partner signs another call at the same nonce (sign-only) and sends it elsewhere, priced over both attempts.
+      const fee = BigInt(attempts[1].maxFeePerGas) * 2n;
+      const signed = await post(`/v1/wallets/${w.id}/sign-transaction`, {
+        transaction: { to: w.address, value: '0', chainId: EVM_CHAIN, type: 2, nonce: t.tx.nonce, gasLimit: '21000', maxFeePerGas: fee.toString(), maxPriorityFeePerGas: fee.toString() },
+      });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+      foreign = (await rpc(s.devnets.evmRpcUrl, 'eth_sendRawTransaction', [signed.body.signedTransaction])) as Hex;
+      await mine();
+    } finally {
+      s.blocks.resume();
+    }
+    await resolveAll([t.id]);
+    const done = await record(w.id, t.id);
+    expect(done).toMatchObject({ status: 'failed', hash: t.hash, failureCode: 'REPLACED', monitoring: { chainOutcome: 'nonce_consumed_elsewhere' } });
+    expect((await s.devnets.gateways.evm(EVM_CHAIN)!.getReceipts([foreign]))[0]).not.toBeNull();
+    expect(done.autoRetry.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['lost', 'lost']);
+    expect((await events(t.id)).filter((e) => e.type === 'rest.transaction.failed')).toHaveLength(1);
+    expect((await events(t.id)).some((e) => e.type === 'rest.transaction.confirmed')).toBe(false);
+  });
+
   it('never retries a transfer that pins its fees or turns retry off; enabled with a pin is refused naming the field', async () => {
     const w = await wallet('EVM');
     await fund(w.id, '1');
