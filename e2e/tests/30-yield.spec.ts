@@ -98,7 +98,11 @@ test('an owner cancels a queued deposit, filters the project list by status, and
   await approval.getByRole('link').click();
   await expect(page).toHaveURL(new RegExp(`/transactions/${first.transactions[0]!.transactionId}$`));
   await expect(page.getByTestId('tx-status')).toHaveText('confirmed');
-  await expect(page.getByText(first.transactions[0]!.hash)).toBeVisible();
+  // The step's record is under managed retry: its one attempt is the step's own transaction, included.
+  const attempt = page.getByTestId('tx-attempt');
+  await expect(attempt).toHaveCount(1);
+  await expect(attempt).toContainText(first.transactions[0]!.hash);
+  await expect(attempt.getByTestId('tx-attempt-outcome')).toHaveText('included');
 });
 
 test('support: the same operations and positions, no Cancel button, and the API refuses the cancellation', async ({ page }) => {
