@@ -29,6 +29,16 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     await mine(blocks);
   }
 
+  /** A transfer priced out for three blocks while the chain stands still, then replaced by one check: it and its two attempts. */
+  async function replacedTransfer(walletId: string) {
+    const t = await sentTransfer(walletId);
+    await priceOut(t.tx.maxFeePerGas!);
+    await runDue([t.id]);
+    const attempts = (await record(walletId, t.id)).autoRetry.attempts;
+    expect(attempts).toHaveLength(2);
+    return { t, attempts };
+  }
+
   it('replaces a transfer priced under the new base fee; the replacement confirms the record, which keeps its hash; one terminal webhook', async () => {
     const receiver = await startReceiver();
     const { secret } = await s.app.services.webhooks.set(s.scope, { url: receiver.url, eventTypes: ['rest.transaction.confirmed', 'rest.transaction.failed', 'send.broadcasted', 'send.confirmed', 'send.failed'] });
@@ -159,11 +169,9 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     let t: Awaited<ReturnType<typeof sentTransfer>>;
     let replacementHash: string;
     try {
-      t = await sentTransfer(w.id);
-      await priceOut(t.tx.maxFeePerGas!);
-      await runDue([t.id]);
-      const attempts = (await record(w.id, t.id)).autoRetry.attempts;
-      expect(attempts).toHaveLength(2);
+      const replaced = await replacedTransfer(w.id);
+      t = replaced.t;
+      const attempts = replaced.attempts;
       replacementHash = attempts[1].hash;
       // Another node's pool still holds the original, and fees fall: the original is mined.
       await rpc(s.devnets.evmRpcUrl, 'anvil_dropTransaction', [replacementHash]);
@@ -189,10 +197,7 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     let t: Awaited<ReturnType<typeof sentTransfer>>;
     let cancel: { status: number; body: any };
     try {
-      t = await sentTransfer(w.id);
-      await priceOut(t.tx.maxFeePerGas!);
-      await runDue([t.id]);
-      expect((await record(w.id, t.id)).autoRetry.attempts).toHaveLength(2);
+      ({ t } = await replacedTransfer(w.id));
       cancel = await post(`/v1/wallets/${w.id}/transactions/${t.id}/cancel`, {});
       expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
     } finally {
@@ -217,11 +222,9 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
     let t: Awaited<ReturnType<typeof sentTransfer>>;
     let foreign: Hex;
     try {
-      t = await sentTransfer(w.id);
-      await priceOut(t.tx.maxFeePerGas!);
-      await runDue([t.id]);
-      const attempts = (await record(w.id, t.id)).autoRetry.attempts;
-      expect(attempts).toHaveLength(2);
+      const replaced = await replacedTransfer(w.id);
+      t = replaced.t;
+      const attempts = replaced.attempts;
       // The partner signs another call at the same nonce (sign-only) and sends it elsewhere, priced over both attempts.
       const fee = BigInt(attempts[1].maxFeePerGas) * 2n;
       const signed = await post(`/v1/wallets/${w.id}/sign-transaction`, {
