@@ -63,6 +63,7 @@ describe.each(testDatabaseKinds)('managed automatic retry of EVM transfers (loca
       attempts: [{ hash: t.hash, maxFeePerGas: t.tx.maxFeePerGas!.toString(), maxPriorityFeePerGas: t.tx.maxPriorityFeePerGas!.toString(), sentAt: expect.any(String), outcome: 'pending' }],
     });
     const waiting = await record(w.id, t.id);
+    expect(waiting.autoRetry.attempts[0].sentAt).toBe(t.answer.autoRetry.attempts[0].sentAt);
     expect(waiting).toMatchObject({ status: 'submitted', hash: t.hash, autoRetry: { enabled: true, maxFeePerGas: (t.tx.maxFeePerGas! * 10n).toString() } });
     const [first, second] = waiting.autoRetry.attempts;
     expect(first).toMatchObject({ hash: t.hash, maxFeePerGas: t.tx.maxFeePerGas!.toString(), maxPriorityFeePerGas: t.tx.maxPriorityFeePerGas!.toString() });

@@ -56,7 +56,7 @@ function nonceReservationLost(): ApiError {
 }
 
 /** What happened to a send: accepted (or already known), unknown (kept `pending` to re-send the same bytes), refused for good. */
-export type SendOutcome = { kind: 'accepted' } | { kind: 'uncertain' } | { kind: 'refused'; record: TransactionRecord };
+export type SendOutcome = { kind: 'accepted'; submittedAt?: Date } | { kind: 'uncertain' } | { kind: 'refused'; record: TransactionRecord };
 
 export interface SendOptions {
   /** A re-send of stored bytes: a nonce that reads as used means it was already mined. */
@@ -110,7 +110,7 @@ export async function sendRecorded(
   const at = clock.now();
   const submitted = { ...record, status: 'submitted' as const, submittedAt: at };
   await store.update(record.id, { status: 'submitted', submittedAt: at }, broadcastedEvents(submitted, devnet, at), 'pending');
-  return { kind: 'accepted' };
+  return { kind: 'accepted', submittedAt: at };
 }
 
 /** The answer to a broadcast request; with managed retry decided, the record's `autoRetry` (its first attempt). */
@@ -134,8 +134,8 @@ export function createBroadcaster(deps: BroadcastDeps) {
   async function send(record: TransactionRecord, target: ChainTarget, nonceToRelease: number | null, resend: boolean): Promise<BroadcastResult> {
     const outcome = await sendRecorded(deps, record, target, { resend, nonceToRelease, onUnreachable: 'fail' });
     if (outcome.kind === 'refused') throw broadcastFailed(outcome.record);
-    // Accepted: the record is `submitted` now (its first attempt pending).
-    return answerOf(outcome.kind === 'accepted' ? { ...record, status: 'submitted' } : record);
+    // Accepted: the record is `submitted` now (its first attempt pending, sent when the lookup says).
+    return answerOf(outcome.kind === 'accepted' ? { ...record, status: 'submitted', submittedAt: outcome.submittedAt ?? record.submittedAt } : record);
   }
 
   async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, reservation }: Broadcast): Promise<BroadcastResult> {
