@@ -1,0 +1,192 @@
+/**
+ * TLS credentials of the signer's mutual TLS, and the refusal of key files others can read.
+ *
+ * Local mode generates them once into one directory (mode 0700, files 0600):
+ *   ca.pem          the local CA certificate both sides trust
+ *   signer.pem      server certificate, CN and SAN `wallet-signer`, SANs `localhost` and `127.0.0.1`
+ *   signer-key.pem  its private key
+ *   api.pem         client certificate, CN `wallet-api`
+ *   api-key.pem     its private key
+ * All keys are ECDSA P-256. The CA's private key is never written anywhere: it lives in memory for
+ * the three signatures and is dropped. So nobody (not even someone who later reads this directory)
+ * can mint another client certificate the signer would accept; adding a client or renewing means
+ * regenerating everything (delete the directory). Certificates are valid 10 years; when the server
+ * or client certificate has less than 30 days left, the whole set is regenerated.
+ */
+import { X509Certificate, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, fstatSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { KeyUsage, buildCertificate, pem } from './der.ts';
+
+export const SIGNER_SERVER_NAME = 'wallet-signer';
+export const API_CLIENT_NAME = 'wallet-api';
+
+export const CREDENTIAL_FILES = {
+  ca: 'ca.pem',
+  cert: 'signer.pem',
+  key: 'signer-key.pem',
+  clientCert: 'api.pem',
+  clientKey: 'api-key.pem',
+} as const;
+
+export interface LocalSignerCredentials {
+  dir: string;
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  clientCertFile: string;
+  clientKeyFile: string;
+  /** True when this call generated them. */
+  created: boolean;
+}
+
+const DAY_MS = 86_400_000;
+const VALIDITY_MS = 3650 * DAY_MS;
+const RENEW_BEFORE_MS = 30 * DAY_MS;
+/** Certificates start an hour back, so a clock a little behind still accepts them. */
+const BACKDATE_MS = 3_600_000;
+
+function filesOf(dir: string, created: boolean): LocalSignerCredentials {
+  return {
+    dir,
+    caFile: path.join(dir, CREDENTIAL_FILES.ca),
+    certFile: path.join(dir, CREDENTIAL_FILES.cert),
+    keyFile: path.join(dir, CREDENTIAL_FILES.key),
+    clientCertFile: path.join(dir, CREDENTIAL_FILES.clientCert),
+    clientKeyFile: path.join(dir, CREDENTIAL_FILES.clientKey),
+    created,
+  };
+}
+
+type State = 'missing' | 'valid' | 'expiring' | 'incomplete';
+
+function stateOf(dir: string): State {
+  const files = Object.values(CREDENTIAL_FILES).map((name) => path.join(dir, name));
+  const present = files.filter((file) => existsSync(file));
+  if (present.length === 0) return 'missing';
+  if (present.length < files.length) return 'incomplete';
+  const credentials = filesOf(dir, false);
+  for (const file of [credentials.certFile, credentials.clientCertFile]) {
+    const validTo = Date.parse(new X509Certificate(readFileSync(file)).validTo);
+    if (validTo - Date.now() < RENEW_BEFORE_MS) return 'expiring';
+  }
+  return 'valid';
+}
+
+const serial = () => {
+  const bytes = randomBytes(16);
+  bytes[0] = bytes[0]! & 0x7f;
+  return bytes;
+};
+
+function generateInto(dir: string): void {
+  const now = Date.now();
+  const notBefore = new Date(now - BACKDATE_MS);
+  const notAfter = new Date(now + VALIDITY_MS);
+  const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const caName = `Wallet signer local CA ${randomBytes(4).toString('hex')}`;
+  const caCert = buildCertificate({
+    serialNumber: serial(),
+    subject: caName,
+    issuer: caName,
+    notBefore,
+    notAfter,
+    publicKey: ca.publicKey,
+    signingKey: ca.privateKey,
+    issuerPublicKey: ca.publicKey,
+    ca: true,
+    keyUsage: KeyUsage.keyCertSign | KeyUsage.cRLSign,
+  });
+  const leaf = (subject: string, usage: 'serverAuth' | 'clientAuth', dnsNames?: string[], ipAddresses?: string[]) => {
+    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const cert = buildCertificate({
+      serialNumber: serial(),
+      subject,
+      issuer: caName,
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: ca.privateKey,
+      issuerPublicKey: ca.publicKey,
+      ca: false,
+      keyUsage: KeyUsage.digitalSignature,
+      extendedKeyUsage: [usage],
+      dnsNames,
+      ipAddresses,
+    });
+    return { cert: pem('CERTIFICATE', cert), key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+  };
+  const server = leaf(SIGNER_SERVER_NAME, 'serverAuth', [SIGNER_SERVER_NAME, 'localhost'], ['127.0.0.1']);
+  const client = leaf(API_CLIENT_NAME, 'clientAuth');
+  const write = (name: string, text: string) => writeFileSync(path.join(dir, name), text, { mode: 0o600, flag: 'wx' });
+  write(CREDENTIAL_FILES.ca, pem('CERTIFICATE', caCert));
+  write(CREDENTIAL_FILES.cert, server.cert);
+  write(CREDENTIAL_FILES.key, server.key);
+  write(CREDENTIAL_FILES.clientCert, client.cert);
+  write(CREDENTIAL_FILES.clientKey, client.key);
+  // ca.privateKey goes out of scope here: it was never written anywhere.
+}
+
+/**
+ * The local credentials in `dir`, generated on first use. Several processes may call it at once:
+ * each generates into its own staging directory beside `dir`, and the first rename wins (renaming
+ * onto a missing or empty directory is atomic; onto a full one it fails and the loser reads the
+ * winner's files).
+ */
+export function ensureLocalSignerCredentials(dir: string): LocalSignerCredentials {
+  const target = path.resolve(dir);
+  const state = stateOf(target);
+  if (state === 'valid') return filesOf(target, false);
+  if (state === 'incomplete') {
+    throw new Error(`${target} holds an incomplete set of signer TLS credentials; delete the directory to regenerate them`);
+  }
+  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  const staging = `${target}.staging-${process.pid}-${randomBytes(4).toString('hex')}`;
+  mkdirSync(staging, { mode: 0o700 });
+  try {
+    generateInto(staging);
+    if (state === 'expiring') {
+      // Move the old set aside first; a concurrent renewer may already have done it.
+      try {
+        renameSync(target, `${target}.expired-${Date.now()}-${randomBytes(4).toString('hex')}`);
+      } catch {
+        /* already moved */
+      }
+    }
+    try {
+      renameSync(staging, target);
+      return filesOf(target, true);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+      if (stateOf(target) !== 'valid') throw new Error(`could not create the signer TLS credentials in ${target}`);
+      return filesOf(target, false);
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Throws when `file` (a private key, a KEK file) is readable or writable by group or others, with
+ * the chmod that fixes it. Also throws when it is missing or not a regular file.
+ */
+export function assertPrivateFile(file: string, what = 'key file'): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(code === 'ENOENT' ? `${what} ${file} does not exist` : `${what} ${file} cannot be read (${code})`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error(`${what} ${file} is not a regular file`);
+    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
+      const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
+      throw new Error(`${what} ${file} is accessible by group or others (mode ${mode}); restrict it with: chmod 600 ${file}`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
