@@ -1,4 +1,4 @@
-import type { EncryptedShare } from './custody/shares.ts';
+import type { EncryptedShare } from './custody/types.ts';
 import type { KeysetPosition } from './shared/cursor.ts';
 import type { WalletType } from './wallets/addresses.ts';
 

@@ -2,28 +2,33 @@
  * Key-encryption-key (KEK) sources for the share envelopes (see shares.ts).
  *
  * - `fileKekProvider(dataDir)`: the embedded default. `${dataDir}/keks.json` holds one generated
- *   32-byte key per role, created with mode 0600 on first use; a file readable or writable by
+ *   32-byte key per role of the process, created with mode 0600 on first use; a file readable or writable by
  *   group/others is refused. It protects database dumps/backups that do not include the data
  *   directory; anyone who can read both the database and this file can decrypt every share.
- * - `envKekProvider(env)`: production. `USER_SHARE_KEKS` and `SERVICE_SHARE_KEKS`, each a
- *   comma-separated list of `id:base64key` entries; the first is current (encrypts new shares),
- *   the others stay readable so shares encrypted under a retired KEK can still be decrypted.
+ * - `envKekProvider(env, roles)`: production. One variable per role (`USER_SHARE_KEKS` and
+ *   `SERVICE_SHARE_KEKS` in the signer, `API_KEKS` in the API), each a comma-separated list of
+ *   `id:base64key` entries; the first is current (encrypts new shares), the others stay readable so
+ *   shares encrypted under a retired KEK can still be decrypted.
+ *
+ * Each process passes the roles it holds; a key file or variable of another role is refused.
  *
  * Error messages name the file or variable and the entry number, never key material.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Kek, KekProvider, ShareRole } from './shares.ts';
+import type { Kek, KekProvider, KekRole } from './types.ts';
 
 const KEY_LENGTH = 32;
-const ROLES: readonly ShareRole[] = ['user', 'service'];
+/** The signer's KEK roles (wallet shares, service keys, the enclave key); the API's is `api`. */
+export const SIGNER_KEK_ROLES: readonly KekRole[] = ['user', 'service'];
+export const API_KEK_ROLES: readonly KekRole[] = ['api'];
 const KEK_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 /** Standard base64 (padded or not) or base64url of exactly 32 bytes. */
 const KEY_B64_PATTERN = /^(?:[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
 
 interface KeySet {
-  current: Record<ShareRole, Kek>;
+  current: Partial<Record<KekRole, Kek>>;
   all: Map<string, Kek>;
 }
 
@@ -45,7 +50,7 @@ function decodeKey(text: unknown): Buffer | undefined {
 }
 
 /** Throws when a key appears twice or one id is used for two keys. */
-function checkDistinct(entries: Array<{ role: ShareRole; kek: Kek; label: string }>, source: string): void {
+function checkDistinct(entries: Array<{ role: KekRole; kek: Kek; label: string }>, source: string): void {
   for (let i = 0; i < entries.length; i++) {
     for (let j = i + 1; j < entries.length; j++) {
       const a = entries[i]!;
@@ -68,26 +73,26 @@ function checkDistinct(entries: Array<{ role: ShareRole; kek: Kek; label: string
 
 interface KekFile {
   version: 1;
-  current: Record<ShareRole, string>;
-  keys: Array<{ id: string; role: ShareRole; key: string }>;
+  current: Partial<Record<KekRole, string>>;
+  keys: Array<{ id: string; role: KekRole; key: string }>;
 }
 
 export const KEK_FILE_NAME = 'keks.json';
 
-function newFileKeks(): KekFile {
-  const keys = ROLES.map((role) => ({
+function newFileKeks(roles: readonly KekRole[]): KekFile {
+  const keys = roles.map((role) => ({
     id: `file-${role}-${randomBytes(4).toString('hex')}`,
     role,
     key: randomBytes(KEY_LENGTH).toString('base64'),
   }));
   return {
     version: 1,
-    current: { user: keys[0]!.id, service: keys[1]!.id },
+    current: Object.fromEntries(keys.map((k) => [k.role, k.id])) as Partial<Record<KekRole, string>>,
     keys,
   };
 }
 
-function parseKekFile(text: string, file: string): KeySet {
+function parseKekFile(text: string, file: string, roles: readonly KekRole[]): KeySet {
   let data: Partial<KekFile>;
   try {
     data = JSON.parse(text) as Partial<KekFile>;
@@ -97,19 +102,19 @@ function parseKekFile(text: string, file: string): KeySet {
   if (data?.version !== 1 || !Array.isArray(data.keys) || typeof data.current !== 'object' || data.current === null) {
     throw new Error(`${file} has an unsupported format (expected version 1 with current and keys)`);
   }
-  const entries: Array<{ role: ShareRole; kek: Kek; label: string }> = [];
+  const entries: Array<{ role: KekRole; kek: Kek; label: string }> = [];
   data.keys.forEach((entry, index) => {
     const label = `key ${index + 1}`;
     if (typeof entry?.id !== 'string' || !KEK_ID_PATTERN.test(entry.id)) throw new Error(`${file}: ${label} has an invalid id`);
-    if (entry.role !== 'user' && entry.role !== 'service') throw new Error(`${file}: ${label} has an invalid role`);
+    if (!roles.includes(entry.role)) throw new Error(`${file}: ${label} has a role this process does not hold (${roles.join(', ')})`);
     const key = decodeKey(entry.key);
     if (!key) throw new Error(`${file}: ${label} is not a base64 32-byte key`);
     entries.push({ role: entry.role, kek: { id: entry.id, key }, label });
   });
   checkDistinct(entries, file);
   const all = new Map(entries.map((e) => [e.kek.id, e.kek] as const));
-  const current = {} as Record<ShareRole, Kek>;
-  for (const role of ROLES) {
+  const current: Partial<Record<KekRole, Kek>> = {};
+  for (const role of roles) {
     const id = data.current[role];
     const entry = entries.find((e) => e.kek.id === id);
     if (!entry || entry.role !== role) throw new Error(`${file}: current ${role} key is missing or has another role`);
@@ -137,7 +142,7 @@ function readKekFile(file: string): string {
  * KEKs kept in `${dataDir}/keks.json` (created, mode 0600, with the directory if missing).
  * Re-opening the same directory yields the same keys.
  */
-export function fileKekProvider(dataDir: string): KekProvider {
+export function fileKekProvider(dataDir: string, roles: readonly KekRole[] = SIGNER_KEK_ROLES): KekProvider {
   const file = join(dataDir, KEK_FILE_NAME);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let text: string;
@@ -145,7 +150,7 @@ export function fileKekProvider(dataDir: string): KekProvider {
     text = readKekFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    const fresh = `${JSON.stringify(newFileKeks(), null, 2)}\n`;
+    const fresh = `${JSON.stringify(newFileKeks(roles), null, 2)}\n`;
     try {
       // 'wx': never overwrite a file another process created in the meantime.
       writeFileSync(file, fresh, { mode: 0o600, flag: 'wx' });
@@ -154,21 +159,23 @@ export function fileKekProvider(dataDir: string): KekProvider {
     }
     text = readKekFile(file);
   }
-  return providerOf(parseKekFile(text, file));
+  return providerOf(parseKekFile(text, file, roles));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Environment provider
 // ---------------------------------------------------------------------------------------------
 
-export const KEK_ENV_VARS: Record<ShareRole, string> = {
+/** The variables of each role's KEKs: the signer reads the share roles, the API `API_KEKS`. */
+export const KEK_ENV_VARS: Record<KekRole, string> = {
   user: 'USER_SHARE_KEKS',
   service: 'SERVICE_SHARE_KEKS',
+  api: 'API_KEKS',
 };
 
 const ENV_FORMAT_HINT = 'expected a comma-separated list of id:base64key entries, each key 32 bytes';
 
-function parseEnvList(name: string, value: string | undefined, role: ShareRole): Array<{ role: ShareRole; kek: Kek; label: string }> {
+function parseEnvList(name: string, value: string | undefined, role: KekRole): Array<{ role: KekRole; kek: Kek; label: string }> {
   if (value === undefined || value.trim() === '') throw new Error(`${name} is not set; ${ENV_FORMAT_HINT}`);
   return value.split(',').map((raw, index) => {
     const label = `${name} entry ${index + 1}`;
@@ -188,17 +195,17 @@ function parseEnvList(name: string, value: string | undefined, role: ShareRole):
  * KEKs from `USER_SHARE_KEKS` and `SERVICE_SHARE_KEKS` (`id:base64key,...`; first entry current).
  * Throws an Error naming the variable when one is missing or malformed.
  */
-export function envKekProvider(env: Record<string, string | undefined>): KekProvider {
-  const user = parseEnvList(KEK_ENV_VARS.user, env[KEK_ENV_VARS.user], 'user');
-  const service = parseEnvList(KEK_ENV_VARS.service, env[KEK_ENV_VARS.service], 'service');
-  checkDistinct([...user, ...service], 'share KEKs');
+export function envKekProvider(env: Record<string, string | undefined>, roles: readonly KekRole[] = SIGNER_KEK_ROLES): KekProvider {
+  const lists = roles.map((role) => parseEnvList(KEK_ENV_VARS[role], env[KEK_ENV_VARS[role]], role));
+  const entries = lists.flat();
+  checkDistinct(entries, roles.length > 1 ? 'share KEKs' : KEK_ENV_VARS[roles[0]!]);
   return providerOf({
-    current: { user: user[0]!.kek, service: service[0]!.kek },
-    all: new Map([...user, ...service].map((e) => [e.kek.id, e.kek] as const)),
+    current: Object.fromEntries(lists.map((list) => [list[0]!.role, list[0]!.kek])) as Partial<Record<KekRole, Kek>>,
+    all: new Map(entries.map((e) => [e.kek.id, e.kek] as const)),
   });
 }
 
-/** A fresh `id:base64key` entry for USER_SHARE_KEKS / SERVICE_SHARE_KEKS. */
+/** A fresh `id:base64key` entry for USER_SHARE_KEKS / SERVICE_SHARE_KEKS / API_KEKS. */
 export function generateKekEntry(id: string): string {
   if (!KEK_ID_PATTERN.test(id)) throw new Error("a KEK id uses letters, digits, '.', '_', '-' (at most 64)");
   return `${id}:${randomBytes(KEY_LENGTH).toString('base64')}`;

@@ -24,7 +24,7 @@ function testKeks(): KekProvider & { retire(role: 'user' | 'service'): void } {
   };
   rotate('user');
   rotate('service');
-  return { current: (role) => current[role], byId: (id) => all.get(id), retire: rotate };
+  return { current: (role) => current[role as 'user' | 'service'], byId: (id) => all.get(id), retire: rotate };
 }
 
 const WALLET = '6f1d6d2e-6a53-4a4b-9f55-0b5c3f1f2a11';

@@ -17,36 +17,13 @@
 import { randomFillSync } from 'node:crypto';
 import { openUnderKek, sealUnderKek } from './kek-seal.ts';
 
-export type ShareRole = 'user' | 'service';
+import type { EncryptedShare, KekProvider, ShareRole } from './types.ts';
+import { wipe } from './types.ts';
 
-export interface Kek {
-  id: string;
-  /** 32-byte AES-256 key. */
-  key: Buffer;
-}
-
-export interface KekProvider {
-  /** The KEK new shares of this role are encrypted under. */
-  current(role: ShareRole): Kek;
-  /** Any KEK still readable (current or retired), for decryption. */
-  byId(id: string): Kek | undefined;
-}
-
-export interface EncryptedShare {
-  role: ShareRole;
-  kekId: string;
-  iv: Uint8Array;
-  /** AES-256-GCM ciphertext followed by the 16-byte tag. */
-  ciphertext: Uint8Array;
-}
+export * from './types.ts';
 
 const SHARE_LENGTH = 32;
 const DECRYPT_FAILED = 'key share cannot be decrypted';
-
-/** Overwrites the buffers with zeros; ignores undefined entries. */
-export function wipe(...buffers: Array<Uint8Array | undefined | null>): void {
-  for (const buffer of buffers) buffer?.fill(0);
-}
 
 export function splitSecret(secret: Uint8Array): { user: Uint8Array; service: Uint8Array } {
   if (secret.length !== SHARE_LENGTH) throw new Error(`a wallet secret must be ${SHARE_LENGTH} bytes`);

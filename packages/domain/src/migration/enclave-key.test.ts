@@ -1,7 +1,8 @@
 import { createHash, createPublicKey, diffieHellman, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Kek, KekProvider } from '../custody/shares.ts';
-import { enclavePublicView, generateEnclaveKey, openEnclavePrivateKey, type EnclaveKeyRecord } from './enclave-key.ts';
+import { enclavePublicView, type EnclaveKeyRecord } from './enclave-key.ts';
+import { generateEnclaveKey, openEnclavePrivateKey } from './enclave-key-crypto.ts';
 
 function memoryKeks(...keks: Kek[]): KekProvider {
   const [current] = keks;

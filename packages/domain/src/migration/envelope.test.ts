@@ -11,7 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import type { KekProvider } from '../custody/shares.ts';
 import { ApiError } from '../errors.ts';
-import { generateEnclaveKey, openEnclavePrivateKey } from './enclave-key.ts';
+import { generateEnclaveKey, openEnclavePrivateKey } from './enclave-key-crypto.ts';
 import {
   MAX_MIGRATION_PAYLOAD_BYTES,
   MIGRATION_ALGORITHM,

@@ -1,16 +1,13 @@
 import { z } from 'zod';
-import { publicKeyFromSecret } from '../custody/keys.ts';
-import { decryptShare, encryptShare, joinShares, wipe, type KekProvider } from '../custody/shares.ts';
+import type { KeyVault } from '../custody/vault.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import type { CustodyStore, EnclaveKeyRow, WalletRecord, WalletStore } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';
-import { formatPublicKey } from '../wallets/addresses.ts';
 import { toWalletView, type WalletService } from '../wallets/service.ts';
 import type { WalletView } from '../wallets/schemas.ts';
-import { enclavePublicView, generateEnclaveKey, openEnclavePrivateKey } from './enclave-key.ts';
-import { decryptMigrationPayload } from './envelope.ts';
+import { enclavePublicView } from './enclave-key.ts';
 
 export const migrateShareBody = z
   .strictObject({ encryptedPayload: z.string().min(1, 'encryptedPayload is required') })
@@ -23,7 +20,7 @@ export const enclavePublicKeySchema = z
 export interface MigrationServiceDeps {
   custody: CustodyStore;
   wallets: WalletStore;
-  keks: KekProvider;
+  vault: Pick<KeyVault, 'createEnclaveKey' | 'sealMigratedUserShare'>;
   clock: Clock;
   loadWallet: WalletService['loadWallet'];
 }
@@ -33,12 +30,12 @@ export interface MigrationServiceDeps {
  * enclave key (ECIES-P256-AES256-SHA256); the service checks it completes the wallet's key, stores
  * it under the user-share KEK, and from then on signs with only the wallet id and the API key.
  */
-export function createMigrationService({ custody, wallets, keks, clock, loadWallet }: MigrationServiceDeps) {
+export function createMigrationService({ custody, wallets, vault, clock, loadWallet }: MigrationServiceDeps) {
   let cached: EnclaveKeyRow | undefined;
   async function enclaveKey(): Promise<EnclaveKeyRow> {
     if (cached) return cached;
     const existing = await custody.getEnclaveKey();
-    cached = existing ?? (await custody.saveEnclaveKey(generateEnclaveKey(keks, clock.now())));
+    cached = existing ?? (await custody.saveEnclaveKey(await vault.createEnclaveKey(clock.now())));
     return cached;
   }
 
@@ -58,34 +55,16 @@ export function createMigrationService({ custody, wallets, keks, clock, loadWall
       const input = parseInput(migrateShareBody, body);
       assertMigratable(wallet);
       const key = await enclaveKey();
-      const shares = decryptMigrationPayload(input.encryptedPayload, {
-        privateKey: openEnclavePrivateKey(keks, key),
-        keyId: key.id,
-      });
-      const share = shares.find((s) => s.walletId === wallet.id);
-      if (!share || shares.some((s) => s.walletId !== wallet.id || s.userId !== wallet.id)) {
-        throw invalidRequest('The payload is for another wallet');
-      }
-      if (share.walletScheme !== wallet.scheme) throw invalidRequest(`The payload's walletScheme does not match this ${wallet.scheme} wallet`);
-
-      const userShare = new Uint8Array(Buffer.from(share.signer, 'hex'));
       const stored = await wallets.findShares(wallet.id);
       const serviceShare = stored.find((s) => s.role === 'service');
       if (!serviceShare) throw invalidRequest('Key generation of this wallet is not complete');
-      const service = decryptShare(keks, wallet.id, serviceShare);
-      const secret = joinShares(userShare, service);
-      let matches: boolean;
-      try {
-        matches = formatPublicKey(wallet.type, publicKeyFromSecret(wallet.scheme, secret)) === wallet.publicKey;
-      } finally {
-        wipe(secret, service);
-      }
-      if (!matches) {
-        wipe(userShare);
-        throw invalidRequest("The signer share does not complete this wallet's key; nothing was stored");
-      }
-      const encrypted = encryptShare(keks, wallet.id, 'user', userShare);
-      wipe(userShare);
+      // The vault opens the envelope, checks the share completes the wallet's key and seals it.
+      const encrypted = await vault.sealMigratedUserShare({
+        wallet: { id: wallet.id, type: wallet.type, scheme: wallet.scheme, address: wallet.address, publicKey: wallet.publicKey },
+        serviceShare,
+        enclaveKey: key,
+        encryptedPayload: input.encryptedPayload,
+      });
       const migrated = await custody.attachUserShare(wallet.id, encrypted, clock.now(), {
         projectId: caller.projectId,
         apiKeyId: caller.apiKeyId,

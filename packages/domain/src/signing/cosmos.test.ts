@@ -7,12 +7,10 @@ import { ApiError } from '../errors.ts';
 import { parseInput } from '../shared/zod.ts';
 import { deriveAddress } from '../wallets/addresses.ts';
 import { cosmosSigner } from './cosmos.ts';
+import { keyMaterial } from './testing.ts';
 import type { KeyMaterial } from './types.ts';
 
-function cosmosKey(prefix?: string): KeyMaterial {
-  const { secret, publicKey } = generateKey('DKLS');
-  return { secret, publicKey, address: deriveAddress('COSMOS', publicKey, prefix) };
-}
+const cosmosKey = (prefix?: string) => keyMaterial('COSMOS', undefined, prefix);
 
 /** Half the secp256k1 group order: a low-S signature has s <= this. */
 const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;

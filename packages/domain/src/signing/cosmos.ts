@@ -17,13 +17,12 @@
  */
 import { createHash } from 'node:crypto';
 import { hexToBytes, messageBody, rawBody } from './common.ts';
-import { signSecp256k1 } from './secp256k1.ts';
 import type { ChainSigner, KeyMaterial, SignOperation } from './types.ts';
 
 /** SHA-256 of `bytes` signed with secp256k1: compact 64-byte r || s, low S, as lowercase hex. */
-function signSha256(key: KeyMaterial, bytes: Uint8Array) {
+async function signSha256(key: KeyMaterial, bytes: Uint8Array) {
   const hash = createHash('sha256').update(bytes).digest();
-  const { signature } = signSecp256k1(hash, key.secret);
+  const { signature } = await key.signDigest(hash);
   return {
     response: { signature: Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString('hex') },
     digest: hash.toString('hex'),

@@ -1,5 +1,5 @@
 /** Ed25519 signing with Node's crypto, shared by the Solana, Stellar and Sui signers. */
-import { createPrivateKey, createPublicKey, sign as nodeSign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
 
 /** DER header of an Ed25519 PKCS#8 v1 private key; the 32-byte seed follows. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -67,21 +67,30 @@ export function ed25519Sign(seed: Uint8Array, data: Uint8Array): Buffer {
   return nodeSign(null, data, ed25519PrivateKey(seed));
 }
 
-/**
- * Ed25519 signature plus the 32-byte public key of the seed, read from the imported key (an SPKI
- * DER export, ~80 us, about 5x cheaper here than computing the point with @noble/curves, which is
- * what the lazy `KeyMaterial.publicKey` of the signing service does).
- */
-export function ed25519SignWithPublicKey(seed: Uint8Array, data: Uint8Array): { signature: Buffer; publicKey: Buffer } {
-  const key = ed25519PrivateKey(seed);
-  const signature = nodeSign(null, data, key);
+// ---------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------
+
+/** The 32-byte public key of a seed, read back from the imported key (an SPKI export). */
+export function ed25519PublicKey(seed: Uint8Array): Buffer {
+  return spkiPublicKey(ed25519PrivateKey(seed));
+}
+
+function spkiPublicKey(key: KeyObject): Buffer {
   const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
   if (spki.length !== ED25519_SPKI_PREFIX.length + 32 || !spki.subarray(0, ED25519_SPKI_PREFIX.length).equals(ED25519_SPKI_PREFIX)) {
     throw new Error('unexpected Ed25519 SPKI encoding');
   }
-  return { signature, publicKey: spki.subarray(ED25519_SPKI_PREFIX.length) };
+  return spki.subarray(ED25519_SPKI_PREFIX.length);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Schemas
-// ---------------------------------------------------------------------------------------------
+/** Strict Ed25519 verification (RFC 8032 by OpenSSL) of `signature` over `data` under a 32-byte public key. */
+export function verifyEd25519(publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    return nodeVerify(null, data, key, signature);
+  } catch {
+    return false;
+  }
+}

@@ -46,8 +46,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { baseUnitsMessage, quoteInput } from '../shared/amount-messages.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
-import { signSecp256k1 } from './secp256k1.ts';
-import type { ChainSigner, SignOperation } from './types.ts';
+import type { ChainSigner, KeyMaterial, SignOperation } from './types.ts';
 
 interface RecoverableSignature {
   /** r || s || v, v = 27 + yParity. */
@@ -57,9 +56,9 @@ interface RecoverableSignature {
   yParity: 0 | 1;
 }
 
-/** ECDSA (RFC 6979, low s) over a 32-byte digest; nothing is hashed or prefixed here. */
-function signDigest(digest: Uint8Array, secret: Uint8Array): RecoverableSignature {
-  const { signature, recoveryId } = signSecp256k1(digest, secret);
+/** ECDSA (low s) over a 32-byte digest; nothing is hashed or prefixed here. */
+async function signDigest(digest: Uint8Array, key: KeyMaterial): Promise<RecoverableSignature> {
+  const { signature, recoveryId } = await key.signDigest(digest);
   const bytes = new Uint8Array(65);
   bytes.set(signature);
   bytes[64] = 27 + recoveryId;
@@ -140,7 +139,7 @@ function toBigInt(value: string | undefined): bigint | undefined {
 const message: SignOperation<typeof messageBody> = {
   body: messageBody,
   async sign(key, input) {
-    const signature = signDigest(eip191Digest(input.message), key.secret);
+    const signature = await signDigest(eip191Digest(input.message), key);
     return { response: { signature: hex(signature.bytes) }, digest: digestOf(input.message), chainId: null };
   },
 };
@@ -152,7 +151,7 @@ const raw: SignOperation<typeof rawBody> = {
     if (bytes.length !== 32) {
       throw invalidRequest(`EVM sign-raw signs exactly 32 bytes (a hash); got ${bytes.length} bytes`);
     }
-    const signature = signDigest(bytes, key.secret);
+    const signature = await signDigest(bytes, key);
     return { response: { signature: hex(signature.bytes) }, digest: digestOf(bytes), chainId: null };
   },
 };
@@ -256,7 +255,7 @@ const transaction: SignOperation<typeof evmSignTransactionBody> = {
       encodingError('invalid transaction', error);
     }
     const payload = hexToBytes(unsigned);
-    const signature = signDigest(keccak_256(payload), key.secret);
+    const signature = await signDigest(keccak_256(payload), key);
     const signedTransaction = serializeTransaction(tx, {
       r: signature.r,
       s: signature.s,
@@ -417,7 +416,7 @@ const typedData: SignOperation<typeof evmSignTypedDataBody> = {
   body: evmSignTypedDataBody,
   async sign(key, input) {
     const payload = typedDataPayload(input.typedData);
-    const signature = signDigest(keccak_256(payload), key.secret);
+    const signature = await signDigest(keccak_256(payload), key);
     const chainId = input.typedData.domain.chainId;
     return {
       response: { signature: hex(signature.bytes) },
@@ -466,7 +465,7 @@ const authorization: SignOperation<typeof evmSignAuthorizationBody> = {
         toRlp([chainId ? numberToHex(chainId) : '0x', address, nonce ? numberToHex(nonce) : '0x']),
       ]),
     );
-    const signature = signDigest(keccak_256(payload), key.secret);
+    const signature = await signDigest(keccak_256(payload), key);
     return {
       response: {
         address,

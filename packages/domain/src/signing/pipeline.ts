@@ -9,16 +9,17 @@
  *    first (`ApprovalGate`), which answers 403/409 or claims the completed case, and is then
  *    decided again with the case's requirements granted;
  * 2. spend: the reservation is held while signing;
- * 3. sign: the wallet key is joined in memory, used once and wiped;
+ * 3. sign: the key vault (the signer process) signs the payload the operation builds from the
+ *    input, hashing it itself;
  * 4. audit: the audit row, the `transaction.signed` event and the reservation becoming spent, in
  *    one append.
  *
  * A failure in 3 or 4 releases the reservation (and gives a claimed case back) and leaves no row.
- * `signWithWallet` is private to this module: nothing else can reach a wallet key.
+ * Only this module asks the vault for a wallet signature (`signing-choke-point.test.ts`).
  */
 import { ApiError } from '../errors.ts';
-import { publicKeyFromSecret } from '../custody/keys.ts';
-import { withWalletSecretAsync, type EncryptedShare, type KekProvider } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
+import type { KeyVault } from '../custody/vault.ts';
 import { transactionSignedEvent } from '../events/events.ts';
 import type { AuditEntry, AuditStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -26,7 +27,6 @@ import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';
 import type { WalletType } from '../wallets/addresses.ts';
 import { assertSignable, signOperation, type SignOperationName } from './signers.ts';
-import type { SignOperation } from './types.ts';
 
 /** The chain a signature is for, as far as the request names it. */
 export interface SigningChain {
@@ -184,7 +184,8 @@ export function parseSigningInput(type: WalletType, operation: SignOperationName
 
 export interface SigningPipelineDeps {
   audit: AuditStore;
-  keks: KekProvider;
+  /** Where the wallet's key signs: the signer process (the API holds no key). */
+  vault: Pick<KeyVault, 'sign'>;
   clock: Clock;
   policy?: PolicyEngine;
   /** Conditional approval cases; absent: a request that needs approval is denied (`approval-not-available`). */
@@ -193,7 +194,7 @@ export interface SigningPipelineDeps {
 
 const noReservation: SpendReservation = { id: null, release: async () => undefined };
 
-export function createSigningPipeline({ audit, keks, clock, policy = allowAllPolicies, approvals }: SigningPipelineDeps) {
+export function createSigningPipeline({ audit, vault, clock, policy = allowAllPolicies, approvals }: SigningPipelineDeps) {
   /**
    * The policy decision and, for a request that needs approval, its case: a completed case is
    * claimed (consumed) before the spend is reserved, and given back if that decision denies.
@@ -249,7 +250,8 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
       const { shares, ...context } = intent;
       const { caller, wallet } = intent;
       assertSignable(wallet);
-      const op = signOperation(wallet.type, intent.operation);
+      // A "no" cell of the capability matrix is refused before any policy runs.
+      signOperation(wallet.type, intent.operation);
       const { reservation, claim } = intent.serviceInitiated
         ? exemptGapFiller(intent)
         : intent.feeReplacementOf
@@ -257,8 +259,8 @@ export function createSigningPipeline({ audit, keks, clock, policy = allowAllPol
           : await decide(context);
       let result: SignatureResult;
       try {
-        const signed = await signWithWallet(keks, wallet, shares, op, intent.input);
-        result = { ...signed, chainId: signed.chainId ?? null };
+        const { id, type, scheme, address } = wallet;
+        result = await vault.sign({ wallet: { id, type, scheme, address }, shares, operation: intent.operation, input: intent.input, requestId: caller.requestId, action: intent.action });
         await audit.append(
           signatureAudit(caller, wallet, shares, intent.action, result.digest, result.chainId),
           [transactionSignedEvent(caller.projectId, wallet, result.chainId, clock.now())],
@@ -292,22 +294,6 @@ function exemptGapFiller(intent: SigningIntent): { reservation: SpendReservation
     (tx.data === undefined || tx.data === '0x');
   if (!selfTransfer) throw new Error('a nonce gap filler is a zero-value self-transfer without calldata');
   return { reservation: noReservation, claim: null };
-}
-
-/** Joins the wallet key in memory, runs one signing operation, wipes the key. */
-function signWithWallet(keks: KekProvider, wallet: WalletRecord, shares: EncryptedShare[], op: SignOperation, input: unknown): ReturnType<SignOperation['sign']> {
-  return withWalletSecretAsync(keks, wallet.id, shares, (secret) => {
-    let publicKey: Uint8Array | undefined;
-    // Derived only by the signers that need it (secp256k1 derivation costs as much as a signature).
-    const key = {
-      secret,
-      address: wallet.address,
-      get publicKey() {
-        return (publicKey ??= publicKeyFromSecret(wallet.scheme, secret));
-      },
-    };
-    return op.sign(key, input);
-  });
 }
 
 /** The audit row of one signature: what was signed (digest), never key material. */

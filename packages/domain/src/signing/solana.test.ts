@@ -26,13 +26,10 @@ import { describe, expect, it } from 'vitest';
 import { generateKey } from '../custody/keys.ts';
 import { deriveAddress } from '../wallets/addresses.ts';
 import { solanaSigner } from './solana.ts';
-import { expectInvalidRequest as expectInvalid, signWith as run } from './testing.ts';
+import { expectInvalidRequest as expectInvalid, signWith as run, keyMaterial } from './testing.ts';
 import type { KeyMaterial } from './types.ts';
 
-function solanaKey(): KeyMaterial {
-  const { secret, publicKey } = generateKey('ED25519');
-  return { secret, publicKey, address: deriveAddress('SOLANA', publicKey) };
-}
+const solanaKey = () => keyMaterial('SOLANA');
 
 /** What the route does: parse the body with the operation's schema, then sign. */
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');

@@ -7,13 +7,8 @@
  * | raw         | exactly the given bytes                                  | `signature` (64 B hex, no 0x)     |
  * | transaction | the message bytes of a legacy or v0 wire transaction     | `signedTransaction` (base64 wire) |
  *
- * Ed25519 is `ed25519Sign` of stellar.ts, shared by the three Ed25519 chains (Solana, Stellar,
- * Sui): Node's OpenSSL with the seed imported per call. How the seed is imported is decided there
- * once for all three (PREFER_JWK_IMPORT): the raw JWK import (~45 us) instead of the PKCS#8 DER
- * import (~450-550 us on the target machine, OpenSSL 3.0's generic decoder), at the price of a
- * non-wipeable base64url copy of the seed; keys are never exported as JWK (the Node 20 deadlock
- * of custody/keys.ts is in export). Measured here, one core: ~10k sign-message/s with the JWK import,
- * ~1.5k/s with PKCS#8, ~1.1k/s with pure-JS @noble/curves.
+ * The Ed25519 signature itself is the wallet key's (`KeyMaterial.signEd25519`): where the key is
+ * whole that is `ed25519Sign` of ed25519.ts, shared by the three Ed25519 chains.
  *
  * Transactions are decoded and re-encoded with @solana/kit: the wallet must be one of the required
  * signers (the first `numSignerAccounts` static account keys); its signature is placed in its own
@@ -33,7 +28,6 @@ import {
 import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { MAX_SIGN_PAYLOAD_BYTES, digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
-import { ed25519Sign } from './ed25519.ts';
 import type { ChainSigner, SignOperation } from './types.ts';
 
 function hex(bytes: Uint8Array): string {
@@ -47,7 +41,7 @@ function hex(bytes: Uint8Array): string {
 const message: SignOperation<typeof messageBody> = {
   body: messageBody,
   async sign(key, input) {
-    const signature = ed25519Sign(key.secret, Buffer.from(input.message, 'utf8'));
+    const signature = await key.signEd25519(Buffer.from(input.message, 'utf8'));
     return { response: { signature: hex(signature) }, digest: digestOf(input.message), chainId: null };
   },
 };
@@ -56,7 +50,7 @@ const raw: SignOperation<typeof rawBody> = {
   body: rawBody,
   async sign(key, input) {
     const bytes = hexToBytes(input.data);
-    const signature = ed25519Sign(key.secret, bytes);
+    const signature = await key.signEd25519(bytes);
     return { response: { signature: hex(signature) }, digest: digestOf(bytes), chainId: null };
   },
 };
@@ -126,7 +120,7 @@ const transaction: SignOperation<typeof solanaSignTransactionBody> = {
     if (!signers.includes(wallet)) throw invalidRequest('wallet is not a required signer of this transaction');
     const { buffer, byteOffset, byteLength } = decoded.messageBytes;
     const messageBytes = new Uint8Array(buffer, byteOffset, byteLength); // a view, for node:crypto
-    const signature = ed25519Sign(key.secret, messageBytes);
+    const signature = await key.signEd25519(messageBytes);
     // Spreading keeps the key order (= the signer order of the message); the wallet's slot is
     // replaced in place.
     const signed: Transaction = {

@@ -14,13 +14,10 @@ import { generateKey, publicKeyFromSecret } from '../custody/keys.ts';
 import { parseInput } from '../shared/zod.ts';
 import { deriveAddress } from '../wallets/addresses.ts';
 import { stellarSigner } from './stellar.ts';
-import { expectInvalidRequest as expect400, signWith as sign } from './testing.ts';
+import { expectInvalidRequest as expect400, signWith as sign, keyMaterial } from './testing.ts';
 import type { KeyMaterial, SignOperation } from './types.ts';
 
-function stellarKey(secret?: Uint8Array): KeyMaterial {
-  const key = secret ? { secret, publicKey: publicKeyFromSecret('ED25519', secret) } : generateKey('ED25519');
-  return { ...key, address: deriveAddress('STELLAR', key.publicKey) };
-}
+const stellarKey = (secret?: Uint8Array) => keyMaterial('STELLAR', secret);
 
 const transactionOp = stellarSigner.transaction as SignOperation;
 

@@ -8,8 +8,8 @@
  *   (`Transaction` v0/v1 or `FeeBumpTransaction`) is parsed with the SDK for the given passphrase,
  *   the transaction hash (SHA-256 of the signature base, which contains the network id) is signed
  *   and a `DecoratedSignature` (hint = last 4 bytes of the public key) is appended; signatures
- *   already present are kept, and re-signing an envelope that already carries our signature does
- *   not add a duplicate. Response `{ signedTransaction }` (base64 XDR). Sign-only:
+ *   already present are kept, and re-signing an envelope that already carries a valid signature of
+ *   this key (found by verifying, since signatures may be randomized) does not add a second one. Response `{ signedTransaction }` (base64 XDR). Sign-only:
  *   `broadcast: true` is rejected (schema and `sign`). A wrong passphrase is not detectable: the
  *   signature is then valid only on that other network.
  * - no typed-data or authorization operation.
@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
 import type { ChainSigner, KeyMaterial, SignOperation } from './types.ts';
-import { ed25519Sign, ed25519SignWithPublicKey } from './ed25519.ts';
+import { verifyEd25519 } from './ed25519.ts';
 
 const BROADCAST_UNSUPPORTED = 'Stellar transactions are signed only; broadcast is not supported';
 
@@ -48,9 +48,9 @@ export const stellarTransactionBody = z
 // Operations
 // ---------------------------------------------------------------------------------------------
 
-function signBytes(key: KeyMaterial, bytes: Uint8Array) {
+async function signBytes(key: KeyMaterial, bytes: Uint8Array) {
   return {
-    response: { signature: ed25519Sign(key.secret, bytes).toString('hex') },
+    response: { signature: Buffer.from(await key.signEd25519(bytes)).toString('hex') },
     digest: digestOf(bytes),
     chainId: null,
   };
@@ -90,10 +90,12 @@ const transaction: SignOperation<typeof stellarTransactionBody> = {
       throw invalidRequest('transaction is not a base64 XDR Stellar transaction envelope');
     }
     const hash = tx.hash();
-    const { signature, publicKey } = ed25519SignWithPublicKey(key.secret, hash);
-    const hint = publicKey.subarray(publicKey.length - 4); // = Keypair.signatureHint()
-    const duplicate = tx.signatures.some((s) => s.hint().equals(hint) && s.signature().equals(signature));
-    if (!duplicate) tx.addDecoratedSignature(new xdr.DecoratedSignature({ hint, signature }));
+    const publicKey = key.publicKey;
+    const hint = Buffer.from(publicKey.subarray(publicKey.length - 4)); // = Keypair.signatureHint()
+    // Signatures are not assumed deterministic (a threshold key randomizes them): an envelope already
+    // signed by this key is one holding a signature with its hint that verifies under it.
+    const duplicate = tx.signatures.some((s) => s.hint().equals(hint) && verifyEd25519(publicKey, hash, s.signature()));
+    if (!duplicate) tx.addDecoratedSignature(new xdr.DecoratedSignature({ hint, signature: Buffer.from(await key.signEd25519(hash)) }));
     let signedTransaction: string;
     try {
       signedTransaction = tx.toXDR();

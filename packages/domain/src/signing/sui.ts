@@ -19,18 +19,16 @@
  * `digest`: hex SHA-256 of the message bytes / raw bytes / TransactionData bytes. `chainId`:
  * null (TransactionData does not name its network).
  *
- * Speed: the intent digest is computed here and signed with Node's crypto (see `ed25519Sign` in
- * stellar.ts) instead of the SDK's noble-based keypair; the tests prove byte equality with the SDK.
- * The public key of the serialized signature is read from the imported key object (and kept in
- * a small address-checked cache), so the lazy `KeyMaterial.publicKey` (a @noble/curves point
- * computation in the signing service) is never touched.
+ * Speed: the intent digest is computed here and signed by the wallet's key (`KeyMaterial`) instead
+ * of the SDK's noble-based keypair; the tests prove the SDK verifies the result. The public key of
+ * the serialized signature is asked of the key once per wallet and kept in a small address-checked
+ * cache.
  */
 import { bcs } from '@mysten/sui/bcs';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
-import { ed25519Sign, ed25519SignWithPublicKey } from './ed25519.ts';
 import { MAX_TRANSACTION_BASE64_LENGTH } from './stellar.ts';
 import type { ChainSigner, KeyMaterial, SignOperation } from './types.ts';
 
@@ -90,23 +88,20 @@ function rememberPublicKey(address: string, publicKey: Buffer): void {
 }
 
 /** Serialized Sui signature (flag || signature || public key) of the intent message, base64. */
-function signIntent(key: KeyMaterial, ...parts: Uint8Array[]): string {
+async function signIntent(key: KeyMaterial, ...parts: Uint8Array[]): Promise<string> {
   const hasher = blake2b.create({ dkLen: 32 });
   for (const part of parts) hasher.update(part);
   const digest = hasher.digest();
-  // The public key comes from the seed (or the checked cache), never from `key.publicKey`:
-  // computing that point costs more than the signature.
+  // The public key comes from the key (or the checked cache), never from the request.
   let publicKey = publicKeys.get(key.address.toLowerCase());
-  let signature: Buffer;
-  if (publicKey) {
-    signature = ed25519Sign(key.secret, digest);
-  } else {
-    ({ signature, publicKey } = ed25519SignWithPublicKey(key.secret, digest));
+  if (!publicKey) {
+    publicKey = Buffer.from(key.publicKey);
     rememberPublicKey(key.address, publicKey);
   }
+  const signature = await key.signEd25519(digest);
   const serialized = Buffer.allocUnsafe(1 + 64 + 32);
   serialized[0] = ED25519_FLAG;
-  signature.copy(serialized, 1);
+  serialized.set(signature, 1);
   publicKey.copy(serialized, 65);
   return serialized.toString('base64');
 }
@@ -116,7 +111,7 @@ const message: SignOperation<typeof messageBody> = {
   async sign(key, input) {
     const bytes = Buffer.from(input.message, 'utf8');
     return {
-      response: { signature: signIntent(key, PERSONAL_MESSAGE_INTENT, uleb128(bytes.length), bytes) },
+      response: { signature: await signIntent(key, PERSONAL_MESSAGE_INTENT, uleb128(bytes.length), bytes) },
       digest: digestOf(bytes),
       chainId: null,
     };
@@ -128,7 +123,7 @@ const raw: SignOperation<typeof rawBody> = {
   async sign(key, input) {
     const bytes = hexToBytes(input.data);
     return {
-      response: { signature: ed25519Sign(key.secret, bytes).toString('hex') },
+      response: { signature: Buffer.from(await key.signEd25519(bytes)).toString('hex') },
       digest: digestOf(bytes),
       chainId: null,
     };
@@ -154,7 +149,7 @@ const transaction: SignOperation<typeof suiTransactionBody> = {
       throw invalidRequest('transaction is not a base64 BCS-serialized Sui TransactionData');
     }
     return {
-      response: { signature: signIntent(key, TRANSACTION_DATA_INTENT, bytes), transaction: input.transaction },
+      response: { signature: await signIntent(key, TRANSACTION_DATA_INTENT, bytes), transaction: input.transaction },
       digest: digestOf(bytes),
       chainId: null,
     };

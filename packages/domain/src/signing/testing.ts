@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { generateKey, publicKeyFromSecret } from '../custody/keys.ts';
+import { joinedKeyMaterial } from '../custody/joined-key.ts';
+import { generateKey } from '../custody/keys.ts';
 import { ApiError } from '../errors.ts';
 import { parseInput } from '../shared/zod.ts';
 import { schemeOfType } from '../wallets/schemas.ts';
@@ -8,10 +9,15 @@ import type { KeyMaterial, SignOperation } from './types.ts';
 
 /** Test helpers shared by the signer tests. */
 
-export function keyMaterial(type: WalletType, secret?: Uint8Array, cosmosPrefix?: string): KeyMaterial {
+/** A whole key's signing capability, with its secret so tests can sign the same thing with the chain's SDK. */
+export type TestKeyMaterial = KeyMaterial & { secret: Uint8Array };
+
+export function keyMaterial(type: WalletType, secret?: Uint8Array, cosmosPrefix?: string): TestKeyMaterial {
   const scheme = schemeOfType[type];
-  const key = secret ? { secret, publicKey: publicKeyFromSecret(scheme, secret) } : generateKey(scheme);
-  return { ...key, address: deriveAddress(type, key.publicKey, cosmosPrefix) };
+  const key = secret ?? generateKey(scheme).secret;
+  const capability = joinedKeyMaterial(scheme, key, '');
+  const address = deriveAddress(type, capability.publicKey, cosmosPrefix);
+  return Object.assign(joinedKeyMaterial(scheme, key, address), { secret: key });
 }
 
 /** What the route does: parse the body with the operation's schema, then sign. */

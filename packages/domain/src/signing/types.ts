@@ -1,13 +1,20 @@
 import type { z } from 'zod';
+import type { Secp256k1Signature } from './secp256k1.ts';
 
-/** The joined wallet key, alive only for the duration of one signing call (wiped afterwards). */
+/**
+ * What a signing operation may do with the wallet's key: ask for signatures. The operations never
+ * see key material, so the same operation runs where the key is joined (the signer process) or
+ * where a threshold protocol produces the signature with the signer as the other party.
+ */
 export interface KeyMaterial {
-  /** 32-byte secp256k1 private key (DKLS) or Ed25519 seed (ED25519). */
-  secret: Uint8Array;
-  /** 33-byte compressed secp256k1 key, or 32-byte Ed25519 key. */
-  publicKey: Uint8Array;
   /** The wallet's stored address. */
   address: string;
+  /** 33-byte compressed secp256k1 key, or 32-byte Ed25519 key, as the key itself gives it (never the caller). */
+  readonly publicKey: Uint8Array;
+  /** secp256k1 ECDSA over a 32-byte digest (nothing is hashed or prefixed), low S, with its recovery id. */
+  signDigest(digest: Uint8Array): Promise<Secp256k1Signature>;
+  /** Ed25519 signature (64 bytes) of `message`. Not assumed deterministic: a threshold key randomizes it. */
+  signEd25519(message: Uint8Array): Promise<Uint8Array>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { encryptShare, wipe, type KekProvider } from '../custody/shares.ts';
+import { wipe } from '../custody/types.ts';
+import type { KeyVault } from '../custody/vault.ts';
 import { externalWalletVerifiedEvent, userCreatedEvent, walletClaimedEvent } from '../events/events.ts';
 import { getAddress, isAddress, isHex, verifyMessage } from 'viem';
 import { invalidRequest, notFound } from '../errors.ts';
@@ -39,7 +40,7 @@ export const externalWalletChallenge = (userId: string, address: string) =>
 export interface UserServiceDeps {
   users: UserStore;
   custody: CustodyStore;
-  keks: KekProvider;
+  vault: Pick<KeyVault, 'createWalletKey'>;
 }
 
 /**
@@ -47,7 +48,7 @@ export interface UserServiceDeps {
  * which REST signing refuses them), and client-side pregeneration makes a wallet whose user share
  * stays with the client until it is migrated.
  */
-export function createUserService({ users, custody, keks }: UserServiceDeps) {
+export function createUserService({ users, custody, vault }: UserServiceDeps) {
   return {
     async signUp(input: z.input<typeof signUpInput>) {
       const parsed = parseInput(signUpInput, input);
@@ -96,13 +97,12 @@ export function createUserService({ users, custody, keks }: UserServiceDeps) {
     async pregenerateClientWallet(input: z.input<typeof clientWalletInput>): Promise<{ wallet: WalletView; userShare: string }> {
       const parsed = parseInput(clientWalletInput, input);
       parseInput(createWalletBody, { type: parsed.type, userIdentifier: parsed.userIdentifier, userIdentifierType: parsed.userIdentifierType });
-      const { wallet: row, user, service } = newWallet({ ...parsed }, 'client');
-      const serviceShare = encryptShare(keks, row.id, 'service', service);
-      const userShare = Buffer.from(user).toString('hex');
-      wipe(user, service);
+      const { wallet: row, shares, clientUserShare } = await newWallet(vault, { ...parsed }, 'client');
+      const userShare = Buffer.from(clientUserShare!).toString('hex');
+      wipe(clientUserShare);
       const wallet = await custody.createClientWallet(
         row,
-        serviceShare,
+        shares[0]!,
         { projectId: parsed.projectId, apiKeyId: null, walletId: row.id, requestId: null, action: 'wallet.pregenerate', details: { type: parsed.type } },
       );
       return { wallet: toWalletView(wallet), userShare };

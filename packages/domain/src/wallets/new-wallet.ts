@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { generateKey } from '../custody/keys.ts';
-import { splitSecret, wipe } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
+import type { KeyVault } from '../custody/vault.ts';
 import type { NewWallet, WalletCustody } from '../ports.ts';
 import { deriveAddress, formatPublicKey, type WalletType } from './addresses.ts';
 import { normalizeIdentifier, schemeOfType, type UserIdentifierType } from './schemas.ts';
@@ -14,18 +14,21 @@ export interface WalletIdentity {
 }
 
 /**
- * Generates a wallet key and returns the wallet row with the key's two plain shares. The joined
- * key is wiped here; the caller encrypts (or hands out) the shares and wipes them.
+ * Has the vault generate a wallet key and returns the wallet row with the sealed shares (and, for a
+ * client-held wallet, the plain user share the client keeps: the caller hands it out and wipes it).
  */
-export function newWallet(identity: WalletIdentity, custody: WalletCustody): { wallet: NewWallet; user: Uint8Array; service: Uint8Array } {
+export async function newWallet(
+  vault: Pick<KeyVault, 'createWalletKey'>,
+  identity: WalletIdentity,
+  custody: WalletCustody,
+): Promise<{ wallet: NewWallet; shares: EncryptedShare[]; clientUserShare: Uint8Array | null }> {
   const scheme = schemeOfType[identity.type];
   const cosmosPrefix = identity.type === 'COSMOS' ? (identity.cosmosPrefix ?? 'cosmos') : null;
-  const key = generateKey(scheme);
-  const { user, service } = splitSecret(key.secret);
-  wipe(key.secret);
+  const id = randomUUID();
+  const key = await vault.createWalletKey({ walletId: id, scheme, clientHeldUserShare: custody === 'client' });
   return {
     wallet: {
-      id: randomUUID(),
+      id,
       projectId: identity.projectId,
       type: identity.type,
       scheme,
@@ -37,7 +40,7 @@ export function newWallet(identity: WalletIdentity, custody: WalletCustody): { w
       cosmosPrefix,
       custody,
     },
-    user,
-    service,
+    shares: key.shares,
+    clientUserShare: key.clientUserShare,
   };
 }

@@ -1,4 +1,4 @@
-import { encryptShare, wipe, type KekProvider } from '../custody/shares.ts';
+import type { KeyVault } from '../custody/vault.ts';
 import { ApiError, notFound } from '../errors.ts';
 import {
   DuplicateWalletError,
@@ -21,7 +21,7 @@ import { newWallet } from './new-wallet.ts';
 
 export interface WalletServiceDeps {
   wallets: WalletStore;
-  keks: KekProvider;
+  vault: Pick<KeyVault, 'createWalletKey'>;
 }
 
 export function toWalletView(wallet: WalletRecord): WalletView {
@@ -55,7 +55,7 @@ function audit(caller: Caller, walletId: string, action: string, details: Record
   };
 }
 
-export function createWalletService({ wallets, keks }: WalletServiceDeps) {
+export function createWalletService({ wallets, vault }: WalletServiceDeps) {
   async function loadWallet(caller: Caller, walletId: string): Promise<WalletRecord> {
     if (!uuidSchema.safeParse(walletId).success) throw notFound('Wallet');
     const wallet = await wallets.findInProject(caller.projectId, walletId);
@@ -74,16 +74,14 @@ export function createWalletService({ wallets, keks }: WalletServiceDeps) {
     },
 
     /**
-     * Generates the key, splits it into the user and service shares, encrypts each under its own
-     * key-encryption key and stores wallet + shares + audit row in one transaction, so a wallet is
+     * Has the key vault generate the key and seal its user and service shares, each under its own
+     * key-encryption key, and stores wallet + shares + audit row in one transaction, so a wallet is
      * never visible without its shares. Key generation is fast enough to finish inside the request,
      * so wallets are returned `ready`.
      */
     async create(caller: Caller, body: unknown): Promise<WalletView> {
       const input = parseInput(createWalletBody, body);
-      const { wallet: row, user, service } = newWallet({ ...input, projectId: caller.projectId }, 'api_key');
-      const shares = [encryptShare(keks, row.id, 'user', user), encryptShare(keks, row.id, 'service', service)];
-      wipe(user, service);
+      const { wallet: row, shares } = await newWallet(vault, { ...input, projectId: caller.projectId }, 'api_key');
       try {
         const wallet = await wallets.create(
           row,

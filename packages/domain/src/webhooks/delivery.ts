@@ -38,7 +38,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { KekProvider } from '../custody/shares.ts';
+import type { KekProvider } from '../custody/types.ts';
 import { newEventId } from '../events/events.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { AttemptResult, DueDelivery, EndpointHealthChange, WebhookEndpointRecord, WebhookSender, WebhookStore } from './ports.ts';

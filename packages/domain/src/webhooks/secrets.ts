@@ -1,10 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { openUnderKek, sealUnderKek } from '../custody/kek-seal.ts';
-import type { KekProvider } from '../custody/shares.ts';
+import type { KekProvider } from '../custody/types.ts';
 
 /**
  * Webhook signing secrets: `whsec_` + base64 of 32 random bytes. Stored only sealed (AES-256-GCM)
- * under the current service-share key-encryption key with the endpoint id as associated data, so a
+ * under the API's current key-encryption key (`API_KEKS`; never a KEK that opens a key share) with the endpoint id as associated data, so a
  * secret copied to another endpoint row does not open. Shown to the partner only when created and
  * when rotated; never logged.
  */
@@ -16,7 +16,7 @@ const IV_LENGTH = 12;
 
 /** Seals the secret: `{ kekId, sealed: iv || ciphertext || tag }`. */
 export function sealWebhookSecret(keks: KekProvider, endpointId: string, secret: string): { kekId: string; sealed: Uint8Array } {
-  const kek = keks.current('service');
+  const kek = keks.current('api');
   const { iv, ciphertext } = sealUnderKek(kek, endpointId, Buffer.from(secret, 'utf8'));
   const sealed = new Uint8Array(iv.length + ciphertext.length);
   sealed.set(iv, 0);

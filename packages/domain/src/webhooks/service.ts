@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { KekProvider } from '../custody/shares.ts';
+import type { KekProvider } from '../custody/types.ts';
 import { invalidRequest, notFound } from '../errors.ts';
 import type { AuditActor } from '../api-keys/service.ts';
 import type { ApiKeyStore, AuditStore } from '../ports.ts';
