@@ -79,7 +79,19 @@ const serial = () => {
   return bytes;
 };
 
-function generateInto(dir: string): void {
+export interface CredentialSet {
+  ca: string;
+  server: { cert: string; key: string };
+  /** One client certificate per name (CN). */
+  clients: Record<string, { cert: string; key: string }>;
+}
+
+/**
+ * A fresh CA with a server certificate and client certificates, in memory (PEM). The CA key is
+ * dropped when this returns. Local mode writes one set to disk; tests issue others (another CA,
+ * another client name).
+ */
+export function issueCredentialSet(options: { clientNames?: string[]; serverName?: string } = {}): CredentialSet {
   const now = Date.now();
   const notBefore = new Date(now - BACKDATE_MS);
   const notAfter = new Date(now + VALIDITY_MS);
@@ -116,15 +128,24 @@ function generateInto(dir: string): void {
     });
     return { cert: pem('CERTIFICATE', cert), key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
   };
-  const server = leaf(SIGNER_SERVER_NAME, 'serverAuth', [SIGNER_SERVER_NAME, 'localhost'], ['127.0.0.1']);
-  const client = leaf(API_CLIENT_NAME, 'clientAuth');
+  const serverName = options.serverName ?? SIGNER_SERVER_NAME;
+  // ca.privateKey goes out of scope when this returns: it is never written anywhere.
+  return {
+    ca: pem('CERTIFICATE', caCert),
+    server: leaf(serverName, 'serverAuth', [serverName, 'localhost'], ['127.0.0.1']),
+    clients: Object.fromEntries((options.clientNames ?? [API_CLIENT_NAME]).map((name) => [name, leaf(name, 'clientAuth')])),
+  };
+}
+
+function generateInto(dir: string): void {
+  const set = issueCredentialSet();
+  const client = set.clients[API_CLIENT_NAME]!;
   const write = (name: string, text: string) => writeFileSync(path.join(dir, name), text, { mode: 0o600, flag: 'wx' });
-  write(CREDENTIAL_FILES.ca, pem('CERTIFICATE', caCert));
-  write(CREDENTIAL_FILES.cert, server.cert);
-  write(CREDENTIAL_FILES.key, server.key);
+  write(CREDENTIAL_FILES.ca, set.ca);
+  write(CREDENTIAL_FILES.cert, set.server.cert);
+  write(CREDENTIAL_FILES.key, set.server.key);
   write(CREDENTIAL_FILES.clientCert, client.cert);
   write(CREDENTIAL_FILES.clientKey, client.key);
-  // ca.privateKey goes out of scope here: it was never written anywhere.
 }
 
 /**

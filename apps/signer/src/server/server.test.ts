@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import http2 from 'node:http2';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignerClient, SignerRefusedError, SignerUnavailableError, type SignerClientOptions } from '../client/client.ts';
+import { issueCredentialSet } from '../config/credentials.ts';
+import { createDemoHandlers, DEMO_SECRET_MESSAGE } from './demo-handlers.ts';
+import { startSignerServer, type SignerServer } from './server.ts';
+
+const set = issueCredentialSet({ clientNames: ['wallet-api', 'intruder'] });
+const otherCa = issueCredentialSet();
+const serverTls = { ca: set.ca, cert: set.server.cert, key: set.server.key };
+const apiTls = { ca: set.ca, ...set.clients['wallet-api']! };
+
+function memoryLogger() {
+  const lines: Array<{ level: string; msg?: string } & Record<string, unknown>> = [];
+  const at = (level: string) => (obj: object, msg?: string) => lines.push({ level, msg, ...obj });
+  return { lines, info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'signer-server-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+for (const transport of ['unix', 'tcp'] as const) {
+  describe(`signer server over ${transport}`, () => {
+    const logger = memoryLogger();
+    let server: SignerServer;
+    let url: string;
+    const clients: Array<{ close(): Promise<void> }> = [];
+    const client = (overrides: Partial<SignerClientOptions> = {}) => {
+      const c = createSignerClient({ url, tls: apiTls, timeoutMs: 3000, ...overrides });
+      clients.push(c);
+      return c;
+    };
+
+    beforeAll(async () => {
+      const listen = transport === 'unix' ? { socketPath: path.join(dir, 'sock', 'signer.sock') } : { host: '127.0.0.1', port: 0 };
+      server = await startSignerServer({ listen, tls: serverTls, handlers: createDemoHandlers(), logger, maxBodyBytes: 4096, version: 'test' });
+      url = transport === 'unix' ? `unix:${server.address}` : `https://${server.address}`;
+    });
+    afterAll(async () => {
+      await Promise.all(clients.map((c) => c.close()));
+      await server.close();
+    });
+
+    it('answers a call with its result, the request id and the client name', async () => {
+      const result = await client().call<{ params: unknown; requestId: string; client: string }>('echo', { a: 1 }, 'req-1');
+      expect(result).toEqual({ params: { a: 1 }, requestId: 'req-1', client: 'wallet-api' });
+    });
+
+    if (transport === 'unix') {
+      it('creates the socket 0600 in a 0700 directory', () => {
+        expect(statSync(server.address).mode & 0o777).toBe(0o600);
+        expect(statSync(path.dirname(server.address)).mode & 0o777).toBe(0o700);
+      });
+      it('refuses to start on a socket another signer listens on', async () => {
+        await expect(startSignerServer({ listen: { socketPath: server.address }, tls: serverTls, handlers: {}, logger: memoryLogger() })).rejects.toThrow(/another process is listening/);
+      });
+    }
+
+    it('answers a SignerError with its status and body, anything else with a fixed 500 that is logged without its message', async () => {
+      const c = client();
+      const refused = await c.call('fail', { code: 'NOPE', status: 409, message: 'no' }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(SignerRefusedError);
+      expect(refused).toMatchObject({ code: 'NOPE', status: 409, message: 'no', details: { demo: true } });
+      const crashed = await c.call('crash', {}).catch((e: unknown) => e);
+      expect(crashed).toMatchObject({ code: 'SIGNER_INTERNAL', status: 500, message: 'internal signer error' });
+      const logged = logger.lines.find((l) => l.msg === 'signer handler failed');
+      expect(logged).toMatchObject({ errorName: 'TypeError', method: 'crash' });
+      expect(JSON.stringify(logger.lines)).not.toContain(DEMO_SECRET_MESSAGE.slice(0, 20));
+      expect(JSON.stringify(crashed)).not.toContain(DEMO_SECRET_MESSAGE.slice(0, 20));
+    });
+
+    it('answers 404 UNKNOWN_METHOD, 400 on bad JSON, 413 above the body limit', async () => {
+      const c = client();
+      await expect(c.call('nope', {})).rejects.toMatchObject({ code: 'UNKNOWN_METHOD', status: 404 });
+      await expect(c.call('constructor', {})).rejects.toMatchObject({ code: 'UNKNOWN_METHOD', status: 404 });
+      await expect(c.call('echo', { big: 'x'.repeat(5000) })).rejects.toMatchObject({ code: 'BODY_TOO_LARGE', status: 413 });
+      const raw = await rawRequest(url, apiTls, '/rpc/echo', '{not json');
+      expect(raw.status).toBe(400);
+      expect(JSON.parse(raw.body)).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+      // The client still works after all that.
+      await expect(c.call('echo', 1)).resolves.toMatchObject({ params: 1 });
+    });
+
+    it('serves /health and /metrics over the same listener', async () => {
+      const c = client();
+      const health = await c.health();
+      expect(health).toMatchObject({ reachable: true, status: 'ok' });
+      const raw = await rawRequest(url, apiTls, '/health');
+      expect(JSON.parse(raw.body)).toMatchObject({ status: 'ok', version: 'test' });
+      const metrics = await rawRequest(url, apiTls, '/metrics');
+      expect(metrics.body).toMatch(/signer_requests_total\{method="echo",outcome="ok"\} \d+/);
+      expect(metrics.body).toContain('signer_request_duration_seconds_bucket{method="echo",le="+Inf"}');
+      expect(metrics.body).toContain('signer_signatures_logged_total 0');
+    });
+
+    it('refuses a client certificate from another CA at the handshake, and logs it', async () => {
+      const before = server.metrics().refusedConnections.tls_handshake ?? 0;
+      const error = await client({ tls: { ca: set.ca, ...otherCa.clients['wallet-api']! } })
+        .call('echo', {})
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SignerUnavailableError);
+      await waitFor(() => (server.metrics().refusedConnections.tls_handshake ?? 0) > before);
+      expect(logger.lines.some((l) => l.msg?.includes('TLS handshake failed') && typeof l.peer === 'string' && typeof l.reason === 'string')).toBe(true);
+    });
+
+    it('refuses a client without a certificate', async () => {
+      const before = server.metrics().refusedConnections.tls_handshake ?? 0;
+      const error = await client({ tls: { ca: set.ca, cert: '', key: '' } })
+        .call('echo', {})
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SignerUnavailableError);
+      await waitFor(() => (server.metrics().refusedConnections.tls_handshake ?? 0) > before);
+    });
+
+    it('answers 403 to a certificate of the right CA with a name not allowed, and logs it', async () => {
+      const error = await client({ tls: { ca: set.ca, ...set.clients.intruder! } })
+        .call('echo', {})
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'SIGNER_CLIENT_NOT_ALLOWED', status: 403 });
+      expect(logger.lines.some((l) => l.reason === 'CLIENT_NOT_ALLOWED' && l.clientName === 'intruder')).toBe(true);
+    });
+
+    it('refuses a signer whose certificate is from another CA or for another name', async () => {
+      await expect(client({ tls: { ...apiTls, ca: otherCa.ca } }).call('echo', {})).rejects.toBeInstanceOf(SignerUnavailableError);
+      await expect(client({ serverName: 'someone-else' }).call('echo', {})).rejects.toBeInstanceOf(SignerUnavailableError);
+    });
+
+    it('times out a call the signer does not answer', async () => {
+      const started = Date.now();
+      await expect(client({ timeoutMs: 300 }).call('sleep', { ms: 2000 })).rejects.toBeInstanceOf(SignerUnavailableError);
+      expect(Date.now() - started).toBeLessThan(1500);
+    });
+
+    it('multiplexes concurrent calls on one session', async () => {
+      const c = client();
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => c.call<{ params: number }>('echo', i)));
+      expect(results.map((r) => r.params)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    });
+  });
+}
+
+describe('signer client without a signer', () => {
+  it('reports a missing socket as SignerUnavailableError and health as unreachable', async () => {
+    const c = createSignerClient({ url: `unix:${path.join(dir, 'missing.sock')}`, tls: apiTls, timeoutMs: 2000 });
+    await expect(c.call('echo', {})).rejects.toBeInstanceOf(SignerUnavailableError);
+    await expect(c.health()).resolves.toEqual({ reachable: false });
+    await c.close();
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function rawRequest(url: string, creds: { ca: string; cert: string; key: string }, path: string, body?: string): Promise<{ status: number; body: string }> {
+  const target = url.startsWith('unix:') ? { path: url.slice(5) } : { host: '127.0.0.1', port: Number(new URL(url).port) };
+  return new Promise((resolve, reject) => {
+    const session = http2.connect('https://wallet-signer', {
+      createConnection: () => tls.connect({ ...target, ...creds, servername: 'wallet-signer', ALPNProtocols: ['h2'] }),
+    });
+    session.on('error', reject);
+    const stream = session.request({ ':method': body === undefined ? 'GET' : 'POST', ':path': path }, { endStream: body === undefined });
+    let status = 0;
+    const chunks: Buffer[] = [];
+    stream.on('response', (h) => (status = Number(h[':status'])));
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, body: Buffer.concat(chunks).toString() });
+    });
+    stream.on('error', reject);
+    if (body !== undefined) stream.end(body);
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * What the signer's client and server agree on: HTTP/2 over mutual TLS, JSON bodies.
+ *
+ *   POST /rpc/<method>   body {"params": ...}, header x-request-id
+ *                        200 {"result": ...} | 4xx/5xx {"error": {"code", "message", "details"?}}
+ *   GET  /health         200 {"status": "ok", "uptimeSeconds", "version"}
+ *   GET  /metrics        200 Prometheus text
+ *
+ * This module imports nothing that touches keys: the API's client entry loads it.
+ */
+export const RPC_PREFIX = '/rpc/';
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** The name the signer's server certificate carries and clients verify by default. */
+export const DEFAULT_SERVER_NAME = 'wallet-signer';
+/** The client certificate CN the signer accepts by default. */
+export const DEFAULT_CLIENT_NAME = 'wallet-api';
+/** Method names: a short identifier, so they are safe as a path segment and a metric label. */
+export const METHOD_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+/** Request ids accepted from the client; anything else is replaced by a fresh one. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export type SignerListen = { socketPath: string } | { host: string; port: number };
+
+/** `unix:/abs/path.sock`, `host:port` or `[v6]:port`. */
+export function parseListen(text: string): SignerListen {
+  if (text.startsWith('unix:')) {
+    const socketPath = text.slice('unix:'.length);
+    if (!socketPath.startsWith('/')) throw new Error(`${text}: a unix socket path must be absolute (unix:/path/signer.sock)`);
+    return { socketPath };
+  }
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port < 1 || port > 65535) throw new Error(`${text}: expected unix:/abs/path.sock or host:port`);
+  return { host: match[1] ?? match[2]!, port };
+}
+
+export function describeListen(listen: SignerListen): string {
+  if ('socketPath' in listen) return listen.socketPath;
+  return listen.host.includes(':') ? `[${listen.host}]:${listen.port}` : `${listen.host}:${listen.port}`;
+}
