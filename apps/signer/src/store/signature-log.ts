@@ -1,0 +1,135 @@
+/**
+ * The signature log's format and its verification. One JSON line per signature:
+ *   {seq, time, walletId, digest, requestId, action, prev, hash}
+ * seq counts from 1; prev is the previous line's hash (64 zeros for the first);
+ * hash = sha256hex(prev + '\n' + canonical JSON of the entry without `hash`), canonical meaning
+ * keys sorted and no whitespace. Removing, reordering or editing a line breaks the chain from there.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export interface LogEntry {
+  seq: number;
+  time: string;
+  walletId: string;
+  digest: string;
+  requestId: string | null;
+  action: string | null;
+  prev: string;
+  hash: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  /** Complete lines read. */
+  entries: number;
+  firstBadSeq?: number;
+  reason?: string;
+  /** Bytes after the last newline (a line being written, or torn by a crash): not verified. */
+  incompleteTailBytes?: number;
+}
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function entryHash(entry: Omit<LogEntry, 'hash'>): string {
+  const { seq, time, walletId, digest, requestId, action, prev } = entry;
+  return createHash('sha256')
+    .update(`${prev}\n${canonicalJson({ seq, time, walletId, digest, requestId, action, prev })}`)
+    .digest('hex');
+}
+
+const isNullableString = (v: unknown) => v === null || typeof v === 'string';
+
+export function parseEntry(line: string): LogEntry | undefined {
+  let value: Partial<LogEntry>;
+  try {
+    value = JSON.parse(line) as Partial<LogEntry>;
+  } catch {
+    return undefined;
+  }
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    !Number.isSafeInteger(value.seq) ||
+    typeof value.time !== 'string' ||
+    typeof value.walletId !== 'string' ||
+    typeof value.digest !== 'string' ||
+    !isNullableString(value.requestId) ||
+    !isNullableString(value.action) ||
+    typeof value.prev !== 'string' ||
+    typeof value.hash !== 'string'
+  ) {
+    return undefined;
+  }
+  return value as LogEntry;
+}
+
+/** The complete lines of `file` (up to `endByte` when given), and the length of an incomplete tail. */
+export async function* readLines(file: string, endByte?: number): AsyncGenerator<string, number> {
+  if (endByte === 0) return 0;
+  let stream;
+  try {
+    stream = createReadStream(file, endByte === undefined ? {} : { end: endByte - 1 });
+    let rest = Buffer.alloc(0);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let data = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+      let newline: number;
+      while ((newline = data.indexOf(0x0a)) !== -1) {
+        yield data.subarray(0, newline).toString('utf8');
+        data = data.subarray(newline + 1);
+      }
+      rest = Buffer.from(data);
+    }
+    return rest.length;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  } finally {
+    stream?.destroy();
+  }
+}
+
+export async function* readEntries(file: string, endByte?: number): AsyncGenerator<LogEntry> {
+  let lineNo = 0;
+  for await (const line of readLines(file, endByte)) {
+    lineNo++;
+    const entry = parseEntry(line);
+    if (!entry) throw new Error(`${file}: line ${lineNo} is not a signature log entry`);
+    yield entry;
+  }
+}
+
+/** Checks the whole chain: every line parses, seq follows, prev links, hash matches. Reports the first bad line, fixes nothing. */
+export async function verifyLogFile(file: string, endByte?: number): Promise<VerifyResult> {
+  let prev = GENESIS_HASH;
+  let expectedSeq = 1;
+  let entries = 0;
+  const lines = readLines(file, endByte);
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) {
+      return { ok: true, entries, ...(next.value > 0 ? { incompleteTailBytes: next.value } : {}) };
+    }
+    const entry = parseEntry(next.value);
+    const bad = (reason: string) => {
+      void lines.return(0);
+      return { ok: false, entries, firstBadSeq: entry?.seq ?? expectedSeq, reason };
+    };
+    if (!entry) return bad(`line ${entries + 1} is not a valid entry`);
+    if (entry.seq !== expectedSeq) return bad(`seq ${entry.seq} where ${expectedSeq} was expected`);
+    if (entry.prev !== prev) return bad(`seq ${entry.seq}: prev does not match the hash of seq ${expectedSeq - 1}`);
+    if (entryHash(entry) !== entry.hash) return bad(`seq ${entry.seq}: hash does not match its content`);
+    prev = entry.hash;
+    expectedSeq++;
+    entries++;
+  }
+}
