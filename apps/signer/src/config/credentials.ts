@@ -14,9 +14,11 @@
  * or client certificate has less than 30 days left, the whole set is regenerated.
  */
 import { X509Certificate, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, fstatSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { KeyUsage, buildCertificate, pem } from './der.ts';
+
+export { assertPrivateFile } from './private-file.ts';
 
 export const SIGNER_SERVER_NAME = 'wallet-signer';
 export const API_CLIENT_NAME = 'wallet-api';
@@ -185,29 +187,5 @@ export function ensureLocalSignerCredentials(dir: string): LocalSignerCredential
     }
   } finally {
     rmSync(staging, { recursive: true, force: true });
-  }
-}
-
-/**
- * Throws when `file` (a private key, a KEK file) is readable or writable by group or others, with
- * the chmod that fixes it. Also throws when it is missing or not a regular file.
- */
-export function assertPrivateFile(file: string, what = 'key file'): void {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? `${what} ${file} does not exist` : `${what} ${file} cannot be read (${code})`);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error(`${what} ${file} is not a regular file`);
-    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
-      const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
-      throw new Error(`${what} ${file} is accessible by group or others (mode ${mode}); restrict it with: chmod 600 ${file}`);
-    }
-  } finally {
-    closeSync(fd);
   }
 }

@@ -1,0 +1,163 @@
+/**
+ * The signer process's configuration, from environment variables (each documented in
+ * apps/signer/README.md). An empty value counts as unset. In beta and production it refuses to
+ * start without SIGNER_KEKS, without its TLS files, or with a key file group or others can read;
+ * messages name the variable or the file, never a value that could be a secret.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseLogLevel, type LogLevel } from '../server/logger.ts';
+import { DEFAULT_CLIENT_NAME, parseListen, type SignerListen } from '../transport/protocol.ts';
+import { CREDENTIAL_FILES } from './credentials.ts';
+import { assertPrivateFile } from './private-file.ts';
+
+export type AppEnv = 'local' | 'beta' | 'production';
+
+/** The repository root (apps/signer/src/config → four levels up); the bundle keeps this file's own URL. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** The generated KEK file of local mode, in the signer's data directory. */
+export const LOCAL_KEK_FILE = 'keks.json';
+
+export class SignerConfigError extends Error {
+  override name = 'SignerConfigError';
+}
+
+export interface SignerConfig {
+  appEnv: AppEnv;
+  dataDir: string;
+  /** The signer's own directory (store, socket, local credentials). */
+  signerDataDir: string;
+  listen: SignerListen;
+  /** TLS files of the listener. */
+  tls: { caFile: string; certFile: string; keyFile: string };
+  /** Local mode: the directory where the default TLS files are generated (undefined when all three are given). */
+  localCredentialsDir: string | undefined;
+  allowedClientNames: string[];
+  limits: { perWalletPerMinute: number; nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } };
+  /** 'env' in beta and production (SIGNER_KEKS), 'file' in local mode without SIGNER_KEKS (a generated kekFile). */
+  kekSource: 'file' | 'env';
+  kekEnv: { SIGNER_KEKS: string | undefined };
+  /** The generated KEK file of local mode (SIGNER_DATA_DIR/keks.json); undefined when kekSource is 'env'. */
+  kekFile: string | undefined;
+  logLevel: LogLevel;
+  /** SIGNER_EXIT_WITH_PARENT=1: exit when stdin closes or the parent process disappears. */
+  exitWithParent: boolean;
+  /** SIGNER_DEMO_HANDLERS=1 (local mode only): also serve the transport test handlers. */
+  demoHandlers: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadSignerConfig(env: Env = process.env): SignerConfig {
+  const problems: string[] = [];
+  const get = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+
+  const appEnvText = get('APP_ENV') ?? 'local';
+  if (!['local', 'beta', 'production'].includes(appEnvText)) throw new SignerConfigError('APP_ENV must be local, beta or production');
+  const appEnv = appEnvText as AppEnv;
+  const local = appEnv === 'local';
+
+  const dataDir = path.resolve(repoRoot, get('DATA_DIR') ?? '.data');
+  const signerDataDir = path.resolve(repoRoot, get('SIGNER_DATA_DIR') ?? path.join(dataDir, 'signer'));
+
+  let listen: SignerListen = { socketPath: path.join(signerDataDir, 'signer.sock') };
+  const listenText = get('SIGNER_LISTEN');
+  if (listenText !== undefined) {
+    try {
+      listen = parseListen(listenText);
+    } catch (error) {
+      problems.push(`SIGNER_LISTEN: ${(error as Error).message}`);
+    }
+  }
+
+  const credentialsDir = path.join(signerDataDir, 'tls');
+  const tlsVars = { caFile: 'SIGNER_TLS_CA', certFile: 'SIGNER_TLS_CERT', keyFile: 'SIGNER_TLS_KEY' } as const;
+  const defaults = { caFile: CREDENTIAL_FILES.ca, certFile: CREDENTIAL_FILES.cert, keyFile: CREDENTIAL_FILES.key } as const;
+  const tls = { caFile: '', certFile: '', keyFile: '' };
+  let usesGenerated = false;
+  for (const key of Object.keys(tlsVars) as Array<keyof typeof tlsVars>) {
+    const given = get(tlsVars[key]);
+    if (given !== undefined) {
+      tls[key] = path.resolve(repoRoot, given);
+      if (!existsSync(tls[key])) problems.push(`${tlsVars[key]}: ${tls[key]} does not exist`);
+    } else if (local) {
+      tls[key] = path.join(credentialsDir, defaults[key]);
+      usesGenerated = true;
+    } else {
+      problems.push(`${tlsVars[key]} is not set; ${appEnv} needs the signer's TLS files (no generated certificates outside local mode)`);
+    }
+  }
+  if (tls.keyFile && existsSync(tls.keyFile)) {
+    try {
+      assertPrivateFile(tls.keyFile, 'SIGNER_TLS_KEY');
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+
+  const allowedClientNames = (get('SIGNER_ALLOWED_CLIENTS') ?? DEFAULT_CLIENT_NAME)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (allowedClientNames.length === 0) problems.push('SIGNER_ALLOWED_CLIENTS must list at least one client certificate name');
+
+  const rateText = get('SIGNER_MAX_SIGNATURES_PER_WALLET_PER_MINUTE') ?? '600';
+  const perWalletPerMinute = /^\d+$/.test(rateText) ? Number(rateText) : NaN;
+  if (!Number.isSafeInteger(perWalletPerMinute) || perWalletPerMinute < 1) problems.push('SIGNER_MAX_SIGNATURES_PER_WALLET_PER_MINUTE must be a positive whole number');
+
+  const nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } = {};
+  for (const [chain, name, unit] of [
+    ['EVM', 'SIGNER_MAX_NATIVE_VALUE_EVM_WEI', 'wei'],
+    ['SOLANA', 'SIGNER_MAX_NATIVE_VALUE_SOLANA_LAMPORTS', 'lamports'],
+  ] as const) {
+    const text = get(name);
+    if (text === undefined) continue;
+    if (/^\d+$/.test(text)) nativeValueCaps[chain] = BigInt(text);
+    else problems.push(`${name} must be a whole number of ${unit}`);
+  }
+
+  const keks = get('SIGNER_KEKS');
+  const kekSource = keks !== undefined || !local ? 'env' : 'file';
+  const kekFile = path.join(signerDataDir, LOCAL_KEK_FILE);
+  if (!local) {
+    if (keks === undefined) problems.push(`SIGNER_KEKS is not set; ${appEnv} signs only with KEKs from the environment (id:base64key,...), never with a generated KEK file`);
+    if (existsSync(kekFile)) problems.push(`${kekFile} is a generated KEK file, which ${appEnv} does not use; remove it from the signer's data directory (SIGNER_KEKS holds the KEKs)`);
+  }
+  if (existsSync(kekFile)) {
+    try {
+      assertPrivateFile(kekFile, 'KEK file');
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+
+  let logLevel: LogLevel = 'info';
+  try {
+    logLevel = parseLogLevel(get('LOG_LEVEL'));
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+
+  const demoHandlers = get('SIGNER_DEMO_HANDLERS') === '1';
+  if (demoHandlers && !local) problems.push(`SIGNER_DEMO_HANDLERS is a test switch; refusing to start ${appEnv} with it`);
+
+  if (problems.length > 0) throw new SignerConfigError(`signer configuration refused:\n- ${problems.join('\n- ')}`);
+  return {
+    appEnv,
+    dataDir,
+    signerDataDir,
+    listen,
+    tls,
+    localCredentialsDir: usesGenerated ? credentialsDir : undefined,
+    allowedClientNames,
+    limits: { perWalletPerMinute, nativeValueCaps },
+    kekSource,
+    kekEnv: { SIGNER_KEKS: keks },
+    kekFile: kekSource === 'file' ? kekFile : undefined,
+    logLevel,
+    exitWithParent: get('SIGNER_EXIT_WITH_PARENT') === '1',
+    demoHandlers,
+  };
+}
