@@ -8,6 +8,8 @@
  *
  * This module imports nothing that touches keys: the API's client entry loads it.
  */
+/** The `msg` of the one line the signer prints on stdout once it accepts requests. */
+export const READY_MESSAGE = 'wallet signer listening';
 export const RPC_PREFIX = '/rpc/';
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** The name the signer's server certificate carries and clients verify by default. */

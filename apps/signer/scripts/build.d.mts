@@ -1,0 +1,3 @@
+export declare function signerBuildUpToDate(): boolean;
+export declare function buildSigner(): Promise<boolean>;
+export declare const signerStartCommand: { args: string[]; env: Record<string, string> };
