@@ -59,8 +59,11 @@ describe('signer config', () => {
 
   it('beta and production refuse generated KEKs', () => {
     for (const appEnv of ['beta', 'production']) {
-      expect(() => loadSignerConfig(production({ APP_ENV: appEnv, SIGNER_KEKS: undefined }))).toThrow(new RegExp(`SIGNER_KEKS is not set; ${appEnv} signs only with KEKs from the environment`));
+      expect(() => loadSignerConfig(production({ APP_ENV: appEnv, SIGNER_KEKS: undefined }))).toThrow(new RegExp(`SIGNER_KEKS is not set \\(nor USER_SHARE_KEKS and SERVICE_SHARE_KEKS\\); ${appEnv} signs only with KEKs from the environment`));
     }
+    // The domain's share KEK variables are accepted instead, both of them.
+    expect(loadSignerConfig(production({ SIGNER_KEKS: undefined, USER_SHARE_KEKS: 'u:x', SERVICE_SHARE_KEKS: 's:y' })).kekEnv).toMatchObject({ USER_SHARE_KEKS: 'u:x', SERVICE_SHARE_KEKS: 's:y' });
+    expect(() => loadSignerConfig(production({ SIGNER_KEKS: undefined, USER_SHARE_KEKS: 'u:x' }))).toThrow(/SIGNER_KEKS is not set/);
     const dataDir = path.join(root, 'with-kek-file');
     mkdirSync(path.join(dataDir, 'signer'), { recursive: true });
     writeFileSync(path.join(dataDir, 'signer', 'keks.json'), '{}', { mode: 0o600 });

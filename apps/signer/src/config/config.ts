@@ -38,7 +38,8 @@ export interface SignerConfig {
   limits: { perWalletPerMinute: number; nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } };
   /** 'env' in beta and production (SIGNER_KEKS), 'file' in local mode without SIGNER_KEKS (a generated kekFile). */
   kekSource: 'file' | 'env';
-  kekEnv: { SIGNER_KEKS: string | undefined };
+  /** The raw KEK variables, for the KEK provider the handlers build (never logged). */
+  kekEnv: { SIGNER_KEKS: string | undefined; USER_SHARE_KEKS?: string; SERVICE_SHARE_KEKS?: string };
   /** The generated KEK file of local mode (SIGNER_DATA_DIR/keks.json); undefined when kekSource is 'env'. */
   kekFile: string | undefined;
   logLevel: LogLevel;
@@ -119,10 +120,16 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
   }
 
   const keks = get('SIGNER_KEKS');
-  const kekSource = keks !== undefined || !local ? 'env' : 'file';
+  // The share KEK variables of packages/domain/src/custody/kek.ts (envKekProvider) count too.
+  const userKeks = get('USER_SHARE_KEKS');
+  const serviceKeks = get('SERVICE_SHARE_KEKS');
+  const envKeks = keks !== undefined || (userKeks !== undefined && serviceKeks !== undefined);
+  const kekSource = envKeks || userKeks !== undefined || serviceKeks !== undefined || !local ? 'env' : 'file';
   const kekFile = path.join(signerDataDir, LOCAL_KEK_FILE);
   if (!local) {
-    if (keks === undefined) problems.push(`SIGNER_KEKS is not set; ${appEnv} signs only with KEKs from the environment (id:base64key,...), never with a generated KEK file`);
+    if (!envKeks) {
+      problems.push(`SIGNER_KEKS is not set (nor USER_SHARE_KEKS and SERVICE_SHARE_KEKS); ${appEnv} signs only with KEKs from the environment (id:base64key,...), never with a generated KEK file`);
+    }
     if (existsSync(kekFile)) problems.push(`${kekFile} is a generated KEK file, which ${appEnv} does not use; remove it from the signer's data directory (SIGNER_KEKS holds the KEKs)`);
   }
   if (existsSync(kekFile)) {
@@ -154,7 +161,7 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
     allowedClientNames,
     limits: { perWalletPerMinute, nativeValueCaps },
     kekSource,
-    kekEnv: { SIGNER_KEKS: keks },
+    kekEnv: { SIGNER_KEKS: keks, USER_SHARE_KEKS: userKeks, SERVICE_SHARE_KEKS: serviceKeks },
     kekFile: kekSource === 'file' ? kekFile : undefined,
     logLevel,
     exitWithParent: get('SIGNER_EXIT_WITH_PARENT') === '1',
