@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { repoRoot } from '../src/config.ts';
 import { buildApi, startCommand } from '../scripts/build.mjs';
 import { deriveAddress, generateKey, schemeOfType, signers, type WalletType } from '@wallet/domain';
+import { joinedKeyMaterial } from '@wallet/domain/custody/joined-key.ts';
 import { createScratchDatabase } from '@wallet/db';
 import { closedLoop, openLoop, type LoadResult } from './load.ts';
 import { policyBench } from './policies.ts';
@@ -30,7 +31,7 @@ const OPEN_LOOP_SECONDS = Number(process.env.BENCH_OPEN_LOOP_SECONDS ?? 10);
 /** Signatures per second of the signer alone, on this process's one core, for one second. */
 async function rawSigningLimit(type: WalletType): Promise<number> {
   const key = generateKey(schemeOfType[type]);
-  const material = { secret: key.secret, publicKey: key.publicKey, address: deriveAddress(type, key.publicKey) };
+  const material = joinedKeyMaterial(schemeOfType[type], key.secret, deriveAddress(type, key.publicKey));
   const op = signers[type].message;
   const input = { message: 'benchmark message: sign me' };
   for (let i = 0; i < 200; i++) await op.sign(material, input);

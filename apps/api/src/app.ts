@@ -81,8 +81,9 @@ export function createApp({
   // The driver directly: a Prisma query would load Prisma's query compiler (WebAssembly, ~45 MB
   // resident) into a process that otherwise may not need it.
   app.get('/health', async (_req, res) => {
-    await services.database.query('SELECT 1');
-    res.json({ status: 'ok' });
+    const [, signer] = await Promise.all([services.database.query('SELECT 1'), services.signerHealth()]);
+    // The API serves while the signer is away (signing answers 503 SIGNER_UNAVAILABLE until it is back).
+    res.json({ status: 'ok', signer: { reachable: signer.reachable, ...(signer.latencyMs !== undefined ? { latencyMs: signer.latencyMs } : {}) } });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -106,8 +106,15 @@ const envSchema = z
     YIELD_MARKETS: yieldMarketsJson.default([]),
     SPONSORSHIP: sponsorshipJson.default([]),
     YIELD_EXECUTION: z.enum(YIELD_EXECUTION_MODES, 'must be enabled, withdrawals-only or disabled').optional(),
+    API_KEKS: z.string().optional(),
+    // The share KEKs are the signer's: present here, they are refused (see superRefine).
     USER_SHARE_KEKS: z.string().optional(),
     SERVICE_SHARE_KEKS: z.string().optional(),
+    SIGNER_URL: z.string().optional(),
+    SIGNER_CLIENT_TLS_CA: z.string().optional(),
+    SIGNER_CLIENT_TLS_CERT: z.string().optional(),
+    SIGNER_CLIENT_TLS_KEY: z.string().optional(),
+    SIGNER_TIMEOUT_MS: milliseconds.default(10_000),
     LOCAL_DEVNETS: onOff.default(true),
     WORKERS: onOff.default(true),
     CONSOLE: onOff.default(true),
@@ -139,9 +146,14 @@ const envSchema = z
   })
   .superRefine((env, ctx) => {
     if (env.APP_ENV !== 'local') {
-      const missing = (['DATABASE_URL', 'USER_SHARE_KEKS', 'SERVICE_SHARE_KEKS'] as const).filter((name) => !env[name]);
+      const missing = (['DATABASE_URL', 'API_KEKS', 'SIGNER_URL', 'SIGNER_CLIENT_TLS_CA', 'SIGNER_CLIENT_TLS_CERT', 'SIGNER_CLIENT_TLS_KEY'] as const).filter((name) => !env[name]);
       if (missing.length > 0) {
         ctx.addIssue({ code: 'custom', path: ['APP_ENV'], message: `${env.APP_ENV} needs ${missing.join(', ')}; refusing to start without them` });
+      }
+    }
+    for (const name of ['USER_SHARE_KEKS', 'SERVICE_SHARE_KEKS'] as const) {
+      if (env[name]) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'opens wallet key shares and belongs to the signer process only; remove it from the API\'s environment (the API seals its own secrets under API_KEKS)' });
       }
     }
     const evmChains = new Set(env.CHAINS.flatMap((chain) => (chain.type === 'EVM' ? [chain.chainId] : [])));
@@ -174,10 +186,28 @@ function configFrom(env: z.output<typeof envSchema>) {
     trustProxy: env.TRUST_PROXY,
     /** How long an authenticated API key is reused before the database is read again (other processes' revocations). */
     authCacheMs: env.AUTH_CACHE_MS,
-    /** Share key-encryption keys from the environment; the local default keeps a generated key file instead. */
-    kekSource: (env.USER_SHARE_KEKS || env.SERVICE_SHARE_KEKS || env.APP_ENV !== 'local' ? 'env' : 'file') as 'file' | 'env',
-    /** The KEK variables themselves (parsed by the custody module). */
-    kekEnv: { USER_SHARE_KEKS: env.USER_SHARE_KEKS, SERVICE_SHARE_KEKS: env.SERVICE_SHARE_KEKS },
+    /**
+     * The API's own key-encryption keys (webhook secrets; never a KEK that opens a key share): API_KEKS,
+     * else in local mode a generated key file in DATA_DIR/api.
+     */
+    kekSource: (env.API_KEKS || env.APP_ENV !== 'local' ? 'env' : 'file') as 'file' | 'env',
+    /** The KEK variable itself (parsed by the custody module). */
+    kekEnv: { API_KEKS: env.API_KEKS },
+    /**
+     * The signer process that holds every key (docs/custody.md): SIGNER_URL with the client's TLS
+     * files; in local mode without SIGNER_URL, the service starts its own on the Unix socket in
+     * DATA_DIR/signer with generated credentials, and starts it again if it dies.
+     */
+    signer: {
+      env: {
+        SIGNER_URL: env.SIGNER_URL,
+        SIGNER_CLIENT_TLS_CA: env.SIGNER_CLIENT_TLS_CA,
+        SIGNER_CLIENT_TLS_CERT: env.SIGNER_CLIENT_TLS_CERT,
+        SIGNER_CLIENT_TLS_KEY: env.SIGNER_CLIENT_TLS_KEY,
+      },
+      supervised: env.APP_ENV === 'local' && !env.SIGNER_URL,
+      timeoutMs: env.SIGNER_TIMEOUT_MS,
+    },
     /** Chains from CHAINS (JSON array); local mode adds its devnets. */
     chains: env.CHAINS as ChainEntry[],
     yield: {

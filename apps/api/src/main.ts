@@ -18,6 +18,10 @@ import { startNonceGapWorker } from './workers/nonce-gap-worker.ts';
 import { answerClientErrorsWithJson } from './http/client-errors.ts';
 import { createMetrics } from './http/metrics.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
+import { startSupervisedSigner } from '@wallet/signer/client';
+import { adoptLegacyLocalKeks, legacyLocalKeksPresent } from './custody/legacy-keks.ts';
+import { assertApiKeksOpenNoKey } from './custody/api-kek-check.ts';
+import { apiKekProvider } from './custody/signer-connection.ts';
 
 let config;
 try {
@@ -36,14 +40,27 @@ mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 // their code is loaded only then, so other environments never load devnet code. The database
 // opens meanwhile.
 const opening = openConfiguredDatabase(config);
-const [devnets, database] = await Promise.all([
+// Local mode: the signer that holds every key runs beside the API (its own process, restarted when
+// it dies); a data directory from before the signer existed hands its share KEKs over first.
+const signerStarting = config.signer.supervised
+  ? (legacyLocalKeksPresent(config) ? opening.then((db) => adoptLegacyLocalKeks(config, db)) : Promise.resolve()).then(() =>
+      startSupervisedSigner({ env: { ...process.env, APP_ENV: config.appEnv, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel, SIGNER_EXIT_WITH_PARENT: '1' }, logger }),
+    )
+  : undefined;
+const [devnets, database, supervisedSigner] = await Promise.all([
   config.localDevnets
     ? import('./local/devnets.ts').then(({ startLocalDevnets }) => startLocalDevnets({ otherChains: config.chains, dataDir: config.dataDir, yieldMarkets: true, sponsorship: true }))
     : undefined,
   opening,
+  signerStarting,
   // The devnet's sponsor and relayer keys (chain 84532) are read, or created, meanwhile: its sponsorship setup needs them.
-  config.localDevnets ? opening.then((db) => ensureSponsorshipKeys(config, db, LOCAL_EVM_CHAIN_ID)) : undefined,
+  config.localDevnets ? Promise.all([opening, signerStarting]).then(([db]) => ensureSponsorshipKeys(config, db, LOCAL_EVM_CHAIN_ID)) : undefined,
 ]);
+// The API's own KEKs must open no key: those are the signer's (docs/custody.md).
+await assertApiKeksOpenNoKey(database, apiKekProvider(config).list?.() ?? []).catch((error: Error) => {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+});
 const services = await createServices(config, { chains: devnets ?? createChainRegistry(config.chains), database, logger });
 // Before the monitor starts: a devnet that started fresh (its state lost) takes its unresolved
 // records (failed, CHAIN_RESET) and its nonce counters with it.
@@ -131,6 +148,7 @@ async function stop(signal: string) {
   await pruneWorker?.stop();
   await nonceGapWorker?.stop();
   await services.close();
+  await supervisedSigner?.stop();
   await devnets?.stop();
   process.exit(0);
 }

@@ -16,8 +16,6 @@ import {
   createPolicyDryRun,
   createUserService,
   createWalletService,
-  envKekProvider,
-  fileKekProvider,
   systemClock,
   type ChainDirectory,
   type ChainGateways,
@@ -74,6 +72,7 @@ import {
   createYieldPositionService,
   type LocalYieldContracts,
   type CrashAt,
+  type KeyVault,
   createConsoleRequestLog,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
@@ -81,6 +80,8 @@ import type { Config } from './config.ts';
 import { createHttpsSender } from './webhooks/https-sender.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createRequestLogWriter } from './request-log/writer.ts';
+import { apiKekProvider, connectSigner, type SignerConnection } from './custody/signer-connection.ts';
+import type { SignerHealth } from '@wallet/signer/client';
 
 export interface ServiceOptions {
   /**
@@ -110,6 +111,11 @@ export interface ServiceOptions {
   webhooks?: { owner?: string; send?: WebhookSender; options?: WebhookDeliveryDeps['options']; random?: () => number };
   /** The signing pipeline's policy port (default: the policy engine over the stored policies and spend meters). */
   signing?: { policy?: PolicyEngine };
+  /**
+   * The key vault (tests): a vault holding the keys in this process. Otherwise the signer process
+   * configured (SIGNER_URL, or the local one in DATA_DIR/signer) signs every signature.
+   */
+  vault?: KeyVault;
   /** Where the request-log writer warns about dropped entries (default: a logger at the configured level). */
   logger?: Pick<Logger, 'warn'>;
 }
@@ -130,16 +136,18 @@ function crashAtPoint(point: Config['crashAt']): CrashAt | undefined {
   };
 }
 
-/** The KEKs of this deployment: from the environment, or the generated file in DATA_DIR (local default). */
-const kekProviderOf = (config: Config) => (config.kekSource === 'env' ? envKekProvider(config.kekEnv) : fileKekProvider(config.dataDir));
-
 /**
  * The service's sponsor and relayer keys of `chainId`, created when missing: `npm start` reads them
  * while the devnets start, so that the devnet's sponsorship setup (in createServices) finds them at once.
  */
-export async function ensureSponsorshipKeys(config: Config, database: Database, chainId: number): Promise<void> {
-  const keys = createServiceKeys({ store: createStores(database).serviceKeys, keks: kekProviderOf(config), clock: systemClock });
-  await Promise.all([keys.ensureServiceKey('sponsor', chainId), keys.ensureServiceKey('relayer', chainId)]);
+export async function ensureSponsorshipKeys(config: Config, database: Database, chainId: number, vault?: KeyVault): Promise<void> {
+  const signer = vault ? null : connectSigner(config);
+  try {
+    const keys = createServiceKeys({ store: createStores(database).serviceKeys, vault: vault ?? signer!.vault, clock: systemClock });
+    await Promise.all([keys.ensureServiceKey('sponsor', chainId), keys.ensureServiceKey('relayer', chainId)]);
+  } finally {
+    await signer?.close();
+  }
 }
 
 /** The devnet endpoints with the sponsorship addresses on the devnet that has them (GET /v1/local/devnets). */
@@ -154,8 +162,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const database = options.database ?? (await openConfiguredDatabase(config));
   const clock = options.clock ?? systemClock;
   const stores = createStores(database);
-  const keks = kekProviderOf(config);
-  const wallets = createWalletService({ wallets: stores.wallets, keks });
+  const keks = apiKekProvider(config);
+  const signer: SignerConnection | null = options.vault ? null : connectSigner(config);
+  const vault = options.vault ?? signer!.vault;
+  const wallets = createWalletService({ wallets: stores.wallets, vault });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
@@ -186,14 +196,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     preparations: stores.approvalPreparations,
   });
   const partnerReviews = createPartnerReviewService({ store: stores.approvalCases, policies: stores.policies, clock });
-  const serviceKeys = createServiceKeys({ store: stores.serviceKeys, keks, clock });
+  const serviceKeys = createServiceKeys({ store: stores.serviceKeys, vault, clock });
   // Local mode: the devnet's paymaster is signed by the sponsor key, which lives in this database under the service KEK.
   const localSponsorship = options.chains?.sponsorship ? await options.chains.sponsorship(serviceKeys) : undefined;
   const sponsorshipChains = [...config.sponsorship, ...(localSponsorship ? [localSponsorship.chain] : [])];
   const sponsorship = createSponsorship({ store: stores.sponsorship, clock });
   const autoRetrySettings = createAutoRetrySettings({ store: stores.autoRetrySettings, clock });
   const sponsoredChains = sponsoredChainAccess(sponsorshipChains, gateways, options.chains?.sponsoredOperations);
-  const signingPipeline = createSigningPipeline({ audit: stores.audit, keks, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
+  const signingPipeline = createSigningPipeline({ audit: stores.audit, vault, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
   const transactions = createTransactionService({
     store: stores.transactions,
     attempts: stores.transactionAttempts,
@@ -328,7 +338,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** Stranded wallets (a nonce below their waiting transactions that nothing holds) and the gap fillers that repair them. */
     nonceGaps,
     gateways,
-    migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, keks, clock, loadWallet: wallets.loadWallet }),
+    migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, vault, clock, loadWallet: wallets.loadWallet }),
     chains: createChainService({
       directory,
       faucet: options.chains?.faucet,
@@ -340,7 +350,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     localDevnets: devnetEndpoints,
     /** Console staff accounts and sessions (tRPC, GraphQL, the staff CLI). */
     staff: createStaffService({ store: stores.staff, clock }),
-    users: createUserService({ users: stores.users, custody: stores.custody, keks }),
+    users: createUserService({ users: stores.users, custody: stores.custody, vault }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock, { leaseMs: config.idempotencyLeaseMs }),
     pruner: createPruner({
@@ -391,8 +401,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
       settings: autoRetrySettings,
       staff: stores.staff,
     }),
-    /** The service's sponsor and relayer keys per EVM chain: created on first use, signing inside custody only. */
+    /** The service's sponsor and relayer keys per EVM chain: created on first use, signed with by the signer only. */
     serviceKeys,
+    /** Whether the signer process answers (GET /health, the console's overview); an in-process test vault always does. */
+    signerHealth: (): Promise<SignerHealth> => signer?.health() ?? Promise.resolve({ reachable: true, status: 'in-process' }),
     /** Where sponsored transfers run: SPONSORSHIP, with the devnet's entry in local mode. */
     sponsorshipChains,
     /** Per sponsorship chain: the paymaster's deposit and the relayer's balance, flagged when low (the console shows it). */
@@ -472,6 +484,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await webhookDelivery.stop();
       if ('close' in webhookSender && typeof webhookSender.close === 'function') webhookSender.close();
       await redis?.close();
+      await signer?.close();
       if (!options.database) await database.close();
     },
   };

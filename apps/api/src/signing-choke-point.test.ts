@@ -7,8 +7,11 @@ import { describe, expect, it } from 'vitest';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
-const roots = ['packages/domain/src', 'apps/api/src'];
+const roots = ['packages/domain/src', 'apps/api/src', 'apps/signer/src'];
 const PIPELINE = 'packages/domain/src/signing/pipeline.ts';
+const LOCAL_VAULT = 'packages/domain/src/custody/local-vault.ts';
+const SIGNER_HANDLERS = 'apps/signer/src/handlers/vault-handlers.ts';
+const SIGNER_HANDLERS_INDEX = 'apps/signer/src/handlers/index.ts';
 const SELF = path.relative(repo, fileURLToPath(import.meta.url));
 
 function sources(dir: string): string[] {
@@ -33,23 +36,31 @@ function filesNaming(identifier: RegExp): string[] {
 }
 
 describe('the signing choke point', () => {
-  it('only the pipeline module names signWithWallet', () => {
-    const files = filesNaming(/\bsignWithWallet\b/);
-    // The scan sees the pipeline's own definition, so an empty result cannot mean a blind scan.
+  it('only the pipeline asks the key vault for a wallet signature (and the signer answers it)', () => {
+    const files = filesNaming(/\bvault\.sign\(/);
+    // The scan sees the pipeline's own call, so an empty result cannot mean a blind scan.
     expect(files).toContain(PIPELINE);
-    expect(files.filter((file) => file !== PIPELINE)).toEqual([]);
+    expect(files.filter((file) => file !== PIPELINE && file !== SIGNER_HANDLERS)).toEqual([]);
   });
 
-  it('only the pipeline joins a wallet key (withWalletSecret*) outside custody', () => {
+  it('only the local vault (the signer process) joins a wallet key (withWalletSecret*)', () => {
     const files = filesNaming(/\bwithWalletSecret(Async)?\b/);
-    expect(files).toContain(PIPELINE);
-    const allowed = [PIPELINE, 'packages/domain/src/custody/shares.ts', 'packages/domain/src/custody/shares.test.ts'];
+    expect(files).toContain(LOCAL_VAULT);
+    const allowed = [LOCAL_VAULT, 'packages/domain/src/custody/shares.ts', 'packages/domain/src/custody/shares.test.ts'];
     expect(files.filter((file) => !allowed.includes(file))).toEqual([]);
   });
 
-  it('signWithWallet is exported neither by the pipeline module nor by the package', () => {
-    expect(pipelineModule).not.toHaveProperty('signWithWallet');
-    expect(domain).not.toHaveProperty('signWithWallet');
+  it('no API source outside tests loads the key-holding vault', () => {
+    const files = filesNaming(/custody\/local-vault/);
+    expect(files).toContain(SIGNER_HANDLERS_INDEX);
+    const apiProduction = files.filter((file) => file.startsWith('apps/api/src/') && !/\.test\.ts$/.test(file) && !file.startsWith('apps/api/src/testing/'));
+    expect(apiProduction).toEqual([]);
+  });
+
+  it('the domain package exports neither the key-holding vault nor the share joining', () => {
+    for (const name of ['createLocalKeyVault', 'withWalletSecret', 'withWalletSecretAsync', 'joinShares', 'decryptShare', 'signWithServiceKeyRow', 'openEnclavePrivateKey']) {
+      expect(domain, name).not.toHaveProperty(name);
+    }
     expect(pipelineModule).toHaveProperty('createSigningPipeline');
   });
 });

@@ -12,6 +12,7 @@ import {
   type SigningContext,
   type SigningIntent,
 } from '@wallet/domain';
+import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './testing/harness.ts';
@@ -81,7 +82,7 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
         };
       },
     };
-    const pipeline = createSigningPipeline({ audit, keks, clock: systemClock, policy });
+    const pipeline = createSigningPipeline({ audit, vault: createLocalKeyVault({ keks }), clock: systemClock, policy });
     return { pipeline, stages, seen };
   }
 

@@ -31,6 +31,10 @@ export const errorBodies = {
   requestHeadersTooLarge: errorBody('RequestHeadersTooLarge', 'REQUEST_HEADERS_TOO_LARGE', {}),
   rateLimited: errorBody('RateLimited', 'RATE_LIMITED', { retryAfter: z.number().int().describe('Seconds until the minute window resets') }),
   internalError: errorBody('InternalError', 'INTERNAL_ERROR', {}),
+  signerUnavailable: errorBody('SignerUnavailable', 'SIGNER_UNAVAILABLE', {}),
+  signerLimitExceeded: errorBody('SignerLimitExceeded', 'SIGNER_LIMIT_EXCEEDED', {
+    limit: z.string().describe("The signer's limit that refused: perWalletPerMinute (signatures per wallet per minute) or nativeValueCap (native value per transaction)"),
+  }),
   policyDenied: errorBody('PolicyDenied', 'POLICY_DENIED', {
     reason: z.string().describe("The first entry's reason: rule-matched, spend-limit-exceeded, condition-undecidable, raw-signature-not-allowed, review-rejected, review-expired, review-invalidated, review-cancelled"),
     caseId: z.string().optional().describe('The approval case that ended without approval'),

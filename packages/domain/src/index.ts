@@ -17,6 +17,8 @@ export * from './wallets/addresses.ts';
 export * from './custody/keys.ts';
 export * from './custody/types.ts';
 export * from './custody/vault.ts';
+export * from './custody/vault-rpc.ts';
+export * from './custody/native-outflow.ts';
 export * from './custody/kek.ts';
 export * from './custody/service-keys.ts';
 export * from './sponsorship/ports.ts';

@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { testDatabaseKinds } from '@wallet/db';
 import { callerOf, createSigningPipeline, fileKekProvider, parseSignRouteBody, requestFingerprint, signRouteContext, systemClock } from '@wallet/domain';
+import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalsProject, decide, LARGE, SMALL, twoStagePolicy } from '../testing/approval-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
@@ -231,7 +233,7 @@ describe.concurrent.each(testDatabaseKinds)('conditional approval cases at the s
       const { wallet, shares } = await app.services.wallets.loadWalletWithShares(caller, p.wallet.id);
       const failing = createSigningPipeline({
         audit: { append: async () => Promise.reject(new Error('audit store unavailable')) },
-        keks: fileKekProvider(app.dataDir),
+        vault: createLocalKeyVault({ keks: fileKekProvider(path.join(app.dataDir, 'signer')) }),
         clock: systemClock,
         policy: app.services.policyEngine,
         approvals: app.services.approvalCases.gate,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorBodies, signers, signResponses, withApprovalRequest, type SignOperationName, type SigningService } from '@wallet/domain';
 import { defineRoutes, type RouteDef, type RouteExamples } from '../http/route.ts';
-import { broadcastResponses, signingRefusals } from './transactions.ts';
+import { broadcastResponses, signerUnavailableResponse, signingRefusals } from './transactions.ts';
 import { signingExamples } from './signing-examples.ts';
 
 /** What every signing route adds to its description: the policy check before the key is used. */
@@ -80,7 +80,8 @@ export function signingRoutes(signing: SigningService): RouteDef[] {
           description: 'WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request',
           errors: [errorBodies.walletAlreadyClaimed, errorBodies.walletNotMigrated, errorBodies.walletNotReady],
         },
-        // sign-transaction with broadcast: true (EVM, Solana) broadcasts what it signed.
+        503: signerUnavailableResponse,
+        // sign-transaction with broadcast: true (EVM, Solana) broadcasts what it signed (its 503 names both causes).
         ...(operation.name === 'transaction' ? (broadcastResponses as RouteDef['responses']) : {}),
       },
       handler: async ({ caller, params, body, req }) => {

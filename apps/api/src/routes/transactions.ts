@@ -19,8 +19,14 @@ const broadcastFailure = 'BROADCAST_FAILED after the record was created (400 ref
 /** The 403 of every route that signs: an invalid key, a policy's denial, or an approval case that gates the request. */
 export const signingRefusals = {
   description:
-    'FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed',
-  errors: [errorBodies.policyDenied, errorBodies.policyReviewRequired],
+    "FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed)",
+  errors: [errorBodies.policyDenied, errorBodies.policyReviewRequired, errorBodies.signerLimitExceeded],
+};
+
+/** Every route that signs: the signer process that holds the keys did not answer. */
+export const signerUnavailableResponse = {
+  description: 'SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back.',
+  errors: [errorBodies.signerUnavailable],
 };
 
 /** What a route that builds, signs and broadcasts answers besides signingRefusals. */
@@ -35,7 +41,10 @@ export const broadcastResponses = {
     errors: [errorBodies.walletAlreadyClaimed, errorBodies.walletNotMigrated, errorBodies.walletNotReady, errorBodies.yieldOperationInProgress, errorBodies.approvalCaseInProgress],
   },
   502: { description: broadcastFailure, errors: [errorBodies.broadcastFailed] },
-  503: { description: 'RPC_UNAVAILABLE before any record was created', errors: [errorBodies.rpcUnavailable] },
+  503: {
+    description: `RPC_UNAVAILABLE before any record was created; ${signerUnavailableResponse.description}`,
+    errors: [errorBodies.rpcUnavailable, errorBodies.signerUnavailable],
+  },
 };
 
 export function transactionRoutes(transactions: TransactionService) {

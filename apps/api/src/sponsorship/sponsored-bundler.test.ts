@@ -6,6 +6,7 @@ import { ENTRY_POINT_V08_ADDRESS } from '@wallet/chains/sponsorship';
 import { startAlto, type AltoInstance } from '@wallet/chains/testing';
 import { createStores, createTestDatabase, testDatabaseKinds } from '@wallet/db';
 import { createServiceKeys, fileKekProvider, systemClock } from '@wallet/domain';
+import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { createPublicClient, http, parseAbi, parseAbiItem, parseEther, type Address, type Hex } from 'viem';
 import { entryPoint08Abi } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -63,7 +64,7 @@ describe.each(testDatabaseKinds)('sponsored ERC-20 transfers through a bundler (
   beforeAll(async () => {
     const database = await createTestDatabase(kind);
     // The paymaster is deployed for this service's sponsor key (stored in its database under its KEKs).
-    const keys = createServiceKeys({ store: createStores(database).serviceKeys, keks: fileKekProvider(dataDir), clock: systemClock });
+    const keys = createServiceKeys({ store: createStores(database).serviceKeys, vault: createLocalKeyVault({ keks: fileKekProvider(path.join(dataDir, 'signer')) }), clock: systemClock });
     const local = await devnets.sponsorship!(keys);
     const sponsorship = [{ chainId: CHAIN_ID, paymaster: local.chain.paymaster, tokens: [usdc], submission: 'bundler', bundlerUrl: (await bundler()).url }];
     app = await startTestApp(kind, {

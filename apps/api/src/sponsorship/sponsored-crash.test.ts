@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { ENTRY_POINT_V08_ADDRESS } from '@wallet/chains/sponsorship';
 import { createScratchDatabase, createStores, openDatabase } from '@wallet/db';
 import { createServiceKeys, fileKekProvider, systemClock } from '@wallet/domain';
+import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { createPublicClient, http, parseAbi, parseAbiItem, type Address } from 'viem';
 import { entryPoint08Abi } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -49,7 +50,7 @@ describe('a sponsored transfer whose process is killed around its submission (tw
     usdc = devnets.directory.list().find((c) => c.type === 'EVM')!.usdc!.address as Address;
     // The sponsor and relayer keys live in the shared database under the data directory's KEKs, as the service creates them.
     const database = await openDatabase({ databaseUrl: scratch.url });
-    const keys = createServiceKeys({ store: createStores(database).serviceKeys, keks: fileKekProvider(dataDir), clock: systemClock });
+    const keys = createServiceKeys({ store: createStores(database).serviceKeys, vault: createLocalKeyVault({ keks: fileKekProvider(path.join(dataDir, 'signer')) }), clock: systemClock });
     const local = await devnets.sponsorship!(keys);
     await database.close();
     env = localServiceEnv(dataDir, {

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Clock } from '@wallet/domain';
+import { fileKekProvider, type Clock } from '@wallet/domain';
+import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { expect } from 'vitest';
 import { createTestDatabase, type Database, type DatabaseKind } from '@wallet/db';
 import { createApp, type AppOptions } from '../app.ts';
@@ -95,7 +96,9 @@ export async function startTestApp(
   const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...options.env });
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
-  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger });
+  // The keys are held in this process by the signer's vault (tests of the signer process itself spawn it).
+  const vault = createLocalKeyVault({ keks: fileKekProvider(path.join(dataDir, 'signer')) });
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger, vault });
   const recorded = new Map<string, SecretKind>();
   const as = (kind: SecretKind) => (value: string) => void recorded.set(value, kind);
   recordFrom(services.apiKeys, 'create', (r) => [r.apiKey], as('API key'));
@@ -158,8 +161,11 @@ export async function startTestApp(
     /** Every secret this app handed out or holds, by kind: API keys, staff passwords, session tokens, webhook secrets, KEKs. */
     secretsByKind(): Map<string, SecretKind> {
       const all = new Map(recorded);
-      const keks = JSON.parse(readFileSync(path.join(dataDir, 'keks.json'), 'utf8')) as unknown;
-      for (const value of JSON.stringify(keks).match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? []) all.set(value, 'KEK');
+      for (const file of [path.join(dataDir, 'api', 'keks.json'), path.join(dataDir, 'signer', 'keks.json')]) {
+        if (!existsSync(file)) continue;
+        const keks = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+        for (const value of JSON.stringify(keks).match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? []) all.set(value, 'KEK');
+      }
       return all;
     },
     secrets(): string[] {

@@ -68,7 +68,7 @@ describe('supervised signer process', () => {
   });
 
   it('rejects the first start when the signer refuses its configuration, with the reason', async () => {
-    await expect(startSupervisedSigner({ env: { APP_ENV: 'production', DATA_DIR: path.join(root, 'b') }, logger: memoryLogger() })).rejects.toThrow(/exited before it was ready \(status 78\)[\s\S]*SIGNER_KEKS is not set/);
+    await expect(startSupervisedSigner({ env: { APP_ENV: 'production', DATA_DIR: path.join(root, 'b') }, logger: memoryLogger() })).rejects.toThrow(/exited before it was ready \(status 78\)[\s\S]*USER_SHARE_KEKS and SERVICE_SHARE_KEKS are not both set/);
   });
 
   it('exits when its parent process dies (SIGKILL)', async () => {

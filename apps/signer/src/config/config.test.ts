@@ -16,7 +16,8 @@ const creds = ensureLocalSignerCredentials(tlsDir);
 const production = (extra: Record<string, string | undefined> = {}) => ({
   APP_ENV: 'production',
   DATA_DIR: path.join(root, 'data'),
-  SIGNER_KEKS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+  USER_SHARE_KEKS: 'u1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+  SERVICE_SHARE_KEKS: 's1:AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
   SIGNER_TLS_CA: creds.caFile,
   SIGNER_TLS_CERT: creds.certFile,
   SIGNER_TLS_KEY: creds.keyFile,
@@ -54,16 +55,15 @@ describe('signer config', () => {
   it('production starts with env KEKs and private TLS files', () => {
     const config = loadSignerConfig(production());
     expect(config).toMatchObject({ appEnv: 'production', kekSource: 'env', kekFile: undefined, localCredentialsDir: undefined, listen: { host: '0.0.0.0', port: 7443 } });
-    expect(config.kekEnv.SIGNER_KEKS).toMatch(/^k1:/);
+    expect(config.kekEnv.USER_SHARE_KEKS).toMatch(/^u1:/);
   });
 
   it('beta and production refuse generated KEKs', () => {
     for (const appEnv of ['beta', 'production']) {
-      expect(() => loadSignerConfig(production({ APP_ENV: appEnv, SIGNER_KEKS: undefined }))).toThrow(new RegExp(`SIGNER_KEKS is not set \\(nor USER_SHARE_KEKS and SERVICE_SHARE_KEKS\\); ${appEnv} signs only with KEKs from the environment`));
+      expect(() => loadSignerConfig(production({ APP_ENV: appEnv, USER_SHARE_KEKS: undefined, SERVICE_SHARE_KEKS: undefined }))).toThrow(new RegExp(`USER_SHARE_KEKS and SERVICE_SHARE_KEKS are not both set; ${appEnv} signs only with KEKs from the environment`));
     }
-    // The domain's share KEK variables are accepted instead, both of them.
-    expect(loadSignerConfig(production({ SIGNER_KEKS: undefined, USER_SHARE_KEKS: 'u:x', SERVICE_SHARE_KEKS: 's:y' })).kekEnv).toMatchObject({ USER_SHARE_KEKS: 'u:x', SERVICE_SHARE_KEKS: 's:y' });
-    expect(() => loadSignerConfig(production({ SIGNER_KEKS: undefined, USER_SHARE_KEKS: 'u:x' }))).toThrow(/SIGNER_KEKS is not set/);
+    // Both share KEK variables, never one alone.
+    expect(() => loadSignerConfig(production({ SERVICE_SHARE_KEKS: undefined }))).toThrow(/USER_SHARE_KEKS and SERVICE_SHARE_KEKS are not both set/);
     const dataDir = path.join(root, 'with-kek-file');
     mkdirSync(path.join(dataDir, 'signer'), { recursive: true });
     writeFileSync(path.join(dataDir, 'signer', 'keks.json'), '{}', { mode: 0o600 });

@@ -1,7 +1,7 @@
 /**
  * The signer process's configuration, from environment variables (each documented in
  * apps/signer/README.md). An empty value counts as unset. In beta and production it refuses to
- * start without SIGNER_KEKS, without its TLS files, or with a key file group or others can read;
+ * start without USER_SHARE_KEKS and SERVICE_SHARE_KEKS, without its TLS files, or with a key file group or others can read;
  * messages name the variable or the file, never a value that could be a secret.
  */
 import { existsSync } from 'node:fs';
@@ -36,10 +36,10 @@ export interface SignerConfig {
   localCredentialsDir: string | undefined;
   allowedClientNames: string[];
   limits: { perWalletPerMinute: number; nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } };
-  /** 'env' in beta and production (SIGNER_KEKS), 'file' in local mode without SIGNER_KEKS (a generated kekFile). */
+  /** 'env' in beta and production (USER_SHARE_KEKS, SERVICE_SHARE_KEKS), 'file' in local mode without them (a generated kekFile). */
   kekSource: 'file' | 'env';
   /** The raw KEK variables, for the KEK provider the handlers build (never logged). */
-  kekEnv: { SIGNER_KEKS: string | undefined; USER_SHARE_KEKS?: string; SERVICE_SHARE_KEKS?: string };
+  kekEnv: { USER_SHARE_KEKS?: string; SERVICE_SHARE_KEKS?: string };
   /** The generated KEK file of local mode (SIGNER_DATA_DIR/keks.json); undefined when kekSource is 'env'. */
   kekFile: string | undefined;
   logLevel: LogLevel;
@@ -119,18 +119,18 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
     else problems.push(`${name} must be a whole number of ${unit}`);
   }
 
-  const keks = get('SIGNER_KEKS');
-  // The share KEK variables of packages/domain/src/custody/kek.ts (envKekProvider) count too.
+  // The share KEK variables of packages/domain/src/custody/kek.ts (envKekProvider): both, or neither in local mode.
   const userKeks = get('USER_SHARE_KEKS');
   const serviceKeks = get('SERVICE_SHARE_KEKS');
-  const envKeks = keks !== undefined || (userKeks !== undefined && serviceKeks !== undefined);
-  const kekSource = envKeks || userKeks !== undefined || serviceKeks !== undefined || !local ? 'env' : 'file';
+  const envKeks = userKeks !== undefined && serviceKeks !== undefined;
+  const kekSource = userKeks !== undefined || serviceKeks !== undefined || !local ? 'env' : 'file';
+  if (kekSource === 'env' && local && !envKeks) problems.push('USER_SHARE_KEKS and SERVICE_SHARE_KEKS go together: set both, or neither (local mode then generates a KEK file)');
   const kekFile = path.join(signerDataDir, LOCAL_KEK_FILE);
   if (!local) {
     if (!envKeks) {
-      problems.push(`SIGNER_KEKS is not set (nor USER_SHARE_KEKS and SERVICE_SHARE_KEKS); ${appEnv} signs only with KEKs from the environment (id:base64key,...), never with a generated KEK file`);
+      problems.push(`USER_SHARE_KEKS and SERVICE_SHARE_KEKS are not both set; ${appEnv} signs only with KEKs from the environment (id:base64key,...), never with a generated KEK file`);
     }
-    if (existsSync(kekFile)) problems.push(`${kekFile} is a generated KEK file, which ${appEnv} does not use; remove it from the signer's data directory (SIGNER_KEKS holds the KEKs)`);
+    if (existsSync(kekFile)) problems.push(`${kekFile} is a generated KEK file, which ${appEnv} does not use; remove it from the signer's data directory (USER_SHARE_KEKS and SERVICE_SHARE_KEKS hold the KEKs)`);
   }
   if (existsSync(kekFile)) {
     try {
@@ -161,7 +161,7 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
     allowedClientNames,
     limits: { perWalletPerMinute, nativeValueCaps },
     kekSource,
-    kekEnv: { SIGNER_KEKS: keks, USER_SHARE_KEKS: userKeks, SERVICE_SHARE_KEKS: serviceKeks },
+    kekEnv: { USER_SHARE_KEKS: userKeks, SERVICE_SHARE_KEKS: serviceKeks },
     kekFile: kekSource === 'file' ? kekFile : undefined,
     logLevel,
     exitWithParent: get('SIGNER_EXIT_WITH_PARENT') === '1',

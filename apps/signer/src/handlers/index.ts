@@ -1,8 +1,17 @@
+/**
+ * The signer's RPC methods. The key vault is the domain's local vault over this process's KEKs:
+ * the generated file SIGNER_DATA_DIR/keks.json in local mode, the environment's share KEKs in beta
+ * and production. Nothing else in the service opens a key.
+ */
+import { envKekProvider, fileKekProvider, SIGNER_KEK_ROLES, type KekProvider } from '@wallet/domain';
+import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
+import { dirname } from 'node:path';
 import type { SignerConfig } from '../config/config.ts';
 import type { SignerLimits } from '../limits/limits.ts';
 import type { SignerLogger } from '../server/logger.ts';
 import type { SignerHandler } from '../server/server.ts';
 import type { SignerStore } from '../store/store.ts';
+import { createVaultHandlers } from './vault-handlers.ts';
 
 export interface SignerHandlerDeps {
   config: SignerConfig;
@@ -11,6 +20,16 @@ export interface SignerHandlerDeps {
   logger: SignerLogger;
 }
 
-export function createSignerHandlers(_deps: SignerHandlerDeps): Record<string, SignerHandler> {
-  return {};
+export function signerKekProvider(config: SignerConfig): KekProvider {
+  return config.kekSource === 'env' ? envKekProvider(config.kekEnv, SIGNER_KEK_ROLES) : fileKekProvider(dirname(config.kekFile!), SIGNER_KEK_ROLES);
+}
+
+export function createSignerHandlers({ config, store, limits }: SignerHandlerDeps): Record<string, SignerHandler> {
+  const vault = createLocalKeyVault({ keks: signerKekProvider(config) });
+  return createVaultHandlers({
+    vault,
+    log: store,
+    limits,
+    capsValue: (chain) => config.limits.nativeValueCaps[chain] !== undefined,
+  });
 }

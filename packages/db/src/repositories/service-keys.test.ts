@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServiceKeys, type Kek, type KekProvider, type ServiceKeyRow } from '@wallet/domain';
+import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { openUnderKek } from '@wallet/domain/custody/kek-seal.ts';
 import {
   hashMessage,
@@ -43,13 +44,13 @@ describe.each(testDatabaseKinds)('service keys (%s)', (kind) => {
 
   it('creates one key per purpose and chain on first use and reuses it; the row holds it only sealed', async () => {
     const keks = keksOf(kek('svc-1'));
-    const keys = createServiceKeys({ store: createServiceKeyStore(database), keks, clock });
+    const keys = createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks }), clock });
     const chainId = nextChain++;
     const sponsor = await keys.ensureServiceKey('sponsor', chainId);
     expect(sponsor.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(await keys.ensureServiceKey('sponsor', chainId)).toEqual(sponsor);
     // Another process (its own cache) finds the same key.
-    expect(await createServiceKeys({ store: createServiceKeyStore(database), keks, clock }).ensureServiceKey('sponsor', chainId)).toEqual(sponsor);
+    expect(await createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks }), clock }).ensureServiceKey('sponsor', chainId)).toEqual(sponsor);
     const relayer = await keys.ensureServiceKey('relayer', chainId);
     const otherChain = await keys.ensureServiceKey('sponsor', chainId + 1);
     expect(new Set([sponsor.address, relayer.address, otherChain.address]).size).toBe(3);
@@ -74,7 +75,7 @@ describe.each(testDatabaseKinds)('service keys (%s)', (kind) => {
     const pools = scratch ? await Promise.all([openDatabase({ databaseUrl: scratch.url, poolSize: 5 }), openDatabase({ databaseUrl: scratch.url, poolSize: 5, migrate: false })]) : [database];
     try {
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => createServiceKeys({ store: createServiceKeyStore(pools[i % pools.length]!), keks, clock }).ensureServiceKey('relayer', chainId)),
+        Array.from({ length: 20 }, (_, i) => createServiceKeys({ store: createServiceKeyStore(pools[i % pools.length]!), vault: createLocalKeyVault({ keks }), clock }).ensureServiceKey('relayer', chainId)),
       );
       expect(new Set(results.map((r) => r.address)).size).toBe(1);
       expect(await pools[0]!.prisma.serviceKey.count({ where: { purpose: 'relayer', chainId } })).toBe(1);
@@ -85,7 +86,7 @@ describe.each(testDatabaseKinds)('service keys (%s)', (kind) => {
   });
 
   it('signs hashes (raw), sponsorships (EIP-191 over the raw hash) and relayer transactions that viem recovers to the key', async () => {
-    const keys = createServiceKeys({ store: createServiceKeyStore(database), keks: keksOf(kek('svc-1')), clock });
+    const keys = createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks: keksOf(kek('svc-1')) }), clock });
     const chainId = nextChain++;
     const sponsor = await keys.ensureServiceKey('sponsor', chainId);
     const relayer = await keys.ensureServiceKey('relayer', chainId);
@@ -129,13 +130,13 @@ describe.each(testDatabaseKinds)('service keys (%s)', (kind) => {
   it('after a KEK rotation, a key sealed under the old KEK still signs and is sealed again under the new one', async () => {
     const chainId = nextChain++;
     const old = kek('svc-2026');
-    const before = createServiceKeys({ store: createServiceKeyStore(database), keks: keksOf(old), clock });
+    const before = createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks: keksOf(old) }), clock });
     const { address } = await before.ensureServiceKey('sponsor', chainId);
     expect((await storedRow('sponsor', chainId)).kekId).toBe('svc-2026');
 
     const fresh = kek('svc-2027');
     const rotated = keksOf(fresh, old);
-    const after = createServiceKeys({ store: createServiceKeyStore(database), keks: rotated, clock });
+    const after = createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks: rotated }), clock });
     const digest = hash('after rotation');
     expect(await recoverAddress({ hash: digest, signature: await after.signHash('sponsor', chainId, digest) })).toBe(address);
     const row = await storedRow('sponsor', chainId);
@@ -143,21 +144,21 @@ describe.each(testDatabaseKinds)('service keys (%s)', (kind) => {
     expect(privateKeyToAddress(toHex(openUnderKek(fresh, aad(row), row.iv, row.encryptedPrivateKey)))).toBe(address);
 
     // The old KEK can now be retired: the key opens with the new one alone.
-    const retired = createServiceKeys({ store: createServiceKeyStore(database), keks: keksOf(fresh), clock });
+    const retired = createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks: keksOf(fresh) }), clock });
     expect(await recoverAddress({ hash: digest, signature: await retired.signHash('sponsor', chainId, digest) })).toBe(address);
     // A process that still has the old current KEK first reads it under the new one, which it lacks: one plain error.
-    await expect(createServiceKeys({ store: createServiceKeyStore(database), keks: keksOf(old), clock }).signHash('sponsor', chainId, digest)).rejects.toThrow(
+    await expect(createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks: keksOf(old) }), clock }).signHash('sponsor', chainId, digest)).rejects.toThrow(
       new Error('service key cannot be decrypted'),
     );
   });
 
   it('refuses a sealed key moved to another purpose or chain with one plain error', async () => {
     const keks = keksOf(kek('svc-1'));
-    const keys = createServiceKeys({ store: createServiceKeyStore(database), keks, clock });
+    const keys = createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks }), clock });
     const chainId = nextChain++;
     await keys.ensureServiceKey('sponsor', chainId);
     await database.query("UPDATE service_keys SET purpose = 'relayer' WHERE purpose = 'sponsor' AND chain_id = $1", [chainId]);
-    const fresh = createServiceKeys({ store: createServiceKeyStore(database), keks, clock });
+    const fresh = createServiceKeys({ store: createServiceKeyStore(database), vault: createLocalKeyVault({ keks }), clock });
     await expect(fresh.signHash('relayer', chainId, hash('x'))).rejects.toThrow(new Error('service key cannot be decrypted'));
   });
 });

@@ -40,6 +40,7 @@ function providerOf(set: KeySet): KekProvider {
       return kek;
     },
     byId: (id) => set.all.get(id),
+    list: () => [...set.all.values()],
   };
 }
 

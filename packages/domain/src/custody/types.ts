@@ -16,6 +16,8 @@ export interface KekProvider {
   current(role: KekRole): Kek;
   /** Any KEK still readable (current or retired), for decryption. */
   byId(id: string): Kek | undefined;
+  /** Every KEK it holds (current and retired); the file and environment providers have it. */
+  list?(): Kek[];
 }
 
 export interface EncryptedShare {

@@ -31,7 +31,7 @@ import {
 } from 'node:crypto';
 import { z } from 'zod';
 import type { Scheme } from '../custody/keys.ts';
-import { wipe } from '../custody/shares.ts';
+import { wipe } from '../custody/types.ts';
 import { invalidRequest } from '../errors.ts';
 import { keyFingerprint } from './enclave-key.ts';
 

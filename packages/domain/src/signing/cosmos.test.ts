@@ -2,10 +2,8 @@ import { encodeSecp256k1Pubkey, makeSignDoc, pubkeyToAddress, serializeSignDoc, 
 import { ExtendedSecp256k1Signature, Secp256k1, Secp256k1Signature, sha256 } from '@cosmjs/crypto';
 import { toHex } from '@cosmjs/encoding';
 import { describe, expect, it } from 'vitest';
-import { generateKey } from '../custody/keys.ts';
 import { ApiError } from '../errors.ts';
 import { parseInput } from '../shared/zod.ts';
-import { deriveAddress } from '../wallets/addresses.ts';
 import { cosmosSigner } from './cosmos.ts';
 import { keyMaterial } from './testing.ts';
 import type { KeyMaterial } from './types.ts';

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../errors.ts';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { WalletType } from '../wallets/addresses.ts';

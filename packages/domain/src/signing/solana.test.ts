@@ -23,11 +23,8 @@ import {
   type Transaction,
 } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
-import { generateKey } from '../custody/keys.ts';
-import { deriveAddress } from '../wallets/addresses.ts';
 import { solanaSigner } from './solana.ts';
 import { expectInvalidRequest as expectInvalid, signWith as run, keyMaterial } from './testing.ts';
-import type { KeyMaterial } from './types.ts';
 
 const solanaKey = () => keyMaterial('SOLANA');
 

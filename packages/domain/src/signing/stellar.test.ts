@@ -10,12 +10,10 @@ import {
   hash as stellarHash,
 } from '@stellar/stellar-sdk';
 import { describe, expect, it } from 'vitest';
-import { generateKey, publicKeyFromSecret } from '../custody/keys.ts';
 import { parseInput } from '../shared/zod.ts';
-import { deriveAddress } from '../wallets/addresses.ts';
 import { stellarSigner } from './stellar.ts';
 import { expectInvalidRequest as expect400, signWith as sign, keyMaterial } from './testing.ts';
-import type { KeyMaterial, SignOperation } from './types.ts';
+import type { SignOperation } from './types.ts';
 
 const stellarKey = (secret?: Uint8Array) => keyMaterial('STELLAR', secret);
 

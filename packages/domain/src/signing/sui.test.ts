@@ -4,12 +4,10 @@ import { Transaction } from '@mysten/sui/transactions';
 import { verifyPersonalMessageSignature, verifyTransactionSignature } from '@mysten/sui/verify';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateKey, publicKeyFromSecret } from '../custody/keys.ts';
 import { parseInput } from '../shared/zod.ts';
-import { deriveAddress } from '../wallets/addresses.ts';
 import { suiSigner } from './sui.ts';
 import { expectInvalidRequest as expect400, signWith as sign, keyMaterial } from './testing.ts';
-import type { KeyMaterial, SignOperation } from './types.ts';
+import type { SignOperation } from './types.ts';
 
 const suiKey = (secret?: Uint8Array) => keyMaterial('SUI', secret);
 

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { encodeFunctionData, type Hex } from 'viem';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import type { Environment, TransactionRecord, WalletRecord } from '../ports.ts';
 import { parseSigningInput, type SigningIntent } from '../signing/pipeline.ts';
 import { TRANSFER_ACTION } from '../transactions/context.ts';

@@ -1,5 +1,5 @@
 import { keccak256, type Hex } from 'viem';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import { invalidRequest } from '../errors.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';

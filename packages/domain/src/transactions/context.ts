@@ -1,5 +1,5 @@
 import type { ChainDirectory, ChainInfo } from '../chains/service.ts';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import { ApiError } from '../errors.ts';
 import type { NewTransactionRecord, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';

@@ -1,5 +1,5 @@
 import { encodeFunctionData, formatUnits, keccak256, type Hex } from 'viem';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import { ERC20_TRANSFER_ABI } from '../shared/erc20-transfer-abi.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';

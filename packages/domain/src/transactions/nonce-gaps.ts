@@ -15,7 +15,7 @@
  * transfer reserves one, so a transfer and a filler never take the same nonce.
  */
 import { keccak256, type Hex } from 'viem';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import { newEventId } from '../events/events.ts';
 import type { Environment, NewEvent, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';

@@ -4,7 +4,7 @@
  * pipeline as the record's project, API key and environment, with the record's transfer intent and
  * the `feeReplacementOf` option (policies decide again; spend is not charged again; audited).
  */
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';

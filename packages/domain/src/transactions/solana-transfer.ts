@@ -1,6 +1,6 @@
 import { getBase64Decoder, getTransactionDecoder } from '@solana/kit';
 import { formatUnits } from 'viem';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';

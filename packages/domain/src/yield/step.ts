@@ -11,7 +11,7 @@ import { ApiError } from '../errors.ts';
 import type { TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { EncryptedShare } from '../custody/shares.ts';
+import type { EncryptedShare } from '../custody/types.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { FIRST_CHECK_DELAY_MS, sendRecorded, type SendOutcome } from '../transactions/broadcast.ts';
 import { DEFAULT_CEILING_MULTIPLIER } from '../transactions/attempts.ts';

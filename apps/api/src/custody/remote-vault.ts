@@ -1,0 +1,55 @@
+/**
+ * The API's key vault: every call goes to the signer process, which holds the keys and the KEKs
+ * that open them (see docs/custody.md). A signer that does not answer is 503 SIGNER_UNAVAILABLE;
+ * 400 INVALID_REQUEST for bad input the signer found and 403 SIGNER_LIMIT_EXCEEDED for the signer's
+ * own limits come back as such; any other refusal is a 500 without details.
+ */
+import {
+  ApiError,
+  decodeVaultValue,
+  encodeVaultValue,
+  VAULT_METHODS,
+  type KeyVault,
+} from '@wallet/domain';
+import { SignerRefusedError, SignerUnavailableError } from '@wallet/signer/client';
+
+/** The one call the vault needs of the signer client. */
+export interface SignerCaller {
+  call<T>(method: string, params: unknown, requestId?: string): Promise<T>;
+}
+
+
+export const signerUnavailable = () =>
+  new ApiError(503, 'SIGNER_UNAVAILABLE', 'The signer could not be reached; nothing was signed. Retry with backoff.');
+
+function translate(error: unknown): never {
+  if (error instanceof SignerUnavailableError) throw signerUnavailable();
+  // Bad input the signer found in the payload (the API's own checks passed it): as the signer says.
+  if (error instanceof SignerRefusedError && error.status === 400 && error.code === 'INVALID_REQUEST') {
+    throw new ApiError(400, 'INVALID_REQUEST', error.message, error.details ?? {});
+  }
+  // The signer's own limits (its host's configuration, apart from the project's policies).
+  if (error instanceof SignerRefusedError && error.code === 'SIGNER_LIMIT_EXCEEDED') {
+    throw new ApiError(403, 'SIGNER_LIMIT_EXCEEDED', error.message, { limit: String(error.details?.limit ?? 'unknown') });
+  }
+  if (error instanceof SignerRefusedError) throw new ApiError(500, 'INTERNAL_ERROR', `the signer refused the call (${error.code})`);
+  throw error;
+}
+
+export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
+  async function call<T>(method: string, params: unknown, requestId?: string | null): Promise<T> {
+    try {
+      return decodeVaultValue(await signer.call(method, encodeVaultValue(params), requestId ?? undefined)) as T;
+    } catch (error) {
+      return translate(error);
+    }
+  }
+  return {
+    createWalletKey: (request) => call(VAULT_METHODS.createWalletKey, request),
+    sign: (request) => call(VAULT_METHODS.sign, request, request.requestId),
+    createEnclaveKey: (now) => call(VAULT_METHODS.createEnclaveKey, { now }),
+    sealMigratedUserShare: (request) => call(VAULT_METHODS.sealMigratedUserShare, request),
+    createServiceKey: (purpose, chainId, now) => call(VAULT_METHODS.createServiceKey, { purpose, chainId, now }),
+    signWithServiceKey: (row, request) => call(VAULT_METHODS.signWithServiceKey, { row, request }),
+  };
+}

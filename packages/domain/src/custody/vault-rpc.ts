@@ -1,0 +1,106 @@
+/**
+ * The key vault over the signer's transport: method names, a JSON codec for the values that cross
+ * (bytes, dates, big integers) and the strict schemas the signer checks every call's params with,
+ * since the caller may be a compromised API process. No key material is handled here.
+ */
+import { z } from 'zod';
+import { SERVICE_KEY_PURPOSES } from './service-keys.ts';
+
+export const VAULT_METHODS = {
+  createWalletKey: 'vault.createWalletKey',
+  sign: 'vault.sign',
+  createEnclaveKey: 'vault.createEnclaveKey',
+  sealMigratedUserShare: 'vault.sealMigratedUserShare',
+  createServiceKey: 'vault.createServiceKey',
+  signWithServiceKey: 'vault.signWithServiceKey',
+} as const;
+
+/** JSON with bytes as `{ $bytes: base64 }`, dates as `{ $date: iso }` and bigints as `{ $bigint: decimal }`. */
+export function encodeVaultValue(value: unknown): unknown {
+  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (value instanceof Date) return { $date: value.toISOString() };
+  if (typeof value === 'bigint') return { $bigint: value.toString() };
+  if (Array.isArray(value)) return value.map(encodeVaultValue);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === undefined ? [] : [[k, encodeVaultValue(v)]])));
+  }
+  return value;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export function decodeVaultValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decodeVaultValue);
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (entries.length === 1) {
+      const [tag, inner] = entries[0]!;
+      if (tag === '$bytes' && typeof inner === 'string' && BASE64.test(inner)) return new Uint8Array(Buffer.from(inner, 'base64'));
+      if (tag === '$date' && typeof inner === 'string' && !Number.isNaN(Date.parse(inner))) return new Date(inner);
+      if (tag === '$bigint' && typeof inner === 'string' && /^-?\d{1,80}$/.test(inner)) return BigInt(inner);
+    }
+    return Object.fromEntries(entries.map(([k, v]) => [k, decodeVaultValue(v)]));
+  }
+  return value;
+}
+
+const bytes = (length?: number) => z.instanceof(Uint8Array).refine((b) => length === undefined || b.length === length, `must be ${length} bytes`);
+const uuid = z.uuid();
+const kekId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/);
+const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+
+export const encryptedShareSchema = z.strictObject({ role: z.enum(['user', 'service']), kekId, iv: bytes(12), ciphertext: bytes() });
+
+export const vaultWalletSchema = z.strictObject({
+  id: uuid,
+  type: z.enum(['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI']),
+  scheme: z.enum(['DKLS', 'ED25519']),
+  address: z.string().min(1).max(128),
+});
+
+const serviceKeyRowSchema = z.strictObject({
+  purpose: z.enum(SERVICE_KEY_PURPOSES as unknown as ['sponsor', 'relayer']),
+  chainId: z.number().int().positive().max(0x7fffffff),
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  kekId,
+  iv: bytes(12),
+  encryptedPrivateKey: bytes(),
+  createdAt: z.date(),
+});
+
+const enclaveKeyRowSchema = z.strictObject({
+  id: z.string().regex(/^[0-9a-f]{64}$/),
+  publicKeyPem: z.string().max(4096),
+  kekId,
+  iv: bytes(12),
+  encryptedPrivateKey: bytes(),
+  createdAt: z.date(),
+});
+
+export const vaultParams = {
+  createWalletKey: z.strictObject({ walletId: uuid, scheme: z.enum(['DKLS', 'ED25519']), clientHeldUserShare: z.boolean() }),
+  sign: z.strictObject({
+    wallet: vaultWalletSchema,
+    shares: z.array(encryptedShareSchema).min(1).max(3),
+    operation: z.enum(['message', 'raw', 'transaction', 'typedData', 'authorization']),
+    input: z.record(z.string(), z.unknown()),
+    requestId: z.string().max(256).nullable(),
+    action: z.string().min(1).max(128),
+  }),
+  createEnclaveKey: z.strictObject({ now: z.date() }),
+  sealMigratedUserShare: z.strictObject({
+    wallet: vaultWalletSchema.extend({ publicKey: z.string().min(1).max(256) }),
+    serviceShare: encryptedShareSchema,
+    enclaveKey: enclaveKeyRowSchema,
+    encryptedPayload: z.string().max(1024 * 1024),
+  }),
+  createServiceKey: z.strictObject({ purpose: serviceKeyRowSchema.shape.purpose, chainId: serviceKeyRowSchema.shape.chainId, now: z.date() }),
+  signWithServiceKey: z.strictObject({
+    row: serviceKeyRowSchema,
+    request: z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('hash'), hash: hex32 }),
+      z.strictObject({ kind: z.literal('sponsorship'), hash: hex32 }),
+      z.strictObject({ kind: z.literal('relayer-transaction'), serializedTransaction: z.string().regex(/^0x[0-9a-fA-F]{2,262144}$/) }),
+    ]),
+  }),
+} as const;
