@@ -127,6 +127,8 @@ test('the key over REST: a wallet and a transfer on the local devnet, watched un
 
   await page.goto('/');
   await expect(page.getByRole('img', { name: /Broadcasts per day/ })).toBeVisible();
+  // The signer process beside the API answers (it holds every key).
+  await expect(page.getByTestId('signer-status')).toContainText(/Signer: reachable \(\d+\.\d ms\)/);
   await snap(page, 'overview');
 });
 

@@ -2,7 +2,7 @@ import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
-const production = { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', USER_SHARE_KEKS: 'u:k', SERVICE_SHARE_KEKS: 's:k' };
+const production = { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', API_KEKS: 'a:k', SIGNER_URL: 'https://signer.internal:7443', SIGNER_CLIENT_TLS_CA: '/etc/signer/ca.pem', SIGNER_CLIENT_TLS_CERT: '/etc/signer/api.pem', SIGNER_CLIENT_TLS_KEY: '/etc/signer/api-key.pem' };
 
 describe('loadConfig', () => {
   it('has local defaults and treats empty values as unset', () => {
@@ -120,10 +120,13 @@ describe('loadConfig', () => {
     [{ YIELD_MARKETS: '[{"id":"aave:8453"}]' }, 'YIELD_MARKETS.0.id: must be one of poolprov-v3:1:usdc'],
     [{ YIELD_EXECUTION: 'on' }, 'YIELD_EXECUTION: must be enabled, withdrawals-only or disabled'],
     [
-      { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', USER_SHARE_KEKS: 'k', SERVICE_SHARE_KEKS: 'k', CRASH_AT: 'signed' },
+      { ...production, CRASH_AT: 'signed' },
       'CRASH_AT: is a fault-injection switch for tests; refusing to start production with it',
     ],
-    [{ APP_ENV: 'beta', DATABASE_URL: 'postgresql://db/x' }, 'APP_ENV: beta needs USER_SHARE_KEKS, SERVICE_SHARE_KEKS; refusing to start without them'],
+    [{ APP_ENV: 'beta', DATABASE_URL: 'postgresql://db/x' }, 'APP_ENV: beta needs API_KEKS, SIGNER_URL, SIGNER_CLIENT_TLS_CA, SIGNER_CLIENT_TLS_CERT, SIGNER_CLIENT_TLS_KEY; refusing to start without them'],
+    // The share KEKs open wallet keys: the signer's alone, refused in the API's environment in every mode.
+    [{ USER_SHARE_KEKS: 'u:k' }, 'USER_SHARE_KEKS: opens wallet key shares and belongs to the signer process only'],
+    [{ ...production, SERVICE_SHARE_KEKS: 's:k' }, 'SERVICE_SHARE_KEKS: opens wallet key shares and belongs to the signer process only'],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

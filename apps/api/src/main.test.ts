@@ -102,8 +102,9 @@ describe('the service process', () => {
       body: JSON.stringify({ message: 'hi' }),
     });
     expect(refused.status).toBe(409);
-    const kekFile = path.join(dataDir, 'keks.json');
-    expect(statSync(kekFile).mode & 0o777).toBe(0o600);
+    // The API's KEK file and the signer's, each private to its directory.
+    const kekFiles = [path.join(dataDir, 'api', 'keks.json'), path.join(dataDir, 'signer', 'keks.json')];
+    for (const kekFile of kekFiles) expect(statSync(kekFile).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dataDir, 'control.json')).mode & 0o777).toBe(0o600);
     await stopService(first.child);
     expect(existsSync(path.join(dataDir, 'control.json'))).toBe(false);
@@ -123,7 +124,7 @@ describe('the service process', () => {
     expect(revoked.apiKeyId).toBe(issued.apiKeyId);
     const after = await fetchChecked(`${second.url}/v1/wallets/${wallet.id}`, { headers: { 'x-api-key': rotated.apiKey } });
     expect(after.status).toBe(403);
-    const kekText = readFileSync(kekFile, 'utf8');
+    const kekText = kekFiles.map((file) => readFileSync(file, 'utf8')).join('\n');
     for (const secret of [issued.apiKey, rotated.apiKey, ...(kekText.match(/[A-Za-z0-9+/]{40,}={0,2}/g) ?? [])]) {
       expect(second.output()).not.toContain(secret);
     }
@@ -145,6 +146,6 @@ describe('the service process', () => {
       env: { ...baseEnv, APP_ENV: 'production', DATABASE_URL: '' },
     }).catch((error: { code: number; stderr: string }) => error);
     expect(result).toMatchObject({ code: 1 });
-    expect((result as { stderr: string }).stderr).toContain('DATABASE_URL, USER_SHARE_KEKS, SERVICE_SHARE_KEKS');
+    expect((result as { stderr: string }).stderr).toContain('DATABASE_URL, API_KEKS, SIGNER_URL, SIGNER_CLIENT_TLS_CA, SIGNER_CLIENT_TLS_CERT, SIGNER_CLIENT_TLS_KEY');
   });
 });

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase } from '@wallet/db';
-import { generateKekEntry } from '@wallet/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkedFetch } from './testing/response-contract.ts';
 import { repoRoot } from './config.ts';
 import { spawnService } from './testing/service-process.ts';
+import { productionSigner, spawnSigner } from './testing/signer-process.ts';
 
 /** Every /v1 answer is checked against the document the answering process serves. */
 const fetchChecked = checkedFetch();
@@ -32,12 +32,14 @@ const DEVNET_CODE =
 describe('a production process', () => {
   it('loads the chain gateways but no devnet code while serving', async () => {
     const modulesFile = path.join(dir, 'modules.txt');
+    // Production signs in a signer process of its own, reached over mTLS.
+    const { signerEnv, apiEnv } = productionSigner(dir);
+    await spawnSigner(signerEnv, children);
     const env = {
       ...process.env,
+      ...apiEnv,
       APP_ENV: 'production',
       DATABASE_URL: scratch.url,
-      USER_SHARE_KEKS: generateKekEntry('user-1'),
-      SERVICE_SHARE_KEKS: generateKekEntry('service-1'),
       CHAINS: JSON.stringify([{ type: 'EVM', chainId: 8453, rpcUrl: 'http://127.0.0.1:9/' }]),
       DATA_DIR: dir,
       PORT: '0',

@@ -210,6 +210,18 @@ describe.each(testDatabaseKinds)('console procedures over tRPC on %s', (kind) =>
     expect(await trpcFailure(b.support.overview.broadcastsPerDay.query({ projectId: project.projectId }))).toEqual(notFoundBody('Project'));
   });
 
+  it("tells staff whether the signer process answers (the overview's signer status)", async () => {
+    // The test app's vault holds the keys in process: always reachable, no round trip measured.
+    expect(await a.support.overview.signer.query()).toEqual({ reachable: true, latencyMs: null });
+    const health = app.services.signerHealth;
+    app.services.signerHealth = async () => ({ reachable: false });
+    try {
+      expect(await a.owner.overview.signer.query()).toEqual({ reachable: false, latencyMs: null });
+    } finally {
+      app.services.signerHealth = health;
+    }
+  });
+
   it('refuses every write to support staff with 403, and answers nothing without a session (401)', async () => {
     const apiKeyId = a.key.apiKeyId;
     const projectId = a.key.projectId;

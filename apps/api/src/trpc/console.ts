@@ -89,4 +89,9 @@ export const webhooksRouter = router({
 
 export const overviewRouter = router({
   broadcastsPerDay: staffProcedure.input(broadcastsPerDayInput).query(({ ctx, input }) => ctx.services.console.overview.broadcastsPerDay(ctx.staff, input)),
+  /** Whether the signer process that holds every key answers this API process (signing is 503 SIGNER_UNAVAILABLE while not). */
+  signer: staffProcedure.query(async ({ ctx }) => {
+    const health = await ctx.services.signerHealth();
+    return { reachable: health.reachable, latencyMs: health.latencyMs ?? null };
+  }),
 });

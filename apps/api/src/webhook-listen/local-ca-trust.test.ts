@@ -26,7 +26,7 @@ async function pingListener(app: TestApp, listener: Listener) {
 describe('the local webhook-listen CA', () => {
   it('is in the configuration of local mode only', () => {
     const dataDir = '/tmp/wallet-ca-config';
-    const outside = { DATA_DIR: dataDir, DATABASE_URL: 'postgresql://db/x', USER_SHARE_KEKS: 'u:k', SERVICE_SHARE_KEKS: 's:k' };
+    const outside = { DATA_DIR: dataDir, DATABASE_URL: 'postgresql://db/x', API_KEKS: 'a:k', SIGNER_URL: 'https://signer.internal:7443', SIGNER_CLIENT_TLS_CA: '/etc/signer/ca.pem', SIGNER_CLIENT_TLS_CERT: '/etc/signer/api.pem', SIGNER_CLIENT_TLS_KEY: '/etc/signer/api-key.pem' };
     expect(loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir }).webhooks.localCaFile).toBe(localCaCertFile(dataDir));
     expect(loadConfig({ ...outside, APP_ENV: 'beta' }).webhooks.localCaFile).toBeUndefined();
     expect(loadConfig({ ...outside, APP_ENV: 'production' }).webhooks.localCaFile).toBeUndefined();
@@ -42,8 +42,11 @@ describe('the local webhook-listen CA', () => {
       env: {
         APP_ENV: 'beta',
         DATABASE_URL: 'postgresql://unused.invalid/beta',
-        USER_SHARE_KEKS: generateKekEntry('user-1'),
-        SERVICE_SHARE_KEKS: generateKekEntry('service-1'),
+        API_KEKS: generateKekEntry('api-1'),
+        SIGNER_URL: 'https://signer.invalid:7443',
+        SIGNER_CLIENT_TLS_CA: '/unused/ca.pem',
+        SIGNER_CLIENT_TLS_CERT: '/unused/api.pem',
+        SIGNER_CLIENT_TLS_KEY: '/unused/api-key.pem',
         WEBHOOK_TIMEOUT_MS: '5000',
       },
     });

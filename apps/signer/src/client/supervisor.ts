@@ -76,7 +76,7 @@ export async function startSupervisedSigner(options: SupervisorOptions): Promise
     let lastReason: string | undefined;
     const proc = spawn(process.execPath, build.signerStartCommand.args, {
       cwd: repoRoot,
-      env: { ...options.env, ...build.signerStartCommand.env, SIGNER_EXIT_WITH_PARENT: '1' },
+      env: { ...(options.env as NodeJS.ProcessEnv), ...build.signerStartCommand.env, SIGNER_EXIT_WITH_PARENT: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     child = proc;

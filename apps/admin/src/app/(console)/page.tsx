@@ -101,11 +101,13 @@ function Overview({ projectId }: { projectId: string }) {
   const { project } = useProject();
   const [days, setDays] = useState(14);
   const chart = useQuery(trpc.overview.broadcastsPerDay.queryOptions({ projectId, days }, { refetchInterval: 10_000 }));
+  const signer = useQuery(trpc.overview.signer.queryOptions(undefined, { refetchInterval: 10_000 }));
   const total = chart.data?.reduce((a, r) => a + r.count, 0) ?? 0;
   const byStatus = new Map<string, number>();
   for (const r of chart.data ?? []) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + r.count);
   return (
     <div className="space-y-6">
+      <SignerStatus reachable={signer.data?.reachable} latencyMs={signer.data?.latencyMs ?? null} failed={signer.isError} />
       <div className="grid grid-cols-2 gap-4 md:grid-cols-4">
         <Stat label="Wallets" value={project?.walletCount} href="/wallets" />
         <Stat label="API keys" value={project?.apiKeyCount} href="/projects" />
@@ -135,6 +137,22 @@ function Overview({ projectId }: { projectId: string }) {
         )}
       </Card>
     </div>
+  );
+}
+
+/** The signer process holds every key: while it does not answer, nothing can be signed. */
+function SignerStatus({ reachable, latencyMs, failed }: { reachable: boolean | undefined; latencyMs: number | null; failed: boolean }) {
+  const state = failed || reachable === false ? 'unreachable' : reachable ? 'reachable' : undefined;
+  return (
+    <p
+      data-testid="signer-status"
+      role="status"
+      className={`rounded-lg border px-4 py-2 text-sm ${state === 'unreachable' ? 'border-rose-300 bg-rose-50 text-rose-800' : 'border-slate-200 bg-white text-slate-700'}`}
+    >
+      Signer: {state ?? '…'}
+      {state === 'reachable' && latencyMs !== null ? ` (${latencyMs.toFixed(1)} ms)` : ''}
+      {state === 'unreachable' ? ' — signing answers 503 SIGNER_UNAVAILABLE until it is back' : ''}
+    </p>
   );
 }
 

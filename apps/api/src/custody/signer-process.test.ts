@@ -1,0 +1,208 @@
+import { execFile, type ChildProcess } from 'node:child_process';
+import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http2 from 'node:http2';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { promisify } from 'node:util';
+import { Secp256k1, Secp256k1Signature } from '@cosmjs/crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { verifyPersonalMessageSignature } from '@mysten/sui/verify';
+import { Keypair } from '@stellar/stellar-sdk';
+import { createScratchDatabase, openDatabase } from '@wallet/db';
+import { generateKekEntry } from '@wallet/domain';
+import { address as solanaAddress, getAddressEncoder } from '@solana/kit';
+import { recoverTransactionAddress, verifyMessage, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueCredentialSet } from '../../../signer/src/config/credentials.ts';
+import { repoRoot } from '../config.ts';
+import { checkedServiceCalls } from '../testing/response-contract.ts';
+import { localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
+import { spawnSigner } from '../testing/signer-process.ts';
+
+const run = promisify(execFile);
+const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
+const { children, cleanups } = suiteProcesses();
+/** The signer's operator cap on native value per EVM transaction, in wei (its own host's limit). */
+const EVM_VALUE_CAP = 1_000_000n;
+
+const stopped = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+
+/** Verifies a sign-message answer with the chain's own SDK (and, for Ed25519, @noble/curves strict and node:crypto). */
+async function verifiedBySdk(wallet: { type: string; address: string; publicKey: string }, message: string, signature: string): Promise<boolean> {
+  const bytes = new TextEncoder().encode(message);
+  switch (wallet.type) {
+    case 'EVM':
+      return verifyMessage({ address: wallet.address as Hex, message, signature: `0x${signature}` });
+    case 'COSMOS':
+      return Secp256k1.verifySignature(Secp256k1Signature.fromFixedLength(Buffer.from(signature, 'hex')), createHash('sha256').update(bytes).digest(), Buffer.from(wallet.publicKey, 'hex'));
+    case 'SOLANA': {
+      const publicKey = new Uint8Array(getAddressEncoder().encode(solanaAddress(wallet.address)));
+      const sig = Buffer.from(signature, 'hex');
+      const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: 'der', type: 'spki' });
+      return ed25519.verify(sig, bytes, publicKey, { zip215: false }) && nodeVerify(null, bytes, key, sig);
+    }
+    case 'STELLAR':
+      return Keypair.fromPublicKey(wallet.address).verify(Buffer.from(bytes), Buffer.from(signature, 'hex'));
+    case 'SUI':
+      return (await verifyPersonalMessageSignature(bytes, signature)).toSuiAddress() === wallet.address;
+    default:
+      return false;
+  }
+}
+
+const server = process.env.TEST_DATABASE_URL;
+// The service runs on PostgreSQL here so the test can read its database while it runs.
+describe.runIf(server)('the signer as its own process, reached over mTLS (PostgreSQL)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-signer-process-'));
+  const signerEnv = { APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'info', SIGNER_MAX_NATIVE_VALUE_EVM_WEI: String(EVM_VALUE_CAP) };
+  let signer: ChildProcess;
+  let service: ServiceProcess;
+  let env: Record<string, string>;
+  let databaseUrl: string;
+  let apiKey = '';
+  const call = checkedServiceCalls(() => apiKey);
+  const auditRows = async () => {
+    const database = await openDatabase({ databaseUrl, migrate: false });
+    try {
+      return Number((await database.query<{ n: string }>('SELECT count(*)::text AS n FROM audit_log'))[0]!.n);
+    } finally {
+      await database.close();
+    }
+  };
+
+  beforeAll(async () => {
+    const scratch = await createScratchDatabase(server!, 'signerprocess');
+    cleanups.push(scratch.drop);
+    databaseUrl = scratch.url;
+    signer = await spawnSigner(signerEnv, children);
+    env = localServiceEnv(dataDir, { DATABASE_URL: databaseUrl, SIGNER_URL: `unix:${path.join(dataDir, 'signer', 'signer.sock')}` });
+    service = await spawnService(env, children);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'signer-process'], { cwd: repoRoot, env });
+    apiKey = (JSON.parse(stdout.trim()) as { apiKey: string }).apiKey;
+  }, 120_000);
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("signs a message with each of the five wallet types through the signer, each verified by the chain's SDK, each in the signer's log", async () => {
+    const logLines = () => readFileSync(path.join(dataDir, 'signer', 'signatures.log'), 'utf8').trim().split('\n').filter(Boolean).length;
+    const before = (() => {
+      try {
+        return logLines();
+      } catch {
+        return 0;
+      }
+    })();
+    for (const type of ['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI']) {
+      const wallet = await call(service.url, 'POST', '/v1/wallets', { type, userIdentifier: `five-${type}@example.com`, userIdentifierType: 'EMAIL' });
+      expect(wallet.status, type).toBe(201);
+      const message = `through the signer: ${type}`;
+      const signed = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, { message });
+      expect(signed.status, type).toBe(200);
+      expect(await verifiedBySdk(wallet.body as never, message, signed.body.signature as string), type).toBe(true);
+      // A signature of another message is not accepted: the check can fail.
+      expect(await verifiedBySdk(wallet.body as never, `${message}!`, signed.body.signature as string).catch(() => false), type).toBe(false);
+    }
+    expect(logLines() - before).toBe(5);
+  });
+
+  it('answers 503 SIGNER_UNAVAILABLE while the signer is down, writing nothing, and signs again once it is back, without an API restart', async () => {
+    const wallet = await call(service.url, 'POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'outage@example.com', userIdentifierType: 'EMAIL' });
+    expect(wallet.status).toBe(201);
+    signer.kill('SIGTERM');
+    await stopped(signer);
+    const rowsBefore = await auditRows();
+    const down = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, { message: 'while the signer is away' });
+    expect(down).toMatchObject({ status: 503, body: { code: 'SIGNER_UNAVAILABLE' } });
+    const noWallet = await call(service.url, 'POST', '/v1/wallets', { type: 'SOLANA', userIdentifier: 'outage@example.com', userIdentifierType: 'EMAIL' });
+    expect(noWallet).toMatchObject({ status: 503, body: { code: 'SIGNER_UNAVAILABLE' } });
+    expect(await auditRows()).toBe(rowsBefore);
+    const health = (await (await fetch(`${service.url}/health`)).json()) as { signer: { reachable: boolean } };
+    expect(health.signer.reachable).toBe(false);
+
+    signer = await spawnSigner(signerEnv, children);
+    const back = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, { message: 'the signer is back' });
+    expect(back.status).toBe(200);
+    expect(await verifyMessage({ address: wallet.body.address as Hex, message: 'the signer is back', signature: `0x${back.body.signature as string}` })).toBe(true);
+    expect(await auditRows()).toBe(rowsBefore + 1);
+  });
+
+  it("refuses an EVM transaction above the signer's own value cap, though no policy limits it", async () => {
+    const wallet = await call(service.url, 'POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'cap@example.com', userIdentifierType: 'EMAIL' });
+    const transaction = (value: bigint) => ({ transaction: { to: '0x000000000000000000000000000000000000dEaD', value: value.toString(), chainId: 84532, type: 2, nonce: 0, gasLimit: '21000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' } });
+    const within = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-transaction`, transaction(EVM_VALUE_CAP));
+    expect(within.status).toBe(200);
+    expect(await recoverTransactionAddress({ serializedTransaction: within.body.signedTransaction as never })).toBe(wallet.body.address);
+    const rowsBefore = await auditRows();
+    const over = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-transaction`, transaction(EVM_VALUE_CAP + 1n));
+    expect(over).toMatchObject({ status: 403, body: { code: 'SIGNER_LIMIT_EXCEEDED', limit: 'nativeValueCap' } });
+    expect(await auditRows()).toBe(rowsBefore);
+  });
+
+  it("refuses callers without the signer's client certificate", async () => {
+    const socketPath = path.join(dataDir, 'signer', 'signer.sock');
+    const ca = readFileSync(path.join(dataDir, 'signer', 'tls', 'ca.pem'), 'utf8');
+    const other = issueCredentialSet().clients['wallet-api']!;
+    const sessions: http2.ClientHttp2Session[] = [];
+    const attempt = (cert?: { cert: string; key: string }) =>
+      new Promise<string>((resolve) => {
+        const session = http2.connect('https://wallet-signer', {
+          createConnection: () => tls.connect({ path: socketPath, ca, servername: 'wallet-signer', ALPNProtocols: ['h2'], ...(cert ?? {}) }),
+        });
+        sessions.push(session);
+        session.on('error', (error: NodeJS.ErrnoException) => resolve(`refused: ${error.code ?? error.message}`));
+        const request = session.request({ ':method': 'POST', ':path': '/rpc/vault.createWalletKey', 'content-type': 'application/json' });
+        request.on('response', (headers) => resolve(`answered ${headers[':status']}`));
+        request.on('error', (error: NodeJS.ErrnoException) => resolve(`refused: ${error.code ?? error.message}`));
+        // A certificate of another CA: the stream closes without an answer.
+        request.on('close', () => resolve('refused: closed without an answer'));
+        request.end(JSON.stringify({ params: {} }));
+      }).finally(() => {
+        for (const s of sessions.splice(0)) s.destroy();
+      });
+    expect(await attempt()).toMatch(/^refused/);
+    expect(await attempt(other)).toMatch(/^refused/);
+    // The same request with the API's own certificate is answered (so the refusals above are the certificates').
+    const own = { cert: readFileSync(path.join(dataDir, 'signer', 'tls', 'api.pem'), 'utf8'), key: readFileSync(path.join(dataDir, 'signer', 'tls', 'api-key.pem'), 'utf8') };
+    expect(await attempt(own)).toBe('answered 400');
+  });
+
+  it("refuses to start the API with the signer's KEKs", async () => {
+    const withShareKeks = spawnService({ ...env, USER_SHARE_KEKS: generateKekEntry('u1'), SERVICE_SHARE_KEKS: generateKekEntry('s1') }, children);
+    await expect(withShareKeks).rejects.toThrow(/USER_SHARE_KEKS: opens wallet key shares and belongs to the signer process only/);
+    // The signer's service KEK given to the API as its own (under another id): it opens a stored share.
+    const signerKeks = JSON.parse(readFileSync(path.join(dataDir, 'signer', 'keks.json'), 'utf8')) as { keys: { role: string; key: string }[] };
+    const serviceKek = signerKeks.keys.find((k) => k.role === 'service')!.key;
+    const copied = spawnService({ ...env, API_KEKS: `copied:${serviceKek}` }, children);
+    await expect(copied).rejects.toThrow(/API KEK copied opens the service share of wallet/);
+  });
+});
+
+describe('npm start supervises its signer', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-signer-supervised-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts it beside the API and starts it again when it dies; signing recovers by itself', async () => {
+    const service = await spawnService(localServiceEnv(dataDir, {}), children);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'supervised'], { cwd: repoRoot, env: localServiceEnv(dataDir, {}) });
+    const key = (JSON.parse(stdout.trim()) as { apiKey: string }).apiKey;
+    const call = checkedServiceCalls(() => key);
+    const wallet = await call(service.url, 'POST', '/v1/wallets', { type: 'STELLAR', userIdentifier: 'supervised@example.com', userIdentifierType: 'EMAIL' });
+    expect(wallet.status).toBe(201);
+    const pid = Number(readFileSync(path.join(dataDir, 'signer', 'signer.lock'), 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    let answer: { status: number; body: Record<string, unknown> } = { status: 0, body: {} };
+    for (let i = 0; i < 100 && answer.status !== 200; i++) {
+      answer = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, { message: 'after a restart' });
+      if (answer.status !== 200) {
+        expect(answer).toMatchObject({ status: 503, body: { code: 'SIGNER_UNAVAILABLE' } });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    expect(answer.status).toBe(200);
+    expect(await verifiedBySdk(wallet.body as never, 'after a restart', answer.body.signature as string)).toBe(true);
+    expect(Number(readFileSync(path.join(dataDir, 'signer', 'signer.lock'), 'utf8'))).not.toBe(pid);
+    service.child.kill('SIGTERM');
+    await stopped(service.child);
+  });
+});
