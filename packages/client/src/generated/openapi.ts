@@ -22,7 +22,7 @@ export interface paths {
         put?: never;
         /**
          * Create a wallet for a user identifier
-         * @description Creates a wallet of `type` (EVM, COSMOS, SOLANA, STELLAR, SUI) for a user identifier and returns it `ready`: the key is generated inside the request and stored as two encrypted shares. A wallet with the same identifier type, identifier, type and scheme in the project is 409 `WALLET_ALREADY_EXISTS` with its `walletId`. Honours `Idempotency-Key`.
+         * @description Creates a wallet of `type` (EVM, COSMOS, SOLANA, STELLAR, SUI) for a user identifier and returns it `ready`: the key is generated inside the request by the signer process and stored as two encrypted shares that only the signer can open. A wallet with the same identifier type, identifier, type and scheme in the project is 409 `WALLET_ALREADY_EXISTS` with its `walletId`. Honours `Idempotency-Key`.
          */
         post: operations["createWallet"];
         delete?: never;
@@ -1168,6 +1168,14 @@ export interface components {
             code: "INTERNAL_ERROR";
             message: string;
         };
+        SignerUnavailable: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "SIGNER_UNAVAILABLE";
+            message: string;
+        };
         CreateWalletRequest: {
             /** @enum {string} */
             type: "EVM" | "COSMOS" | "SOLANA" | "STELLAR" | "SUI";
@@ -1231,6 +1239,16 @@ export interface components {
             caseId: string;
             /** @description ISO 8601; the case expires then unless completed */
             expiresAt: string;
+        };
+        SignerLimitExceeded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "SIGNER_LIMIT_EXCEEDED";
+            message: string;
+            /** @description The signer's limit that refused: perWalletPerMinute (signatures per wallet per minute) or nativeValueCap (native value per transaction) */
+            limit: string;
         };
         WalletAlreadyClaimed: {
             /**
@@ -1338,7 +1356,10 @@ export interface components {
             nonce: number;
         };
         RpcUnavailable: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "RPC_UNAVAILABLE";
             message: string;
         };
@@ -2802,6 +2823,15 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description SIGNER_UNAVAILABLE: the signer process that generates the key did not answer; no wallet was created. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerUnavailable"];
+                };
+            };
         };
     };
     getWallet: {
@@ -3040,13 +3070,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3101,6 +3131,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerUnavailable"];
                 };
             };
         };
@@ -3149,13 +3188,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3212,6 +3251,15 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerUnavailable"];
+                };
+            };
         };
     };
     signTransaction: {
@@ -3258,13 +3306,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3330,13 +3378,13 @@ export interface operations {
                     "application/json": components["schemas"]["BroadcastFailed"];
                 };
             };
-            /** @description RPC_UNAVAILABLE before any record was created */
+            /** @description RPC_UNAVAILABLE before any record was created; SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RpcUnavailable"];
+                    "application/json": components["schemas"]["RpcUnavailable"] | components["schemas"]["SignerUnavailable"];
                 };
             };
         };
@@ -3385,13 +3433,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3446,6 +3494,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerUnavailable"];
                 };
             };
         };
@@ -3494,13 +3551,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3555,6 +3612,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerUnavailable"];
                 };
             };
         };
@@ -3612,13 +3678,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -3693,13 +3759,13 @@ export interface operations {
                     "application/json": components["schemas"]["BroadcastFailed"];
                 };
             };
-            /** @description RPC_UNAVAILABLE before any record was created */
+            /** @description RPC_UNAVAILABLE before any record was created; SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RpcUnavailable"];
+                    "application/json": components["schemas"]["RpcUnavailable"] | components["schemas"]["SignerUnavailable"];
                 };
             };
         };
@@ -4153,13 +4219,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), or POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed */
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"];
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
                 };
             };
             /** @description Not found (also another project's object) */
@@ -4225,13 +4291,13 @@ export interface operations {
                     "application/json": components["schemas"]["BroadcastFailed"];
                 };
             };
-            /** @description RPC_UNAVAILABLE before any record was created */
+            /** @description RPC_UNAVAILABLE before any record was created; SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RpcUnavailable"];
+                    "application/json": components["schemas"]["RpcUnavailable"] | components["schemas"]["SignerUnavailable"];
                 };
             };
         };
@@ -4306,6 +4372,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SIGNER_UNAVAILABLE: the key is generated by the signer process on first use, and it did not answer. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerUnavailable"];
                 };
             };
         };
@@ -4415,6 +4490,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SIGNER_UNAVAILABLE: the signer process that opens the envelope did not answer; nothing was stored. Retry with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerUnavailable"];
                 };
             };
         };
