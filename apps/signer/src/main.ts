@@ -18,10 +18,13 @@ import { createSignerLimits } from './limits/limits.ts';
 import { createDemoHandlers } from './server/demo-handlers.ts';
 import { createLogger } from './server/logger.ts';
 import { loggableError, startSignerServer } from './server/server.ts';
+import { StoreLockedError } from './store/lock.ts';
 import { openSignerStore } from './store/store.ts';
 import { READY_MESSAGE } from './transport/protocol.ts';
 
 const EXIT_CONFIG = 78;
+/** Another live signer holds this store (EX_TEMPFAIL): the supervisor waits for it instead of failing. */
+const EXIT_STORE_BUSY = 75;
 
 function version(): string {
   try {
@@ -54,7 +57,11 @@ async function main(): Promise<void> {
   assertPrivateFile(config.tls.keyFile, 'SIGNER_TLS_KEY');
   const tls = { ca: readFileSync(config.tls.caFile, 'utf8'), cert: readFileSync(config.tls.certFile, 'utf8'), key: readFileSync(config.tls.keyFile, 'utf8') };
 
-  const store = await openSignerStore(config.signerDataDir, { logger });
+  const store = await openSignerStore(config.signerDataDir, { logger }).catch((error: unknown) => {
+    if (!(error instanceof StoreLockedError)) throw error;
+    logger.info({ dir: config.signerDataDir }, 'another signer serves this store; leaving it to that one');
+    process.exit(EXIT_STORE_BUSY);
+  });
   const verification = await store.verifyLog();
   if (!verification.ok) {
     // Reported, never repaired: an operator decides (see README, "Signature log").

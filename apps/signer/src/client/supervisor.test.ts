@@ -27,6 +27,30 @@ async function waitFor(condition: () => boolean, timeoutMs = 8000): Promise<void
 }
 
 describe('supervised signer process', () => {
+  it('a second supervisor on the same data directory uses the first one\'s signer, and takes over when it stops', async () => {
+    const dataDir = path.join(root, 'shared');
+    const env = { DATA_DIR: dataDir, SIGNER_DEMO_HANDLERS: '1', LOG_LEVEL: 'warn' };
+    const first = await startSupervisedSigner({ env, logger: memoryLogger() });
+    const logger = memoryLogger();
+    const second = await startSupervisedSigner({ env, logger });
+    const client = createSignerClient({ ...signerClientSettings(env, dataDir), timeoutMs: 4000 });
+    try {
+      expect(logger.lines.some((l) => /another signer serves this data directory/.test(l.msg ?? ''))).toBe(true);
+      await expect(client.call('pid', {})).resolves.toEqual({ pid: first.pid() });
+      await first.stop();
+      await waitFor(() => second.pid() !== undefined && pidAlive(second.pid()!), 10_000);
+      let answer: unknown;
+      await waitFor(() => {
+        void client.call('pid', {}).then((a) => (answer = a), () => undefined);
+        return (answer as { pid?: number } | undefined)?.pid === second.pid();
+      }, 10_000);
+    } finally {
+      await client.close();
+      await second.stop();
+      await first.stop();
+    }
+  }, 30_000);
+
   it('answers, survives SIGKILL mid-request (the call fails fast, the same client works after the restart), and stop() leaves nothing behind', async () => {
     const dataDir = path.join(root, 'a');
     const env = { DATA_DIR: dataDir, SIGNER_DEMO_HANDLERS: '1', LOG_LEVEL: 'warn' };

@@ -49,6 +49,10 @@ export interface SupervisedSigner {
 }
 
 const STABLE_MS = 10_000;
+/** The signer's exit status when another live signer holds its store (apps/signer/src/main.ts). */
+const STORE_BUSY_EXIT = 75;
+/** How long the first start waits for a busy store to be freed before using the other signer. */
+const SHARED_AFTER_MS = 3000;
 
 export async function startSupervisedSigner(options: SupervisorOptions): Promise<SupervisedSigner> {
   const { logger } = options;
@@ -117,6 +121,19 @@ export async function startSupervisedSigner(options: SupervisorOptions): Promise
       clearTimeout(readyTimer);
       if (child === proc) child = undefined;
       if (stopping) return;
+      // Another live signer serves this data directory (a second API process of the deployment on
+      // the same DATA_DIR, or the previous one still shutting down): use it, and try again to take
+      // over, so that this process has a signer of its own once the other one is gone.
+      if (code === STORE_BUSY_EXIT) {
+        const waited = Date.now() - startedAt;
+        if (firstStart && waited >= SHARED_AFTER_MS) {
+          logger.info({ waitedMs: waited }, 'another signer serves this data directory: using it, and taking over when it stops');
+          firstStart.resolve();
+          firstStart = undefined;
+        }
+        restartTimer = setTimeout(spawnChild, firstStart ? 100 : 1000);
+        return;
+      }
       if (firstStart) {
         const pending = firstStart;
         firstStart = undefined;
@@ -132,6 +149,7 @@ export async function startSupervisedSigner(options: SupervisorOptions): Promise
     });
   }
 
+  const startedAt = Date.now();
   await new Promise<void>((resolve, reject) => {
     firstStart = { resolve, reject };
     spawnChild();

@@ -11,6 +11,11 @@ import path from 'node:path';
 
 export const LOCK_FILE = 'signer.lock';
 
+/** The store is held by a live process (another signer serving the same directory). */
+export class StoreLockedError extends Error {
+  override name = 'StoreLockedError';
+}
+
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -59,7 +64,7 @@ export function acquireStoreLock(dir: string): StoreLock {
       const owner = readPid(file);
       if (owner === undefined) continue; // removed meanwhile: try again
       if (pidAlive(owner)) {
-        throw new Error(`signer store ${dir} is in use by process ${owner} (${file}); stop that signer first, or delete the lock file if that pid is not a signer`);
+        throw new StoreLockedError(`signer store ${dir} is in use by process ${owner} (${file}); stop that signer first, or delete the lock file if that pid is not a signer`);
       }
       // Stale: move it aside under a unique name, then check what was moved (another process may
       // have replaced the stale lock with its own live one in between: put that one back).
