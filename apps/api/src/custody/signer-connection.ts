@@ -12,6 +12,8 @@ import { createApiKeyVault, type SignerCaller } from './remote-vault.ts';
 
 export interface SignerConnection {
   vault: KeyVault;
+  /** The raw vault RPC (key maintenance). */
+  caller: SignerCaller;
   health(): Promise<SignerHealth>;
   close(): Promise<void>;
 }
@@ -28,8 +30,10 @@ export function connectSigner(config: Config): SignerConnection {
     }
     return (client = createSignerClient({ url: settings.url, tls: settings.tls, timeoutMs: config.signer.timeoutMs }));
   };
+  const caller: SignerCaller = { call: (method, params, requestId) => connected().call(method, params, requestId) };
   return {
-    vault: apiVault(config, { call: (method, params, requestId) => connected().call(method, params, requestId) }),
+    caller,
+    vault: apiVault(config, caller),
     health: async () => {
       try {
         return await connected().health();

@@ -112,7 +112,7 @@ export async function startTestApp(
   const vault: KeyVault = options.xorEd25519Wallets
     ? { ...frostVault, createWalletKey: createLocalKeyVault({ keks: signerKeks, xorEd25519Wallets: true }).createWalletKey }
     : frostVault;
-  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger, vault });
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger, vault, signerCaller: signer });
   const recorded = new Map<string, SecretKind>();
   const as = (kind: SecretKind) => (value: string) => void recorded.set(value, kind);
   recordFrom(services.apiKeys, 'create', (r) => [r.apiKey], as('API key'));
