@@ -59,9 +59,11 @@ export function decodeFrostShare(plain: Uint8Array): OpenedFrostShare {
   if (plain.length !== PLAINTEXT_LENGTH || plain[0] !== FROST_SHARE_VERSION) throw new Error('unsupported FROST share encoding');
   const identifier = plain[1]!;
   if (identifier < 1 || identifier > 3) throw new Error('unsupported FROST share encoding');
-  const signingShare = plain.slice(2, 34);
-  const groupPublicKey = plain.slice(34, 66);
-  const verifyingShares = [0, 1, 2].map((i) => plain.slice(66 + 32 * i, 98 + 32 * i));
+  // Copies (Uint8Array.from), never views: the caller wipes `plain`, and a Buffer's slice would be a view.
+  const copy = (from: number, to: number) => Uint8Array.from(plain.subarray(from, to));
+  const signingShare = copy(2, 34);
+  const groupPublicKey = copy(34, 66);
+  const verifyingShares = [0, 1, 2].map((i) => copy(66 + 32 * i, 98 + 32 * i));
   const verifyingShare = verifyingShares[identifier - 1]!;
   return {
     keyPackage: { identifier, signingShare, verifyingShare, groupPublicKey },

@@ -95,15 +95,17 @@ function decodeItem(plain: Uint8Array): RecoveryItem {
   if (plain[0] !== 1) throw new Error('unsupported recovery encoding');
   if (plain[1] === 2) return { kind: 'key-package', ...decodeFrostShare(plain.subarray(2)) };
   if (plain[1] !== 1 || plain.length < 38) throw new Error('unsupported recovery encoding');
+  // Copies, never views (a Buffer's slice is a view, and the caller wipes `plain`).
+  const copy = (from: number, to: number) => Uint8Array.from(plain.subarray(from, to));
   const count = plain[37]!;
   if (plain.length !== 38 + count * 33) throw new Error('unsupported recovery encoding');
   const commitment = Array.from({ length: count }, (_, index) => {
     const at = 38 + index * 33;
-    return plain[at] === 1 ? plain.slice(at + 1, at + 33) : null;
+    return plain[at] === 1 ? copy(at + 1, at + 33) : null;
   });
   return {
     kind: 'contribution',
-    contribution: { sender: plain[2]!, recipient: plain[3]!, mode: plain[4] === 0 ? 'dkg' : 'refresh', share: plain.slice(5, 37), commitment },
+    contribution: { sender: plain[2]!, recipient: plain[3]!, mode: plain[4] === 0 ? 'dkg' : 'refresh', share: copy(5, 37), commitment },
   };
 }
 
