@@ -115,6 +115,8 @@ const envSchema = z
     SIGNER_CLIENT_TLS_CERT: z.string().optional(),
     SIGNER_CLIENT_TLS_KEY: z.string().optional(),
     SIGNER_TIMEOUT_MS: milliseconds.default(10_000),
+    /** The offline recovery public key (PEM, X25519) FROST participant 3's shares are sealed to; local mode generates DATA_DIR/recovery. */
+    RECOVERY_PUBLIC_KEY_FILE: z.string().optional(),
     LOCAL_DEVNETS: onOff.default(true),
     WORKERS: onOff.default(true),
     CONSOLE: onOff.default(true),
@@ -146,7 +148,7 @@ const envSchema = z
   })
   .superRefine((env, ctx) => {
     if (env.APP_ENV !== 'local') {
-      const missing = (['DATABASE_URL', 'API_KEKS', 'SIGNER_URL', 'SIGNER_CLIENT_TLS_CA', 'SIGNER_CLIENT_TLS_CERT', 'SIGNER_CLIENT_TLS_KEY'] as const).filter((name) => !env[name]);
+      const missing = (['DATABASE_URL', 'API_KEKS', 'SIGNER_URL', 'SIGNER_CLIENT_TLS_CA', 'SIGNER_CLIENT_TLS_CERT', 'SIGNER_CLIENT_TLS_KEY', 'RECOVERY_PUBLIC_KEY_FILE'] as const).filter((name) => !env[name]);
       if (missing.length > 0) {
         ctx.addIssue({ code: 'custom', path: ['APP_ENV'], message: `${env.APP_ENV} needs ${missing.join(', ')}; refusing to start without them` });
       }
@@ -193,6 +195,8 @@ function configFrom(env: z.output<typeof envSchema>) {
     kekSource: (env.API_KEKS || env.APP_ENV !== 'local' ? 'env' : 'file') as 'file' | 'env',
     /** The KEK variable itself (parsed by the custody module). */
     kekEnv: { API_KEKS: env.API_KEKS },
+    /** RECOVERY_PUBLIC_KEY_FILE, resolved; undefined in local mode without it (DATA_DIR/recovery is generated, shared with the signer). */
+    recoveryPublicKeyFile: env.RECOVERY_PUBLIC_KEY_FILE ? path.resolve(repoRoot, env.RECOVERY_PUBLIC_KEY_FILE) : undefined,
     /**
      * The signer process that holds every key (docs/custody.md): SIGNER_URL with the client's TLS
      * files; in local mode without SIGNER_URL, the service starts its own on the Unix socket in

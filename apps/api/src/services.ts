@@ -80,7 +80,9 @@ import type { Config } from './config.ts';
 import { createHttpsSender } from './webhooks/https-sender.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createRequestLogWriter } from './request-log/writer.ts';
-import { apiKekProvider, connectSigner, type SignerConnection } from './custody/signer-connection.ts';
+import { apiKekProvider, apiRecoveryKey, apiVault, connectSigner, type SignerConnection } from './custody/signer-connection.ts';
+import { createKeyMaintenance } from './custody/key-maintenance.ts';
+import { createVaultCall, type SignerCaller } from './custody/remote-vault.ts';
 import type { SignerHealth } from '@wallet/signer/client';
 
 export interface ServiceOptions {
@@ -116,6 +118,11 @@ export interface ServiceOptions {
    * configured (SIGNER_URL, or the local one in DATA_DIR/signer) signs every signature.
    */
   vault?: KeyVault;
+  /**
+   * The signer to call (tests: its handlers in this process, `@wallet/signer/in-process`); the API's
+   * own vault (FROST participant 1) and the key maintenance run over it.
+   */
+  signerCaller?: SignerCaller;
   /** Where the request-log writer warns about dropped entries (default: a logger at the configured level). */
   logger?: Pick<Logger, 'warn'>;
 }
@@ -163,8 +170,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const clock = options.clock ?? systemClock;
   const stores = createStores(database);
   const keks = apiKekProvider(config);
-  const signer: SignerConnection | null = options.vault ? null : connectSigner(config);
-  const vault = options.vault ?? signer!.vault;
+  const signer: SignerConnection | null = options.vault || options.signerCaller ? null : connectSigner(config);
+  const signerCaller = options.signerCaller ?? signer?.caller;
+  const vault = options.vault ?? (options.signerCaller ? apiVault(config, options.signerCaller) : signer!.vault);
+  // The operator's convert and refresh (npm run custody), over the same signer.
+  const keyMaintenance = signerCaller
+    ? createKeyMaintenance({ store: stores.keyMaintenance, call: createVaultCall(signerCaller), keks, recovery: apiRecoveryKey(config) })
+    : undefined;
   const wallets = createWalletService({ wallets: stores.wallets, vault });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
@@ -338,6 +350,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** Stranded wallets (a nonce below their waiting transactions that nothing holds) and the gap fillers that repair them. */
     nonceGaps,
     gateways,
+    /** npm run custody: Ed25519 XOR wallets to FROST, refresh of every wallet's shares (absent with an in-process vault). */
+    keyMaintenance,
     migration: createMigrationService({ custody: stores.custody, wallets: stores.wallets, vault, clock, loadWallet: wallets.loadWallet }),
     chains: createChainService({
       directory,

@@ -5,6 +5,11 @@ import type { Services } from '../services.ts';
  * Operator commands, run either in this process on the database or, when a running service holds
  * the embedded database, by that service through the local control route.
  */
+function keyMaintenanceOf(services: Services) {
+  if (!services.keyMaintenance) throw new ApiError(503, 'SIGNER_UNAVAILABLE', 'key maintenance needs the signer process');
+  return services.keyMaintenance;
+}
+
 const commands = {
   'keys.create': (services: Services, args: Record<string, unknown>) =>
     services.apiKeys.create({
@@ -75,6 +80,8 @@ const commands = {
     services.policies.list(await services.policies.operatorScope(String(args.projectId), args.environment)),
   'policies.extension': async (services: Services, args: Record<string, unknown>) =>
     services.permissionsExtension.set(await services.policies.operatorScope(String(args.projectId), args.environment), args.enabled === true),
+  'custody.convert': (services: Services) => keyMaintenanceOf(services).convert(),
+  'custody.refresh': (services: Services) => keyMaintenanceOf(services).refresh(),
   'sponsorship.change': async (services: Services, args: Record<string, unknown>) =>
     services.sponsorship.change(await services.policies.operatorScope(String(args.projectId), args.environment), args.verb as never, args.limits),
 } as const;

@@ -6,10 +6,14 @@
  */
 import {
   ApiError,
+  createFrostKeyVault,
   decodeVaultValue,
   encodeVaultValue,
   VAULT_METHODS,
+  type KekProvider,
   type KeyVault,
+  type RecoveryPublicKey,
+  type VaultCall,
 } from '@wallet/domain';
 import { SignerRefusedError, SignerUnavailableError } from '@wallet/signer/client';
 
@@ -36,14 +40,20 @@ function translate(error: unknown): never {
   throw error;
 }
 
-export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
-  async function call<T>(method: string, params: unknown, requestId?: string | null): Promise<T> {
+/** One vault call: params encoded for the wire, the answer decoded, the signer's refusals translated. */
+export function createVaultCall(signer: SignerCaller): VaultCall {
+  return async <T>(method: string, params: unknown, requestId?: string | null): Promise<T> => {
     try {
       return decodeVaultValue(await signer.call(method, encodeVaultValue(params), requestId ?? undefined)) as T;
     } catch (error) {
       return translate(error);
     }
-  }
+  };
+}
+
+/** The signer's vault as it is (every wallet key in the signer: secp256k1, XOR-split Ed25519). */
+export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
+  const call = createVaultCall(signer);
   return {
     createWalletKey: (request) => call(VAULT_METHODS.createWalletKey, request),
     sign: (request) => call(VAULT_METHODS.sign, request, request.requestId),
@@ -52,4 +62,12 @@ export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
     createServiceKey: (purpose, chainId, now) => call(VAULT_METHODS.createServiceKey, { purpose, chainId, now }),
     signWithServiceKey: (row, request) => call(VAULT_METHODS.signWithServiceKey, { row, request }),
   };
+}
+
+/**
+ * The API's vault: FROST(Ed25519) wallets are created and signed with the API as participant 1 (its
+ * share sealed under the API's KEK), everything else goes to the signer (createRemoteKeyVault).
+ */
+export function createApiKeyVault(signer: SignerCaller, options: { keks: KekProvider; recovery: () => RecoveryPublicKey }): KeyVault {
+  return createFrostKeyVault({ remote: createRemoteKeyVault(signer), call: createVaultCall(signer), keks: options.keks, recovery: options.recovery });
 }

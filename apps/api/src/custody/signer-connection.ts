@@ -5,13 +5,15 @@
  * the signer's credentials; credentials that cannot be read make that call 503 SIGNER_UNAVAILABLE.
  */
 import { join } from 'node:path';
-import { API_KEK_ROLES, envKekProvider, fileKekProvider, type KekProvider, type KeyVault } from '@wallet/domain';
+import { API_KEK_ROLES, envKekProvider, fileKekProvider, resolveRecoveryPublicKey, type KekProvider, type KeyVault, type RecoveryPublicKey } from '@wallet/domain';
 import { createSignerClient, signerClientSettings, SignerUnavailableError, type SignerClient, type SignerHealth } from '@wallet/signer/client';
 import type { Config } from '../config.ts';
-import { createRemoteKeyVault } from './remote-vault.ts';
+import { createApiKeyVault, type SignerCaller } from './remote-vault.ts';
 
 export interface SignerConnection {
   vault: KeyVault;
+  /** The raw vault RPC (key maintenance). */
+  caller: SignerCaller;
   health(): Promise<SignerHealth>;
   close(): Promise<void>;
 }
@@ -28,8 +30,10 @@ export function connectSigner(config: Config): SignerConnection {
     }
     return (client = createSignerClient({ url: settings.url, tls: settings.tls, timeoutMs: config.signer.timeoutMs }));
   };
+  const caller: SignerCaller = { call: (method, params, requestId) => connected().call(method, params, requestId) };
   return {
-    vault: createRemoteKeyVault({ call: (method, params, requestId) => connected().call(method, params, requestId) }),
+    caller,
+    vault: apiVault(config, caller),
     health: async () => {
       try {
         return await connected().health();
@@ -44,4 +48,15 @@ export function connectSigner(config: Config): SignerConnection {
 /** The API's KEKs: API_KEKS, or the generated file DATA_DIR/api/keks.json in local mode. */
 export function apiKekProvider(config: Config): KekProvider {
   return config.kekSource === 'env' ? envKekProvider(config.kekEnv, API_KEK_ROLES) : fileKekProvider(join(config.dataDir, 'api'), API_KEK_ROLES);
+}
+
+/** The recovery public key: RECOVERY_PUBLIC_KEY_FILE, or local mode's generated DATA_DIR/recovery (read once, when first needed). */
+export function apiRecoveryKey(config: Config): () => RecoveryPublicKey {
+  let key: RecoveryPublicKey | undefined;
+  return () => (key ??= resolveRecoveryPublicKey({ appEnv: config.appEnv, file: config.recoveryPublicKeyFile, localDir: join(config.dataDir, 'recovery') }));
+}
+
+/** The API's vault over a signer caller: FROST wallets with the API's own share, the rest in the signer. */
+export function apiVault(config: Config, signer: SignerCaller): KeyVault {
+  return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config) });
 }

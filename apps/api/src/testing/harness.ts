@@ -2,8 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileKekProvider, type Clock } from '@wallet/domain';
+import { ensureLocalRecoveryKey, fileKekProvider, type Clock, type KeyVault } from '@wallet/domain';
 import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
+import { createInProcessSigner, type InProcessSigner } from '@wallet/signer/in-process';
+import { apiVault } from '../custody/signer-connection.ts';
 import { expect } from 'vitest';
 import { createTestDatabase, type Database, type DatabaseKind } from '@wallet/db';
 import { createApp, type AppOptions } from '../app.ts';
@@ -87,7 +89,11 @@ export async function startTestApp(
     /** createApp options (default: as outside local mode, e.g. Secure cookies, no public introspection). */
     app?: Pick<AppOptions, 'secureCookies' | 'graphiql' | 'publicIntrospection'>;
     /** Another process of that app's deployment: its database and data directory (KEKs), which it closes. */
-    alongside?: { database: Database; dataDir: string };
+    alongside?: { database: Database; dataDir: string; signer?: InProcessSigner };
+    /** New Ed25519 wallets as XOR halves in the signer, as before FROST (for the conversion's tests). */
+    xorEd25519Wallets?: boolean;
+    /** Passed to the in-process signer (adversarial tests). */
+    signerTamper?: (method: string, result: unknown) => unknown;
   } = {},
 ) {
   const { alongside } = options;
@@ -96,9 +102,17 @@ export async function startTestApp(
   const config = loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...options.env });
   const logLines: string[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logLines.push(line) });
-  // The keys are held in this process by the signer's vault (tests of the signer process itself spawn it).
-  const vault = createLocalKeyVault({ keks: fileKekProvider(path.join(dataDir, 'signer')) });
-  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger, vault });
+  // The signer's own handlers (vault-handlers.ts: FROST participant 2, limits, epochs) run in this
+  // process over an in-memory store, behind the same vault RPC codec as the signer process; the API
+  // side is the production vault (FROST participant 1 under the API's KEK in DATA_DIR/api). Tests of
+  // the signer process itself spawn it.
+  const signerKeks = fileKekProvider(path.join(dataDir, 'signer'));
+  const signer = alongside?.signer ?? createInProcessSigner({ keks: signerKeks, recovery: ensureLocalRecoveryKey(path.join(dataDir, 'recovery')), tamper: options.signerTamper });
+  const frostVault = apiVault(config, signer);
+  const vault: KeyVault = options.xorEd25519Wallets
+    ? { ...frostVault, createWalletKey: createLocalKeyVault({ keks: signerKeks, xorEd25519Wallets: true }).createWalletKey }
+    : frostVault;
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger, vault, signerCaller: signer });
   const recorded = new Map<string, SecretKind>();
   const as = (kind: SecretKind) => (value: string) => void recorded.set(value, kind);
   recordFrom(services.apiKeys, 'create', (r) => [r.apiKey], as('API key'));
@@ -144,6 +158,9 @@ export async function startTestApp(
     services,
     database,
     dataDir,
+    /** The signer's handlers in this process, with their in-memory log and epochs. */
+    signer,
+    vault,
     logLines,
     request,
     /** Every /v1 answer `request` receives is checked against the served document (response-contract.ts). */

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const tlsDir = path.join(root, 'tls');
 const creds = ensureLocalSignerCredentials(tlsDir);
+const recoveryFile = path.join(root, 'recovery-public.pem');
+writeFileSync(recoveryFile, generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'pem' }));
 const production = (extra: Record<string, string | undefined> = {}) => ({
   APP_ENV: 'production',
   DATA_DIR: path.join(root, 'data'),
@@ -22,6 +24,7 @@ const production = (extra: Record<string, string | undefined> = {}) => ({
   SIGNER_TLS_CERT: creds.certFile,
   SIGNER_TLS_KEY: creds.keyFile,
   SIGNER_LISTEN: '0.0.0.0:7443',
+  RECOVERY_PUBLIC_KEY_FILE: recoveryFile,
   ...extra,
 });
 
@@ -56,6 +59,13 @@ describe('signer config', () => {
     const config = loadSignerConfig(production());
     expect(config).toMatchObject({ appEnv: 'production', kekSource: 'env', kekFile: undefined, localCredentialsDir: undefined, listen: { host: '0.0.0.0', port: 7443 } });
     expect(config.kekEnv.USER_SHARE_KEKS).toMatch(/^u1:/);
+  });
+
+  it('beta and production refuse to start without the recovery public key', () => {
+    for (const appEnv of ['beta', 'production']) {
+      expect(() => loadSignerConfig(production({ APP_ENV: appEnv, RECOVERY_PUBLIC_KEY_FILE: undefined }))).toThrow(new RegExp(`RECOVERY_PUBLIC_KEY_FILE is not set; ${appEnv} seals FROST participant 3`));
+    }
+    expect(loadSignerConfig(production()).recoveryPublicKeyFile).toBe(recoveryFile);
   });
 
   it('beta and production refuse generated KEKs', () => {

@@ -47,6 +47,8 @@ export interface SignerConfig {
   exitWithParent: boolean;
   /** SIGNER_DEMO_HANDLERS=1 (local mode only): also serve the transport test handlers. */
   demoHandlers: boolean;
+  /** RECOVERY_PUBLIC_KEY_FILE (PEM, X25519): FROST participant 3's shares are sealed to it; local mode without it generates DATA_DIR/recovery. */
+  recoveryPublicKeyFile: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +149,13 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
     problems.push((error as Error).message);
   }
 
+  const recoveryText = get('RECOVERY_PUBLIC_KEY_FILE');
+  const recoveryPublicKeyFile = recoveryText === undefined ? undefined : path.resolve(repoRoot, recoveryText);
+  if (recoveryPublicKeyFile !== undefined && !existsSync(recoveryPublicKeyFile)) problems.push(`RECOVERY_PUBLIC_KEY_FILE: ${recoveryPublicKeyFile} does not exist`);
+  if (recoveryPublicKeyFile === undefined && !local) {
+    problems.push(`RECOVERY_PUBLIC_KEY_FILE is not set; ${appEnv} seals FROST participant 3's shares to the operator's offline recovery public key (PEM, X25519) and never generates one`);
+  }
+
   const demoHandlers = get('SIGNER_DEMO_HANDLERS') === '1';
   if (demoHandlers && !local) problems.push(`SIGNER_DEMO_HANDLERS is a test switch; refusing to start ${appEnv} with it`);
 
@@ -166,5 +175,6 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
     logLevel,
     exitWithParent: get('SIGNER_EXIT_WITH_PARENT') === '1',
     demoHandlers,
+    recoveryPublicKeyFile,
   };
 }

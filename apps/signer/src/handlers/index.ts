@@ -3,9 +3,9 @@
  * the generated file SIGNER_DATA_DIR/keks.json in local mode, the environment's share KEKs in beta
  * and production. Nothing else in the service opens a key.
  */
-import { envKekProvider, fileKekProvider, SIGNER_KEK_ROLES, type KekProvider } from '@wallet/domain';
+import { envKekProvider, fileKekProvider, resolveRecoveryPublicKey, SIGNER_KEK_ROLES, type KekProvider, type RecoveryPublicKey } from '@wallet/domain';
 import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SignerConfig } from '../config/config.ts';
 import type { SignerLimits } from '../limits/limits.ts';
 import type { SignerLogger } from '../server/logger.ts';
@@ -24,12 +24,21 @@ export function signerKekProvider(config: SignerConfig): KekProvider {
   return config.kekSource === 'env' ? envKekProvider(config.kekEnv, SIGNER_KEK_ROLES) : fileKekProvider(dirname(config.kekFile!), SIGNER_KEK_ROLES);
 }
 
+/** RECOVERY_PUBLIC_KEY_FILE, or in local mode the pair generated once in DATA_DIR/recovery (shared with the API). */
+export function signerRecoveryKey(config: SignerConfig): RecoveryPublicKey {
+  return resolveRecoveryPublicKey({ appEnv: config.appEnv, file: config.recoveryPublicKeyFile, localDir: join(config.dataDir, 'recovery') });
+}
+
 export function createSignerHandlers({ config, store, limits }: SignerHandlerDeps): Record<string, SignerHandler> {
-  const vault = createLocalKeyVault({ keks: signerKekProvider(config) });
+  const keks = signerKekProvider(config);
+  const vault = createLocalKeyVault({ keks });
   return createVaultHandlers({
     vault,
     log: store,
     limits,
     capsValue: (chain) => config.limits.nativeValueCaps[chain] !== undefined,
+    epochs: store,
+    keks,
+    recovery: signerRecoveryKey(config),
   });
 }

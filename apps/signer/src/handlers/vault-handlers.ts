@@ -5,19 +5,14 @@
  * body is parsed again by its own schema, the payload is hashed by the operation itself, and every
  * signature is in the log, flushed to disk, before it leaves.
  */
-import { ApiError, decodeVaultValue, encodeVaultValue, nativeOutflow, parseSigningInput, VAULT_METHODS, vaultParams, type KeyVault } from '@wallet/domain';
+import { encodeVaultValue, parseSigningInput, VAULT_METHODS, vaultParams, type KekProvider, type KeyVault, type RecoveryPublicKey } from '@wallet/domain';
 import { createHash } from 'node:crypto';
-import type { z } from 'zod';
-import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
+import { createCustodyHandlers } from './custody-handlers.ts';
+import { createFrostHandlers } from './frost-handlers.ts';
+import { admitSignature, assertCurrentEpoch, domainCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
 
-export interface SignatureLog {
-  appendSignature(entry: { walletId: string; digest: string; requestId: string | null; action?: string }): Promise<unknown>;
-}
-
-export interface SignatureLimits {
-  admit(walletId: string, native: { chain: 'EVM' | 'SOLANA'; value: bigint } | null): void;
-}
+export type { SignatureLimits, SignatureLog } from './rpc.ts';
 
 export interface VaultHandlerDeps {
   vault: KeyVault;
@@ -25,31 +20,24 @@ export interface VaultHandlerDeps {
   limits: SignatureLimits;
   /** Whether a value cap is configured for the chain (an undecodable native amount is refused only then). */
   capsValue(chain: 'EVM' | 'SOLANA'): boolean;
-}
-
-function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.output<S> {
-  const result = schema.safeParse(decodeVaultValue(params));
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new SignerError('INVALID_PARAMS', `invalid params${issue ? ` at ${issue.path.join('.') || '(root)'}: ${issue.message}` : ''}`, 400);
-  }
-  return result.data;
-}
-
-/** An ApiError the domain threw for bad input (400) crosses as itself; the API passes it on. */
-async function domainCall<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 400) throw new SignerError(error.code, error.message, 400, error.extra);
-    throw error;
-  }
+  /** The epochs of the signer's store: a share of an epoch below a wallet's recorded one is refused. */
+  epochs: EpochStore;
+  /** The signer's KEKs (FROST participant 2's share, conversions, re-pads). */
+  keks: KekProvider;
+  /** What participant 3's contributions are sealed to. */
+  recovery: RecoveryPublicKey;
+  /** How long a DKG or refresh session waits for its second round trip (default 30 s). */
+  sessionTtlMs?: number;
 }
 
 const serviceKeyLogId = (row: { purpose: string; chainId: number }) => `service-key:${row.purpose}:${row.chainId}`;
 
-export function createVaultHandlers({ vault, log, limits, capsValue }: VaultHandlerDeps): Record<string, SignerHandler> {
+export function createVaultHandlers(deps: VaultHandlerDeps): Record<string, SignerHandler> {
+  const { vault, log, epochs } = deps;
   return {
+    ...createFrostHandlers(deps),
+    ...createCustodyHandlers(deps),
+
     [VAULT_METHODS.createWalletKey]: async (params) => {
       const request = parseParams(vaultParams.createWalletKey, params);
       return encodeVaultValue(await vault.createWalletKey(request));
@@ -57,12 +45,9 @@ export function createVaultHandlers({ vault, log, limits, capsValue }: VaultHand
 
     [VAULT_METHODS.sign]: async (params, context) => {
       const request = parseParams(vaultParams.sign, params);
+      assertCurrentEpoch(epochs, request.wallet.id, request.shares.map((s) => s.epoch));
       const input = await domainCall(async () => parseSigningInput(request.wallet.type, request.operation, request.input));
-      const outflow = await domainCall(async () => nativeOutflow(request.wallet, request.operation, input));
-      if (outflow && outflow.value === null && capsValue(outflow.chain)) {
-        throw new SignerError('SIGNER_LIMIT_EXCEEDED', 'the native value this transaction moves cannot be decoded, and the signer caps native value', 403, { limit: 'nativeValueCap' });
-      }
-      limits.admit(request.wallet.id, outflow && outflow.value !== null ? { chain: outflow.chain, value: outflow.value } : null);
+      await admitSignature(deps, request.wallet, request.operation, input);
       const signed = await domainCall(() => vault.sign({ ...request, input }));
       await log.appendSignature({ walletId: request.wallet.id, digest: signed.digest, requestId: request.requestId ?? context.requestId, action: request.action });
       return encodeVaultValue(signed);

@@ -1,4 +1,4 @@
-import { walletCreatedEvent, type CustodyStore, type EnclaveKeyRow, type EncryptedShare } from '@wallet/domain';
+import { walletCreatedEvent, type CustodyStore, type EnclaveKeyRow, type EncryptedShare, type KeyMaintenanceStore, type ShareRole } from '@wallet/domain';
 import { eventData } from './users.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { auditData } from './audit.ts';
@@ -7,6 +7,7 @@ import { toWalletRecord } from './wallets.ts';
 const shareData = (walletId: string, share: EncryptedShare) => ({
   walletId,
   role: share.role,
+  epoch: share.epoch ?? 0,
   kekId: share.kekId,
   iv: Buffer.from(share.iv),
   ciphertext: Buffer.from(share.ciphertext),
@@ -59,3 +60,40 @@ export function createCustodyStore(prisma: PrismaClient): CustodyStore {
     },
   };
 }
+
+/** The operator's key maintenance (npm run custody): wallets with their shares, and replacing shares in one transaction. */
+export function createKeyMaintenanceStore(prisma: PrismaClient): KeyMaintenanceStore {
+  return {
+    async list(after, limit) {
+      const rows = await prisma.wallet.findMany({
+        where: { custody: 'api_key', ...(after ? { id: { gt: after } } : {}) },
+        include: { shares: { orderBy: [{ role: 'asc' }, { epoch: 'asc' }] } },
+        orderBy: { id: 'asc' },
+        take: limit,
+      });
+      return rows.map(({ shares, ...wallet }) => ({
+        wallet: toWalletRecord(wallet),
+        shares: shares.map((s) => ({ role: s.role as ShareRole, epoch: s.epoch, kekId: s.kekId, iv: new Uint8Array(s.iv), ciphertext: new Uint8Array(s.ciphertext) })),
+      }));
+    },
+
+    async replaceShares(walletId, remove, add, audit) {
+      try {
+        return await prisma.$transaction(async (tx) => {
+          for (const { role, epoch } of remove) {
+            const deleted = await tx.keyShare.deleteMany({ where: { walletId, role, epoch } });
+            if (deleted.count !== 1) throw new StaleShares();
+          }
+          await tx.keyShare.createMany({ data: add.map((share) => shareData(walletId, share)) });
+          await tx.auditLog.create({ data: auditData(audit) });
+          return true;
+        });
+      } catch (error) {
+        if (error instanceof StaleShares) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+class StaleShares extends Error {}

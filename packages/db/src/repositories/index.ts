@@ -5,7 +5,7 @@ import { createIdempotencyStore } from './idempotency.ts';
 import { createDatabaseRateLimitStore } from './rate-limits.ts';
 import { createWalletStore } from './wallets.ts';
 import { createUserStore } from './users.ts';
-import { createCustodyStore } from './custody.ts';
+import { createCustodyStore, createKeyMaintenanceStore } from './custody.ts';
 import { createChainResetStore, createTransactionStore } from './transactions.ts';
 import { createNonceGapStore } from './nonce-gaps.ts';
 import { createTransactionAttemptStore } from './transaction-attempts.ts';
@@ -45,6 +45,7 @@ export function createStores(database: Database) {
     rateLimits: createDatabaseRateLimitStore(database),
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
+    keyMaintenance: createKeyMaintenanceStore(prisma),
     transactions: createTransactionStore(database),
     /** Fee replacements of EVM transfer records (managed automatic retry). */
     transactionAttempts: createTransactionAttemptStore(database),

@@ -55,35 +55,37 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
 
   return {
     async create(wallet, shares, audit) {
-      const [user, service] = shares;
-      if (!user || !service || shares.length !== 2) throw new Error('a wallet is stored with exactly two shares');
+      // XOR halves (user, service) or FROST (frost-api, frost-signer and the recovery contributions).
+      if (shares.length < 2 || shares.length > 6) throw new Error('a wallet is stored with two to six shares');
       try {
-        // One statement (so one implicit transaction, one round trip): wallet, both shares, audit row
+        // One statement (so one implicit transaction, one round trip): wallet, every share, audit row
         // and the wallet.created event.
         const createdAt = new Date();
         const event = walletCreatedEvent({ ...wallet, createdAt, claimedByUserId: null });
+        const base = 18;
+        const shareRows = shares.map((_, i) => `($1, $${base + 5 * i}, $${base + 5 * i + 1}, $${base + 5 * i + 2}, $${base + 5 * i + 3}, $${base + 5 * i + 4})`);
+        const ev = base + 5 * shares.length;
         const [row] = await query<Row>(
           `WITH wallet AS (
              INSERT INTO wallets (id, project_id, type, scheme, address, public_key, status, user_identifier,
                                   user_identifier_type, cosmos_prefix, custody, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $24, $25, $25)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $16, $17, $17)
              RETURNING ${walletColumns}),
            shares AS (
-             INSERT INTO key_shares (wallet_id, role, kek_id, iv, ciphertext)
-             VALUES ($1, $11, $12, $13, $14), ($1, $15, $16, $17, $18)),
+             INSERT INTO key_shares (wallet_id, role, epoch, kek_id, iv, ciphertext)
+             VALUES ${shareRows.join(', ')}),
            audit AS (
              INSERT INTO audit_log (project_id, api_key_id, wallet_id, request_id, action, details)
-             VALUES ($19, $20, $1, $21, $22, $23)),
+             VALUES ($11, $12, $1, $13, $14, $15)),
            event AS (
-             INSERT INTO events (id, project_id, type, data) VALUES ($26, $2, $27, $28::jsonb))
+             INSERT INTO events (id, project_id, type, data) VALUES ($${ev}, $2, $${ev + 1}, $${ev + 2}::jsonb))
            SELECT * FROM wallet`,
           [
             wallet.id, wallet.projectId, wallet.type, wallet.scheme, wallet.address, wallet.publicKey, wallet.status,
             wallet.userIdentifier, wallet.userIdentifierType, wallet.cosmosPrefix,
-            user.role, user.kekId, Buffer.from(user.iv), Buffer.from(user.ciphertext),
-            service.role, service.kekId, Buffer.from(service.iv), Buffer.from(service.ciphertext),
             audit.projectId, audit.apiKeyId, audit.requestId, audit.action, JSON.stringify(audit.details),
             wallet.custody, createdAt,
+            ...shares.flatMap((share) => [share.role, share.epoch ?? 0, share.kekId, Buffer.from(share.iv), Buffer.from(share.ciphertext)]),
             event.id, event.type, JSON.stringify(event.data),
           ],
         );
@@ -144,9 +146,9 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
 
     // On every signing request's path: wallet and shares in one statement on the driver.
     async findWithShares(projectId, walletId) {
-      const rows = await query<Row & { shareRole: string | null; shareKekId: string; shareIv: Uint8Array; shareCiphertext: Uint8Array }>(
+      const rows = await query<Row & { shareRole: string | null; shareEpoch: number; shareKekId: string; shareIv: Uint8Array; shareCiphertext: Uint8Array }>(
         `SELECT ${walletColumns.replace(/(^|,\s*)(\w+)/g, '$1w.$2')},
-                s.role AS "shareRole", s.kek_id AS "shareKekId", s.iv AS "shareIv", s.ciphertext AS "shareCiphertext"
+                s.role AS "shareRole", s.epoch AS "shareEpoch", s.kek_id AS "shareKekId", s.iv AS "shareIv", s.ciphertext AS "shareCiphertext"
            FROM wallets w LEFT JOIN key_shares s ON s.wallet_id = w.id
           WHERE w.id = $1 AND w.project_id = $2`,
         [walletId, projectId],
@@ -155,16 +157,17 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
       if (!first) return null;
       const shares = rows.flatMap((row) =>
         row.shareRole
-          ? [{ role: row.shareRole as ShareRole, kekId: row.shareKekId, iv: new Uint8Array(row.shareIv), ciphertext: new Uint8Array(row.shareCiphertext) }]
+          ? [{ role: row.shareRole as ShareRole, epoch: Number(row.shareEpoch), kekId: row.shareKekId, iv: new Uint8Array(row.shareIv), ciphertext: new Uint8Array(row.shareCiphertext) }]
           : [],
       );
       return { wallet: toWalletRecord(first), shares };
     },
 
     async findShares(walletId): Promise<EncryptedShare[]> {
-      const rows = await prisma.keyShare.findMany({ where: { walletId } });
+      const rows = await prisma.keyShare.findMany({ where: { walletId }, orderBy: [{ role: 'asc' }, { epoch: 'asc' }] });
       return rows.map((row) => ({
         role: row.role as ShareRole,
+        epoch: row.epoch,
         kekId: row.kekId,
         iv: new Uint8Array(row.iv),
         ciphertext: new Uint8Array(row.ciphertext),

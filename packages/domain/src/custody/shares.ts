@@ -17,7 +17,7 @@
 import { randomFillSync } from 'node:crypto';
 import { openUnderKek, sealUnderKek } from './kek-seal.ts';
 
-import type { EncryptedShare, KekProvider, ShareRole } from './types.ts';
+import type { EncryptedShare, KekProvider, ShareRole, XorShareRole } from './types.ts';
 import { wipe } from './types.ts';
 
 export * from './types.ts';
@@ -41,12 +41,14 @@ export function joinShares(a: Uint8Array, b: Uint8Array): Uint8Array {
   return secret;
 }
 
-const associatedData = (walletId: string, role: ShareRole) => `${walletId}:${role}`;
+/** Epoch 0 keeps the original `${walletId}:${role}`; a re-padded pair (refresh) binds its epoch too, so an older pair is refused. */
+const associatedData = (walletId: string, role: ShareRole, epoch: number) => (epoch === 0 ? `${walletId}:${role}` : `${walletId}:${role}:${epoch}`);
 
-export function encryptShare(keks: KekProvider, walletId: string, role: ShareRole, share: Uint8Array): EncryptedShare {
+export function encryptShare(keks: KekProvider, walletId: string, role: XorShareRole, share: Uint8Array, epoch = 0): EncryptedShare {
   if (role !== 'user' && role !== 'service') throw new Error('share role must be user or service');
+  if (!Number.isSafeInteger(epoch) || epoch < 0) throw new Error('epoch must be a whole number');
   const kek = keks.current(role);
-  return { role, kekId: kek.id, ...sealUnderKek(kek, associatedData(walletId, role), share) };
+  return { role, epoch, kekId: kek.id, ...sealUnderKek(kek, associatedData(walletId, role, epoch), share) };
 }
 
 /**
@@ -56,7 +58,7 @@ export function encryptShare(keks: KekProvider, walletId: string, role: ShareRol
 export function decryptShare(keks: KekProvider, walletId: string, share: EncryptedShare): Uint8Array {
   try {
     if (share.role !== 'user' && share.role !== 'service') throw new Error('bad role');
-    return openUnderKek(keks.byId(share.kekId), associatedData(walletId, share.role), share.iv, share.ciphertext);
+    return openUnderKek(keks.byId(share.kekId), associatedData(walletId, share.role, share.epoch ?? 0), share.iv, share.ciphertext);
   } catch {
     throw new Error(DECRYPT_FAILED);
   }
@@ -68,7 +70,23 @@ function pickShares(shares: EncryptedShare[]): { user: EncryptedShare; service: 
   if (user.length !== 1 || service.length !== 1) {
     throw new Error('wallet must have exactly one user share and one service share');
   }
+  if (user[0]!.epoch !== service[0]!.epoch) throw new Error('the user and service shares are of different epochs');
   return { user: user[0]!, service: service[0]! };
+}
+
+/**
+ * A new pad for the same key (secp256k1 refresh): joins the pair, splits it again with a fresh pad
+ * and seals both halves at `epoch`. The old pair still joins to the key, so the caller replaces it
+ * and the signer refuses the old epoch from then on.
+ */
+export function repadShares(keks: KekProvider, walletId: string, shares: EncryptedShare[], epoch: number): EncryptedShare[] {
+  const secret = joinWalletSecret(keks, walletId, shares);
+  const { user, service } = splitSecret(secret);
+  try {
+    return [encryptShare(keks, walletId, 'user', user, epoch), encryptShare(keks, walletId, 'service', service, epoch)];
+  } finally {
+    wipe(secret, user, service);
+  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -1,9 +1,21 @@
 /** The sealed forms of key material the API may store and pass on, and the KEK source port. No key is opened here. */
 
-export type ShareRole = 'user' | 'service';
+/** The XOR halves of a whole key (secp256k1; Ed25519 wallets not yet converted), both sealed by the signer. */
+export type XorShareRole = 'user' | 'service';
 
-/** Whose KEK: the two share roles are the signer's; `api` seals the API's own secrets (webhook secrets). */
-export type KekRole = ShareRole | 'api';
+/**
+ * FROST(Ed25519) 2-of-3: `frost-api` (participant 1, sealed under the API's KEK), `frost-signer`
+ * (participant 2, under the signer's service KEK), and the two online dealers' contributions to
+ * participant 3's share, sealed to the offline recovery key (`recovery-api`, `recovery-signer`).
+ */
+export type FrostShareRole = 'frost-api' | 'frost-signer' | 'recovery-api' | 'recovery-signer';
+
+export type ShareRole = XorShareRole | FrostShareRole;
+
+export const SHARE_ROLES: readonly ShareRole[] = ['user', 'service', 'frost-api', 'frost-signer', 'recovery-api', 'recovery-signer'];
+
+/** Whose KEK: `user` and `service` are the signer's; `api` seals the API's own secrets (webhook secrets, its FROST shares). */
+export type KekRole = XorShareRole | 'api';
 
 export interface Kek {
   id: string;
@@ -22,9 +34,12 @@ export interface KekProvider {
 
 export interface EncryptedShare {
   role: ShareRole;
+  /** The refresh generation (0 at creation); bound into the associated data of every share sealed at an epoch above 0 and of every FROST share. */
+  epoch: number;
+  /** The KEK id, or for a recovery contribution the recovery key's id. */
   kekId: string;
   iv: Uint8Array;
-  /** AES-256-GCM ciphertext followed by the 16-byte tag. */
+  /** AES-256-GCM ciphertext followed by the 16-byte tag (a recovery contribution: the ephemeral X25519 key first). */
   ciphertext: Uint8Array;
 }
 

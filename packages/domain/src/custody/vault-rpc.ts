@@ -13,6 +13,20 @@ export const VAULT_METHODS = {
   sealMigratedUserShare: 'vault.sealMigratedUserShare',
   createServiceKey: 'vault.createServiceKey',
   signWithServiceKey: 'vault.signWithServiceKey',
+  /** FROST(Ed25519): DKG round trip 1 (the API's round-1 package; the signer's round 1 and 2 back). */
+  frostDkgStart: 'vault.frost.dkgStart',
+  /** FROST DKG round trip 2 (the API's round-2 package; the signer's sealed share and recovery contribution back). */
+  frostDkgFinish: 'vault.frost.dkgFinish',
+  /** One FROST signature: the signer re-derives the message from the operation and answers its share. */
+  frostSign: 'vault.frost.sign',
+  /** Conversion of an XOR-split Ed25519 wallet: trusted-dealer split in the signer, participant 1's share back. */
+  frostImport: 'vault.frost.import',
+  frostRefreshStart: 'vault.frost.refreshStart',
+  frostRefreshFinish: 'vault.frost.refreshFinish',
+  /** secp256k1 refresh: a new XOR pad for the same key, sealed at the next epoch. */
+  xorRepad: 'vault.xor.repad',
+  /** After the new shares are stored: the signer records their epoch and refuses older shares from then on. */
+  commitEpoch: 'vault.commitEpoch',
 } as const;
 
 /** JSON with bytes as `{ $bytes: base64 }`, dates as `{ $date: iso }` and bigints as `{ $bigint: decimal }`. */
@@ -49,14 +63,33 @@ const uuid = z.uuid();
 const kekId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/);
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 
-export const encryptedShareSchema = z.strictObject({ role: z.enum(['user', 'service']), kekId, iv: bytes(12), ciphertext: bytes() });
+const epoch = z.number().int().min(0).max(0x7fffffff);
+export const encryptedShareSchema = z.strictObject({
+  role: z.enum(['user', 'service', 'frost-api', 'frost-signer', 'recovery-api', 'recovery-signer']),
+  epoch,
+  kekId,
+  iv: bytes(12),
+  ciphertext: bytes().refine((b) => b.length <= 4096, 'too long'),
+});
 
 export const vaultWalletSchema = z.strictObject({
   id: uuid,
   type: z.enum(['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI']),
   scheme: z.enum(['DKLS', 'ED25519']),
   address: z.string().min(1).max(128),
+  publicKey: z.string().min(1).max(256).optional(),
 });
+
+const walletWithKey = vaultWalletSchema.extend({ publicKey: z.string().min(1).max(256) });
+const ed25519Wallet = walletWithKey.extend({ type: z.enum(['SOLANA', 'STELLAR', 'SUI']), scheme: z.literal('ED25519') });
+const point = bytes(32);
+const participant = z.number().int().min(1).max(3);
+const sessionId = z.string().regex(/^[0-9a-f]{32}$/);
+export const frostRound1Schema = z.strictObject({ identifier: participant, commitment: z.array(point).min(1).max(2), proof: z.strictObject({ R: point, z: bytes(32) }) });
+export const frostRound2Schema = z.strictObject({ sender: participant, recipient: participant, share: bytes(32) });
+export const frostCommitmentsSchema = z.strictObject({ identifier: participant, hiding: point, binding: point });
+export const frostPublicKeyPackageSchema = z.strictObject({ groupPublicKey: point, verifyingShares: z.array(point).length(3) });
+const signOperationName = z.enum(['message', 'raw', 'transaction', 'typedData', 'authorization']);
 
 const serviceKeyRowSchema = z.strictObject({
   purpose: z.enum(SERVICE_KEY_PURPOSES as unknown as ['sponsor', 'relayer']),
@@ -82,7 +115,7 @@ export const vaultParams = {
   sign: z.strictObject({
     wallet: vaultWalletSchema,
     shares: z.array(encryptedShareSchema).min(1).max(3),
-    operation: z.enum(['message', 'raw', 'transaction', 'typedData', 'authorization']),
+    operation: signOperationName,
     input: z.record(z.string(), z.unknown()),
     requestId: z.string().max(256).nullable(),
     action: z.string().min(1).max(128),
@@ -103,4 +136,22 @@ export const vaultParams = {
       z.strictObject({ kind: z.literal('relayer-transaction'), serializedTransaction: z.string().regex(/^0x[0-9a-fA-F]{2,262144}$/) }),
     ]),
   }),
+  frostDkgStart: z.strictObject({ walletId: uuid, round1: frostRound1Schema }),
+  frostDkgFinish: z.strictObject({ sessionId, walletId: uuid, round2: frostRound2Schema }),
+  frostSign: z.strictObject({
+    wallet: ed25519Wallet,
+    share: encryptedShareSchema,
+    operation: signOperationName,
+    input: z.record(z.string(), z.unknown()),
+    requestId: z.string().max(256).nullable(),
+    action: z.string().min(1).max(128),
+    /** What the API asks to sign; the signer derives it itself and refuses when they differ. */
+    message: bytes().refine((b) => b.length <= 128 * 1024, 'too long'),
+    commitments: frostCommitmentsSchema,
+  }),
+  frostImport: z.strictObject({ wallet: ed25519Wallet, shares: z.array(encryptedShareSchema).length(2) }),
+  frostRefreshStart: z.strictObject({ wallet: ed25519Wallet, share: encryptedShareSchema, round1: frostRound1Schema }),
+  frostRefreshFinish: z.strictObject({ sessionId, walletId: uuid, round2: frostRound2Schema }),
+  xorRepad: z.strictObject({ wallet: walletWithKey, shares: z.array(encryptedShareSchema).length(2) }),
+  commitEpoch: z.strictObject({ wallet: walletWithKey, share: encryptedShareSchema }),
 } as const;

@@ -11,7 +11,8 @@ import type { SignOperationName } from '../signing/signers.ts';
 import type { WalletType } from '../wallets/addresses.ts';
 import type { Scheme } from './keys.ts';
 import type { ServiceKeyPurpose, ServiceKeyRow } from './service-keys.ts';
-import type { EncryptedShare } from './shares.ts';
+import type { PublicKeyPackage, Round1Package, Round2Package, SigningCommitments } from '@wallet/frost-ed25519';
+import type { EncryptedShare } from './types.ts';
 
 /** What the vault needs to know of a wallet to sign with it (public data). */
 export interface VaultWallet {
@@ -19,6 +20,8 @@ export interface VaultWallet {
   type: WalletType;
   scheme: Scheme;
   address: string;
+  /** The wallet's stored public key (wallets.public_key); FROST opens shares sealed for exactly this group key. */
+  publicKey?: string;
 }
 
 export interface WalletSignRequest {
@@ -87,4 +90,38 @@ export interface KeyVault {
   createServiceKey(purpose: ServiceKeyPurpose, chainId: number, now: Date): Promise<ServiceKeyRow>;
   /** One signature with a stored service key. */
   signWithServiceKey(row: ServiceKeyRow, request: ServiceKeySignRequest): Promise<ServiceKeySignResult>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// FROST(Ed25519) between the API (participant 1, coordinator) and the signer (participant 2).
+// What the signer answers over the vault RPC (vault-rpc.ts); every point in it is validated by
+// the API's FROST functions before use.
+
+export interface FrostRoundStart {
+  /** The signer's in-memory session (short TTL); a lost session fails the run, which is retried. */
+  sessionId: string;
+  round1: Round1Package;
+  /** The signer's round-2 package for participant 1 (secret; crosses only the mTLS channel). */
+  round2: Round2Package;
+}
+
+export interface FrostSealedShares {
+  /** Participant 2's key package sealed under the signer's service KEK. */
+  signerShare: EncryptedShare;
+  /** The signer's contribution to participant 3's share, sealed to the recovery key. */
+  recoveryShare: EncryptedShare;
+  publicKeyPackage: PublicKeyPackage;
+}
+
+export interface FrostImportResult extends FrostSealedShares {
+  /**
+   * Participant 1's share in the clear (the FROST share encoding), only over mTLS to the API, which
+   * seals it under its own KEK and wipes it. participant 3's dealt share is in `recoveryShare`.
+   */
+  apiShare: Uint8Array;
+}
+
+export interface FrostSignShare {
+  commitments: SigningCommitments;
+  signatureShare: Uint8Array;
 }

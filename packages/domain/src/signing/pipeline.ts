@@ -259,8 +259,8 @@ export function createSigningPipeline({ audit, vault, clock, policy = allowAllPo
           : await decide(context);
       let result: SignatureResult;
       try {
-        const { id, type, scheme, address } = wallet;
-        result = await vault.sign({ wallet: { id, type, scheme, address }, shares, operation: intent.operation, input: intent.input, requestId: caller.requestId, action: intent.action });
+        const { id, type, scheme, address, publicKey } = wallet;
+        result = await vault.sign({ wallet: { id, type, scheme, address, publicKey }, shares, operation: intent.operation, input: intent.input, requestId: caller.requestId, action: intent.action });
         await audit.append(
           signatureAudit(caller, wallet, shares, intent.action, result.digest, result.chainId),
           [transactionSignedEvent(caller.projectId, wallet, result.chainId, clock.now())],
@@ -305,6 +305,7 @@ function signatureAudit(caller: Caller, wallet: WalletRecord, shares: EncryptedS
     walletId: wallet.id,
     requestId: caller.requestId,
     action,
-    details: { digest, chainId, kekIds: shares.map((s) => s.kekId).sort() },
+    // The KEKs of the two shares that signed (XOR halves, or FROST participants 1 and 2), not the recovery key's.
+    details: { digest, chainId, kekIds: shares.filter((s) => !s.role.startsWith('recovery-')).map((s) => s.kekId).sort() },
   };
 }

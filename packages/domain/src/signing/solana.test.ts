@@ -24,7 +24,7 @@ import {
 } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { solanaSigner } from './solana.ts';
-import { expectInvalidRequest as expectInvalid, signWith as run, keyMaterial } from './testing.ts';
+import { expectInvalidRequest as expectInvalid, frostTestKeyMaterial, signWith as run, keyMaterial } from './testing.ts';
 
 const solanaKey = () => keyMaterial('SOLANA');
 
@@ -207,13 +207,19 @@ describe('solana sign-transaction', () => {
     expect(Buffer.from(complete.signatures[wallet]!)).toEqual(Buffer.from(signed.signatures[wallet]!));
   });
 
-  it('re-signing an already signed transaction gives the same bytes (Ed25519 is deterministic)', async () => {
-    const key = solanaKey();
+  it('re-signing an already signed transaction replaces the wallet\'s own signature in its slot (FROST signatures are randomized: a new transaction id)', async () => {
+    const key = frostTestKeyMaterial('SOLANA');
     const wallet = address(key.address);
     const unsigned = buildTransaction(0, wallet, memo('again'));
     const first = await run(solanaSigner.transaction, key, { transaction: toBase64(unsigned) });
     const second = await run(solanaSigner.transaction, key, { transaction: first.response.signedTransaction });
-    expect(second.response).toEqual(first.response);
+    const [a, b] = [fromBase64(first.response.signedTransaction as string), fromBase64(second.response.signedTransaction as string)];
+    expect(Object.keys(b.signatures)).toEqual([wallet]);
+    expect(Buffer.from(b.messageBytes).equals(Buffer.from(a.messageBytes))).toBe(true);
+    // Not the same bytes: whoever keys on the transaction id must take it from the bytes actually sent.
+    expect(Buffer.from(b.signatures[wallet]!).equals(Buffer.from(a.signatures[wallet]!))).toBe(false);
+    for (const tx of [a, b]) expect(await verifies(key.address, tx.signatures[wallet]!, messageOf(tx))).toBe(true);
+    expect(second.digest).toBe(first.digest);
     expect(second.chainId).toBeNull();
   });
 

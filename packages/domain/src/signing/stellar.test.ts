@@ -12,7 +12,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { parseInput } from '../shared/zod.ts';
 import { stellarSigner } from './stellar.ts';
-import { expectInvalidRequest as expect400, signWith as sign, keyMaterial } from './testing.ts';
+import { expectInvalidRequest as expect400, signWith as sign, frostTestKeyMaterial, keyMaterial } from './testing.ts';
 import type { SignOperation } from './types.ts';
 
 const stellarKey = (secret?: Uint8Array) => keyMaterial('STELLAR', secret);
@@ -123,6 +123,17 @@ describe('stellarSigner', () => {
     expect(Keypair.fromPublicKey(key.address).verify(signed.hash(), signed.signatures[1]!.signature())).toBe(true);
     const twice = await sign(transactionOp, key, { transaction: once.response.signedTransaction, networkPassphrase: Networks.TESTNET });
     expect(twice.response.signedTransaction).toBe(once.response.signedTransaction);
+  });
+
+  it('sign-transaction with a FROST key (randomized signatures): the duplicate check verifies, so a second run adds nothing', async () => {
+    const key = frostTestKeyMaterial('STELLAR');
+    const tx = paymentTransaction(key.address);
+    const once = await sign(transactionOp, key, { transaction: tx.toXDR(), networkPassphrase: Networks.TESTNET });
+    const twice = await sign(transactionOp, key, { transaction: once.response.signedTransaction, networkPassphrase: Networks.TESTNET });
+    expect(twice.response.signedTransaction).toBe(once.response.signedTransaction);
+    const signed = TransactionBuilder.fromXDR(once.response.signedTransaction as string, Networks.TESTNET) as Transaction;
+    expect(signed.signatures).toHaveLength(1);
+    expect(Keypair.fromPublicKey(key.address).verify(signed.hash(), signed.signatures[0]!.signature())).toBe(true);
   });
 
   it('sign-transaction: a fee bump envelope is signed as the fee bump (outer) transaction', async () => {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseInput } from '../shared/zod.ts';
 import { suiSigner } from './sui.ts';
-import { expectInvalidRequest as expect400, signWith as sign, keyMaterial } from './testing.ts';
+import { expectInvalidRequest as expect400, frostTestKeyMaterial, signWith as sign, keyMaterial } from './testing.ts';
 import type { SignOperation } from './types.ts';
 
 const suiKey = (secret?: Uint8Array) => keyMaterial('SUI', secret);
@@ -102,6 +102,15 @@ describe('suiSigner', () => {
     expect(await publicKey.verify(Buffer.from('deadbeef0002', 'hex'), Buffer.from(response.signature as string, 'hex'))).toBe(false);
     expect(digest).toBe(sha256Hex(bytes));
     expect(chainId).toBeNull();
+  });
+
+  it('sign-transaction with a FROST key: randomized, each verified by verifyTransactionSignature', async () => {
+    const key = frostTestKeyMaterial('SUI');
+    const bytes = await buildTransaction(key.address);
+    const transaction = Buffer.from(bytes).toString('base64');
+    const [a, b] = [await sign(transactionOp, key, { transaction }), await sign(transactionOp, key, { transaction })];
+    expect(a.response.signature).not.toBe(b.response.signature);
+    for (const r of [a, b]) expect((await verifyTransactionSignature(bytes, r.response.signature as string)).toSuiAddress()).toBe(key.address);
   });
 
   it('sign-transaction: TransactionData built with the SDK, verified by verifyTransactionSignature', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { finishSigning, importSeed, respondToSigning, startSigning } from '@wallet/frost-ed25519';
 import { joinedKeyMaterial } from '../custody/joined-key.ts';
 import { generateKey } from '../custody/keys.ts';
 import { ApiError } from '../errors.ts';
@@ -18,6 +19,30 @@ export function keyMaterial(type: WalletType, secret?: Uint8Array, cosmosPrefix?
   const capability = joinedKeyMaterial(scheme, key, '');
   const address = deriveAddress(type, capability.publicKey, cosmosPrefix);
   return Object.assign(joinedKeyMaterial(scheme, key, address), { secret: key });
+}
+
+/**
+ * An Ed25519 wallet key as the service holds it: FROST 2-of-3 (the seed split by the trusted dealer),
+ * both online participants in this process. Its signatures are randomized, so tests that use it
+ * cannot rely on equal signatures for equal inputs; `secret` is the seed, for the chain SDKs.
+ */
+export function frostTestKeyMaterial(type: 'SOLANA' | 'STELLAR' | 'SUI', seed?: Uint8Array): TestKeyMaterial {
+  const secret = seed ?? generateKey('ED25519').secret;
+  const { keyPackages, publicKeyPackage } = importSeed(secret);
+  const [api, signer] = keyPackages as [(typeof keyPackages)[number], (typeof keyPackages)[number]];
+  const publicKey = Uint8Array.from(publicKeyPackage.groupPublicKey);
+  return {
+    secret,
+    address: deriveAddress(type, publicKey),
+    publicKey,
+    signDigest: async () => {
+      throw new Error('an Ed25519 key makes no secp256k1 signature');
+    },
+    signEd25519: async (message) => {
+      const { nonces, request } = startSigning(api, Uint8Array.from(message), 2);
+      return finishSigning(api, publicKeyPackage, nonces, request, respondToSigning(signer, publicKeyPackage, request));
+    },
+  };
 }
 
 /** What the route does: parse the body with the operation's schema, then sign. */

@@ -1,0 +1,141 @@
+/**
+ * The signer's key-maintenance methods, which the operator's `npm run custody` drives through the API:
+ *
+ * - `frostImport`: conversion of an XOR-split Ed25519 wallet (the local vault joins the halves once,
+ *   splits the scalar 2-of-3 and answers participant 1's share to the API over mTLS).
+ * - `frostRefreshStart` / `frostRefreshFinish`: zero-sharing refresh, participant 2's half, its
+ *   participant-3 delta sealed to the recovery key; new shares sealed at the next epoch.
+ * - `xorRepad`: secp256k1 refresh, a new pad for the same key at the next epoch.
+ * - `commitEpoch`: once the API has stored the new shares, the signer records their epoch (durably)
+ *   and from then on refuses every sealed share of an older epoch. Recording before the shares are
+ *   stored would leave a crashed run with no share the signer accepts; recording after leaves the
+ *   old shares usable until the commit, which the next run repeats (it is idempotent).
+ */
+import { encodeVaultValue, frostRefreshContext, sealFrostShare, sealToRecovery, VAULT_METHODS, vaultParams, type KekProvider, type RecoveryPublicKey } from '@wallet/domain';
+import { convertXorToFrost, repadXorShares } from '@wallet/domain/custody/local-vault.ts';
+import { decryptShare } from '@wallet/domain/custody/shares.ts';
+import { refreshFinish, refreshRound1, refreshRound2, wipeKeyPackage, wipeRoundSecret, type KeyPackage, type PublicKeyPackage } from '@wallet/frost-ed25519';
+import { SignerError } from '../server/errors.ts';
+import type { SignerHandler } from '../server/server.ts';
+import { groupKeyOf, openSignerShare, wipeCeremony, type CeremonySession } from './frost-handlers.ts';
+import { assertCurrentEpoch, frostCall, parseParams, type EpochStore } from './rpc.ts';
+import { createSessionTable } from './sessions.ts';
+
+export interface CustodyHandlerDeps {
+  keks: KekProvider;
+  recovery: RecoveryPublicKey;
+  epochs: EpochStore;
+  sessionTtlMs?: number;
+}
+
+interface RefreshSession extends CeremonySession {
+  keyPackage: KeyPackage;
+  publicKeyPackage: PublicKeyPackage;
+  epoch: number;
+}
+
+const refused = (message: string) => () => {
+  throw new SignerError('INVALID_PARAMS', message, 400);
+};
+
+export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs }: CustodyHandlerDeps): Record<string, SignerHandler> {
+  const refreshes = createSessionTable<RefreshSession>({
+    ttlMs: sessionTtlMs ?? 30_000,
+    max: 1000,
+    wipe: (s) => {
+      wipeCeremony(s);
+      wipeKeyPackage(s.keyPackage);
+    },
+  });
+
+  return {
+    [VAULT_METHODS.frostImport]: async (params) => {
+      const { wallet, shares } = parseParams(vaultParams.frostImport, params);
+      const groupKey = groupKeyOf(wallet);
+      if (shares.some((s) => s.role !== 'user' && s.role !== 'service')) refused('conversion takes the user and service halves')();
+      assertCurrentEpoch(epochs, wallet.id, shares.map((s) => s.epoch));
+      // The new shares retire the halves: sealed at the next epoch, which commitEpoch records once they are stored.
+      const epoch = Math.max(epochs.epochOf(wallet.id), ...shares.map((s) => s.epoch)) + 1;
+      try {
+        return encodeVaultValue(convertXorToFrost(keks, recovery, wallet.id, shares, groupKey, epoch));
+      } catch {
+        throw new SignerError('SHARE_REFUSED', "the wallet's halves do not open or do not join to its key", 400);
+      }
+    },
+
+    [VAULT_METHODS.frostRefreshStart]: async (params) => {
+      const { wallet, share, round1 } = parseParams(vaultParams.frostRefreshStart, params);
+      if (round1.identifier !== 1) refused('the coordinator is participant 1')();
+      const groupKey = groupKeyOf(wallet);
+      assertCurrentEpoch(epochs, wallet.id, [share.epoch]);
+      const { keyPackage, publicKeyPackage } = openSignerShare(keks, wallet, share, groupKey);
+      const epoch = share.epoch + 1;
+      const mine = refreshRound1(keyPackage, frostRefreshContext(wallet.id, epoch));
+      let output;
+      try {
+        output = frostCall(() => refreshRound2(mine, [round1]));
+      } catch (error) {
+        wipeRoundSecret(mine);
+        wipeKeyPackage(keyPackage);
+        throw error;
+      }
+      const offline = output.offline.find((c) => c.recipient === 3)!;
+      const sessionId = refreshes.put(wallet.id, { secret: output.secret, offline, keyPackage, publicKeyPackage, epoch });
+      return encodeVaultValue({ sessionId, round1: mine.package, round2: output.packages.find((p) => p.recipient === 1)! });
+    },
+
+    [VAULT_METHODS.frostRefreshFinish]: async (params) => {
+      const { sessionId, walletId, round2 } = parseParams(vaultParams.frostRefreshFinish, params);
+      const session = refreshes.take(sessionId, walletId);
+      try {
+        if (round2.sender !== 1 || round2.recipient !== 2) refused('expected the round-2 package of participant 1 for participant 2')();
+        const next = frostCall(() => refreshFinish(session.secret, [round2], session.keyPackage, session.publicKeyPackage));
+        try {
+          const groupKey = next.publicKeyPackage.groupPublicKey;
+          return encodeVaultValue({
+            signerShare: sealFrostShare(keks.current('service'), walletId, 'frost-signer', next, session.epoch),
+            recoveryShare: sealToRecovery(recovery, walletId, 'recovery-signer', groupKey, session.epoch, { kind: 'contribution', contribution: session.offline }),
+            publicKeyPackage: next.publicKeyPackage,
+          });
+        } finally {
+          wipeKeyPackage(next.keyPackage);
+        }
+      } finally {
+        wipeCeremony(session);
+        wipeKeyPackage(session.keyPackage);
+      }
+    },
+
+    [VAULT_METHODS.xorRepad]: async (params) => {
+      const { wallet, shares } = parseParams(vaultParams.xorRepad, params);
+      if (wallet.scheme !== 'DKLS') refused('Ed25519 wallets are refreshed with FROST')();
+      assertCurrentEpoch(epochs, wallet.id, shares.map((s) => s.epoch));
+      const epoch = Math.max(epochs.epochOf(wallet.id), ...shares.map((s) => s.epoch)) + 1;
+      try {
+        return encodeVaultValue({ shares: repadXorShares(keks, wallet.id, shares, epoch) });
+      } catch {
+        throw new SignerError('SHARE_REFUSED', "the wallet's halves do not open", 400);
+      }
+    },
+
+    [VAULT_METHODS.commitEpoch]: async (params) => {
+      const { wallet, share } = parseParams(vaultParams.commitEpoch, params);
+      // The caller proves the shares of that epoch exist: the signer's own sealed share of it opens.
+      if (share.role === 'frost-signer') {
+        const opened = openSignerShare(keks, wallet, share, groupKeyOf(wallet));
+        wipeKeyPackage(opened.keyPackage);
+      } else if (share.role === 'service') {
+        try {
+          decryptShare(keks, wallet.id, share).fill(0);
+        } catch {
+          throw new SignerError('SHARE_REFUSED', "the sealed service share does not open for this wallet", 400);
+        }
+      } else {
+        refused('commitEpoch takes the signer-side share of the new epoch')();
+      }
+      const current = epochs.epochOf(wallet.id);
+      if (share.epoch > current) await epochs.advanceEpoch(wallet.id, share.epoch);
+      return { epoch: Math.max(current, share.epoch) };
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * Key maintenance, run by the operator (`npm run custody -- convert | refresh`), the API side:
+ *
+ * - **convert**: every Ed25519 wallet still split into XOR halves becomes FROST 2-of-3. The signer
+ *   joins the halves once, splits the RFC 8032 scalar with `importSeed` (trusted dealer), seals its own
+ *   share and participant 3's, and hands participant 1's share to the API over mTLS; the API seals it
+ *   under its own KEK, signs a test message through the new shares and checks it under the wallet's
+ *   stored key, and only then replaces the halves with the new shares in one transaction. The address
+ *   does not change. The new shares are of the next epoch, which the signer records afterwards
+ *   (`commitEpoch`), so the halves are refused from then on.
+ * - **refresh**: FROST wallets get a zero-sharing refresh (participant 3's deltas sealed to the
+ *   recovery key as additional contributions), secp256k1 wallets a new XOR pad; both at the next
+ *   epoch, written in one transaction, then committed in the signer.
+ *
+ * Idempotent and resumable: a wallet is either fully in its old state or fully in its new one in the
+ * database (one transaction); a run killed after the write but before the commit is finished by the
+ * next run (the commit is repeated for converted wallets; a refresh simply runs again).
+ */
+import { refreshFinish, refreshRound1, refreshRound2, wipeKeyPackage, wipeRoundSecret, type Round1Package, type Round2Package } from '@wallet/frost-ed25519';
+import { randomBytes } from 'node:crypto';
+import type { AuditEntry, WalletRecord } from '../ports.ts';
+import { verifyEd25519 } from '../signing/ed25519.ts';
+import { frostKeyMaterial, isFrostWallet, latestShare, openApiShare, type VaultCall } from './frost-coordinator.ts';
+import { decodeFrostShare, frostRefreshContext, samePublicKeyPackage, sealFrostShare } from './frost-share.ts';
+import { frostGroupKey } from './group-key.ts';
+import { sealToRecovery, type RecoveryPublicKey } from './recovery-seal.ts';
+import type { EncryptedShare, KekProvider } from './types.ts';
+import { wipe } from './types.ts';
+import { VAULT_METHODS } from './vault-rpc.ts';
+import type { FrostImportResult, FrostRoundStart, FrostSealedShares, FrostSignShare, VaultWallet } from './vault.ts';
+
+export interface StoredKeyWallet {
+  wallet: WalletRecord;
+  shares: EncryptedShare[];
+}
+
+export interface KeyMaintenanceStore {
+  /** API-custody wallets (every share stored here), by id, after `after`. */
+  list(after: string | null, limit: number): Promise<StoredKeyWallet[]>;
+  /**
+   * One transaction: deletes exactly the `remove` rows, inserts `add` and the audit row. False (and
+   * nothing written) when one of `remove` is no longer there (another run got there first).
+   */
+  replaceShares(walletId: string, remove: Array<Pick<EncryptedShare, 'role' | 'epoch'>>, add: EncryptedShare[], audit: AuditEntry): Promise<boolean>;
+}
+
+export interface KeyMaintenanceDeps {
+  store: KeyMaintenanceStore;
+  call: VaultCall;
+  /** The API's KEKs. */
+  keks: KekProvider;
+  recovery: () => RecoveryPublicKey;
+  /** Tests: runs right before a wallet's new shares are written (a throw there is a kill mid-run). */
+  beforeWrite?: (walletId: string) => void | Promise<void>;
+}
+
+export interface MaintenanceCounts {
+  command: 'convert' | 'refresh';
+  wallets: number;
+  /** convert: converted; refresh: refreshed. */
+  done: number;
+  /** convert: already FROST; refresh: Ed25519 wallets not converted yet (run convert first). */
+  skipped: number;
+  failed: number;
+  failures: Array<{ walletId: string; error: string }>;
+}
+
+const vaultWallet = (w: WalletRecord): VaultWallet => ({ id: w.id, type: w.type, scheme: w.scheme, address: w.address, publicKey: w.publicKey });
+const audit = (w: WalletRecord, action: string, details: Record<string, unknown>): AuditEntry => ({ projectId: w.projectId, apiKeyId: null, walletId: w.id, requestId: null, action, details });
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+
+async function commitEpoch(deps: KeyMaintenanceDeps, wallet: VaultWallet, share: EncryptedShare): Promise<void> {
+  await deps.call(VAULT_METHODS.commitEpoch, { wallet, share });
+}
+
+/** One wallet's conversion; 'skipped' when it is FROST already (its epoch commit is repeated). */
+async function convertOne(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyWallet): Promise<'done' | 'skipped' | 'ineligible'> {
+  const vw = vaultWallet(wallet);
+  if (isFrostWallet(wallet, shares)) {
+    await commitEpoch(deps, vw, latestShare(shares, 'frost-signer')!);
+    return 'skipped';
+  }
+  const halves = shares.filter((s) => s.role === 'user' || s.role === 'service');
+  if (halves.length !== 2) return 'ineligible';
+  const groupKey = frostGroupKey(vw);
+  const imported = await deps.call<FrostImportResult>(VAULT_METHODS.frostImport, { wallet: vw, shares: halves });
+  let opened;
+  try {
+    opened = decodeFrostShare(imported.apiShare);
+  } finally {
+    wipe(imported.apiShare);
+  }
+  try {
+    const epoch = imported.signerShare.epoch;
+    if (opened.keyPackage.identifier !== 1 || !sameBytes(opened.keyPackage.groupPublicKey, groupKey) || !samePublicKeyPackage(opened.publicKeyPackage, imported.publicKeyPackage)) {
+      throw new Error("the signer's split is not of this wallet's key");
+    }
+    if (imported.signerShare.role !== 'frost-signer' || imported.recoveryShare.role !== 'recovery-signer' || imported.recoveryShare.epoch !== epoch) {
+      throw new Error('the signer answered shares of another role or epoch');
+    }
+    const apiShare = sealFrostShare(deps.keks.current('api'), wallet.id, 'frost-api', opened, epoch);
+    // A signature through the new shares, checked under the wallet's stored key, before anything is written.
+    const message = new Uint8Array(Buffer.from(`wallet custody conversion test ${wallet.id} ${randomBytes(16).toString('hex')}`));
+    const key = frostKeyMaterial(opened, vw, (m, commitments) =>
+      deps.call<FrostSignShare>(VAULT_METHODS.frostSign, {
+        wallet: vw,
+        share: imported.signerShare,
+        operation: 'raw',
+        input: { data: Buffer.from(m).toString('hex') },
+        requestId: null,
+        action: 'custody.convert.test',
+        message: m,
+        commitments,
+      }),
+    );
+    const signature = await key.signEd25519(message);
+    if (!verifyEd25519(groupKey, message, signature)) throw new Error('the test signature of the new shares does not verify');
+    await deps.beforeWrite?.(wallet.id);
+    const written = await deps.store.replaceShares(
+      wallet.id,
+      halves.map((s) => ({ role: s.role, epoch: s.epoch })),
+      [apiShare, imported.signerShare, imported.recoveryShare],
+      audit(wallet, 'wallet.custody.convert', { epoch, kekIds: [apiShare.kekId, imported.signerShare.kekId].sort(), recoveryKeyId: imported.recoveryShare.kekId }),
+    );
+    if (!written) return 'skipped';
+    await commitEpoch(deps, vw, imported.signerShare);
+    return 'done';
+  } finally {
+    wipeKeyPackage(opened.keyPackage);
+  }
+}
+
+async function refreshFrost(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyWallet): Promise<void> {
+  const vw = vaultWallet(wallet);
+  const apiShare = latestShare(shares, 'frost-api')!;
+  const signerShare = latestShare(shares, 'frost-signer')!;
+  if (apiShare.epoch !== signerShare.epoch) throw new Error('the stored FROST shares are of different epochs');
+  const epoch = apiShare.epoch + 1;
+  const opened = openApiShare(deps.keks, vw, apiShare);
+  const mine = refreshRound1(opened.keyPackage, frostRefreshContext(wallet.id, epoch));
+  let secret = mine;
+  try {
+    const start = await deps.call<FrostRoundStart>(VAULT_METHODS.frostRefreshStart, { wallet: vw, share: signerShare, round1: mine.package });
+    const round2 = refreshRound2(mine, [start.round1 as Round1Package]);
+    secret = round2.secret;
+    const offline = round2.offline.find((c) => c.recipient === 3)!;
+    const next = refreshFinish(round2.secret, [start.round2 as Round2Package], opened.keyPackage, opened.publicKeyPackage);
+    try {
+      const theirs = await deps.call<FrostSealedShares>(VAULT_METHODS.frostRefreshFinish, { sessionId: start.sessionId, walletId: wallet.id, round2: round2.packages.find((p) => p.recipient === 2)! });
+      if (!samePublicKeyPackage(theirs.publicKeyPackage, next.publicKeyPackage)) throw new Error('the signer refreshed to another public key package');
+      if (theirs.signerShare.role !== 'frost-signer' || theirs.signerShare.epoch !== epoch || theirs.recoveryShare.epoch !== epoch) throw new Error('the signer answered shares of another epoch');
+      const groupKey = next.publicKeyPackage.groupPublicKey;
+      const add = [
+        sealFrostShare(deps.keks.current('api'), wallet.id, 'frost-api', next, epoch),
+        theirs.signerShare,
+        sealToRecovery(deps.recovery(), wallet.id, 'recovery-api', groupKey, epoch, { kind: 'contribution', contribution: offline }),
+        theirs.recoveryShare,
+      ];
+      await deps.beforeWrite?.(wallet.id);
+      const remove = [apiShare, signerShare].map((s) => ({ role: s.role, epoch: s.epoch }));
+      if (!(await deps.store.replaceShares(wallet.id, remove, add, audit(wallet, 'wallet.custody.refresh', { epoch })))) return;
+      await commitEpoch(deps, vw, theirs.signerShare);
+    } finally {
+      wipeKeyPackage(next.keyPackage);
+      offline.share.fill(0);
+    }
+  } finally {
+    wipeRoundSecret(secret);
+    wipeKeyPackage(opened.keyPackage);
+  }
+}
+
+async function repadXor(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyWallet): Promise<void> {
+  const vw = vaultWallet(wallet);
+  const halves = shares.filter((s) => s.role === 'user' || s.role === 'service');
+  const { shares: next } = await deps.call<{ shares: EncryptedShare[] }>(VAULT_METHODS.xorRepad, { wallet: vw, shares: halves });
+  const service = next.find((s) => s.role === 'service');
+  if (next.length !== 2 || !service || !next.some((s) => s.role === 'user')) throw new Error('the signer answered other shares');
+  await deps.beforeWrite?.(wallet.id);
+  const written = await deps.store.replaceShares(wallet.id, halves.map((s) => ({ role: s.role, epoch: s.epoch })), next, audit(wallet, 'wallet.custody.refresh', { epoch: service.epoch }));
+  if (written) await commitEpoch(deps, vw, service);
+}
+
+async function eachWallet(deps: KeyMaintenanceDeps, command: MaintenanceCounts['command'], run: (entry: StoredKeyWallet) => Promise<'done' | 'skipped' | 'ineligible'>): Promise<MaintenanceCounts> {
+  const counts: MaintenanceCounts = { command, wallets: 0, done: 0, skipped: 0, failed: 0, failures: [] };
+  let after: string | null = null;
+  for (;;) {
+    const page = await deps.store.list(after, 100);
+    if (page.length === 0) return counts;
+    for (const entry of page) {
+      try {
+        const outcome = await run(entry);
+        if (outcome === 'ineligible') continue;
+        counts.wallets += 1;
+        counts[outcome] += 1;
+      } catch (error) {
+        // Each wallet stands alone: its old shares stay in place, the others go on.
+        counts.wallets += 1;
+        counts.failed += 1;
+        counts.failures.push({ walletId: entry.wallet.id, error: (error as { code?: string }).code ?? (error as Error).message });
+      }
+    }
+    after = page[page.length - 1]!.wallet.id;
+  }
+}
+
+/** Converts every XOR-split Ed25519 wallet to FROST (see the module comment). */
+export function convertWalletsToFrost(deps: KeyMaintenanceDeps): Promise<MaintenanceCounts> {
+  return eachWallet(deps, 'convert', (entry) => (entry.wallet.scheme === 'ED25519' ? convertOne(deps, entry) : Promise.resolve('ineligible' as const)));
+}
+
+/** Refreshes every FROST wallet and re-pads every secp256k1 wallet, each at its next epoch. */
+export function refreshWalletShares(deps: KeyMaintenanceDeps): Promise<MaintenanceCounts> {
+  return eachWallet(deps, 'refresh', async (entry) => {
+    if (isFrostWallet(entry.wallet, entry.shares)) await refreshFrost(deps, entry);
+    else if (entry.wallet.scheme === 'DKLS' && entry.shares.filter((s) => s.role === 'user' || s.role === 'service').length === 2) await repadXor(deps, entry);
+    else return entry.wallet.scheme === 'ED25519' && entry.shares.some((s) => s.role === 'user') ? 'skipped' : 'ineligible';
+    return 'done';
+  });
+}
