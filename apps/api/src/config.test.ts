@@ -2,7 +2,7 @@ import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
-const production = { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', API_KEKS: 'a:k', SIGNER_URL: 'https://signer.internal:7443', SIGNER_CLIENT_TLS_CA: '/etc/signer/ca.pem', SIGNER_CLIENT_TLS_CERT: '/etc/signer/api.pem', SIGNER_CLIENT_TLS_KEY: '/etc/signer/api-key.pem' };
+const production = { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', API_KEKS: 'a:k', SIGNER_URL: 'https://signer.internal:7443', SIGNER_CLIENT_TLS_CA: '/etc/signer/ca.pem', SIGNER_CLIENT_TLS_CERT: '/etc/signer/api.pem', SIGNER_CLIENT_TLS_KEY: '/etc/signer/api-key.pem', RECOVERY_PUBLIC_KEY_FILE: '/etc/wallet/recovery-public.pem' };
 
 describe('loadConfig', () => {
   it('has local defaults and treats empty values as unset', () => {
@@ -123,7 +123,7 @@ describe('loadConfig', () => {
       { ...production, CRASH_AT: 'signed' },
       'CRASH_AT: is a fault-injection switch for tests; refusing to start production with it',
     ],
-    [{ APP_ENV: 'beta', DATABASE_URL: 'postgresql://db/x' }, 'APP_ENV: beta needs API_KEKS, SIGNER_URL, SIGNER_CLIENT_TLS_CA, SIGNER_CLIENT_TLS_CERT, SIGNER_CLIENT_TLS_KEY; refusing to start without them'],
+    [{ APP_ENV: 'beta', DATABASE_URL: 'postgresql://db/x' }, 'APP_ENV: beta needs API_KEKS, SIGNER_URL, SIGNER_CLIENT_TLS_CA, SIGNER_CLIENT_TLS_CERT, SIGNER_CLIENT_TLS_KEY, RECOVERY_PUBLIC_KEY_FILE; refusing to start without them'],
     // The share KEKs open wallet keys: the signer's alone, refused in the API's environment in every mode.
     [{ USER_SHARE_KEKS: 'u:k' }, 'USER_SHARE_KEKS: opens wallet key shares and belongs to the signer process only'],
     [{ ...production, SERVICE_SHARE_KEKS: 's:k' }, 'SERVICE_SHARE_KEKS: opens wallet key shares and belongs to the signer process only'],

@@ -146,6 +146,6 @@ describe('the service process', () => {
       env: { ...baseEnv, APP_ENV: 'production', DATABASE_URL: '' },
     }).catch((error: { code: number; stderr: string }) => error);
     expect(result).toMatchObject({ code: 1 });
-    expect((result as { stderr: string }).stderr).toContain('DATABASE_URL, API_KEKS, SIGNER_URL, SIGNER_CLIENT_TLS_CA, SIGNER_CLIENT_TLS_CERT, SIGNER_CLIENT_TLS_KEY');
+    expect((result as { stderr: string }).stderr).toContain('DATABASE_URL, API_KEKS, SIGNER_URL, SIGNER_CLIENT_TLS_CA, SIGNER_CLIENT_TLS_CERT, SIGNER_CLIENT_TLS_KEY, RECOVERY_PUBLIC_KEY_FILE');
   });
 });

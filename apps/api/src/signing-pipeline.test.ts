@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {
   ApiError,
   createSigningPipeline,
@@ -47,7 +48,7 @@ describe.each(testDatabaseKinds)('signing pipeline stages (%s)', (kind) => {
   function recordingPipeline(options: { deny?: PolicyDenial[]; failAudit?: boolean; failRelease?: boolean } = {}) {
     const stages: string[] = [];
     const seen: SigningContext[] = [];
-    const realKeks = fileKekProvider(app.dataDir);
+    const realKeks = fileKekProvider(path.join(app.dataDir, 'signer'));
     const keks: KekProvider = {
       current: (role) => realKeks.current(role),
       byId: (id) => {

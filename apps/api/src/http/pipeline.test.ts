@@ -133,7 +133,8 @@ describe.each(testDatabaseKinds)('authentication, rate limits and the HTTP envel
     const outside = await app.request('GET', '/elsewhere');
     expect(outside.status).toBe(404);
     expect(outside.body.code).toBe('NOT_FOUND');
-    expect((await app.request('GET', '/health')).body).toEqual({ status: 'ok' });
+    // The test app holds its signer in process: it always answers.
+    expect((await app.request('GET', '/health')).body).toEqual({ status: 'ok', signer: { reachable: true } });
     const metrics = await app.request('GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.body).toMatch(/http_requests_total\{method="GET",route="\/v1\/wallets",status="200"\}/);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateKekEntry } from '@wallet/domain';
@@ -42,6 +43,8 @@ export function productionSigner(dir: string): { signerEnv: Record<string, strin
     return target;
   };
   const ca = file('ca.pem', set.ca);
+  // The operator's offline recovery key: only its public half is ever configured.
+  const recovery = file('recovery-public.pem', generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'pem' }).toString());
   const socket = path.join(dir, 'signer-run', 'signer.sock');
   return {
     signerEnv: {
@@ -53,6 +56,7 @@ export function productionSigner(dir: string): { signerEnv: Record<string, strin
       SIGNER_TLS_KEY: file('signer-key.pem', set.server.key),
       USER_SHARE_KEKS: generateKekEntry('user-1'),
       SERVICE_SHARE_KEKS: generateKekEntry('service-1'),
+      RECOVERY_PUBLIC_KEY_FILE: recovery,
       LOG_LEVEL: 'info',
     },
     apiEnv: {
@@ -61,6 +65,7 @@ export function productionSigner(dir: string): { signerEnv: Record<string, strin
       SIGNER_CLIENT_TLS_CA: ca,
       SIGNER_CLIENT_TLS_CERT: file('api.pem', set.clients['wallet-api']!.cert),
       SIGNER_CLIENT_TLS_KEY: file('api-key.pem', set.clients['wallet-api']!.key),
+      RECOVERY_PUBLIC_KEY_FILE: recovery,
     },
   };
 }

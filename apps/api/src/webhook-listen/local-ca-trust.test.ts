@@ -26,7 +26,7 @@ async function pingListener(app: TestApp, listener: Listener) {
 describe('the local webhook-listen CA', () => {
   it('is in the configuration of local mode only', () => {
     const dataDir = '/tmp/wallet-ca-config';
-    const outside = { DATA_DIR: dataDir, DATABASE_URL: 'postgresql://db/x', API_KEKS: 'a:k', SIGNER_URL: 'https://signer.internal:7443', SIGNER_CLIENT_TLS_CA: '/etc/signer/ca.pem', SIGNER_CLIENT_TLS_CERT: '/etc/signer/api.pem', SIGNER_CLIENT_TLS_KEY: '/etc/signer/api-key.pem' };
+    const outside = { DATA_DIR: dataDir, DATABASE_URL: 'postgresql://db/x', API_KEKS: 'a:k', SIGNER_URL: 'https://signer.internal:7443', SIGNER_CLIENT_TLS_CA: '/etc/signer/ca.pem', SIGNER_CLIENT_TLS_CERT: '/etc/signer/api.pem', SIGNER_CLIENT_TLS_KEY: '/etc/signer/api-key.pem', RECOVERY_PUBLIC_KEY_FILE: '/etc/wallet/recovery-public.pem' };
     expect(loadConfig({ APP_ENV: 'local', DATA_DIR: dataDir }).webhooks.localCaFile).toBe(localCaCertFile(dataDir));
     expect(loadConfig({ ...outside, APP_ENV: 'beta' }).webhooks.localCaFile).toBeUndefined();
     expect(loadConfig({ ...outside, APP_ENV: 'production' }).webhooks.localCaFile).toBeUndefined();
@@ -47,6 +47,7 @@ describe('the local webhook-listen CA', () => {
         SIGNER_CLIENT_TLS_CA: '/unused/ca.pem',
         SIGNER_CLIENT_TLS_CERT: '/unused/api.pem',
         SIGNER_CLIENT_TLS_KEY: '/unused/api-key.pem',
+        RECOVERY_PUBLIC_KEY_FILE: '/unused/recovery-public.pem',
         WEBHOOK_TIMEOUT_MS: '5000',
       },
     });

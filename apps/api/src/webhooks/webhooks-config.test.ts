@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { testDatabaseKinds } from '@wallet/db';
-import { createWebhookService, fileKekProvider } from '@wallet/domain';
+import { createWebhookService, API_KEK_ROLES, fileKekProvider } from '@wallet/domain';
 import { describe, expect, it } from 'vitest';
 import { createHttpsSender } from './https-sender.ts';
 import { TEST_CA_PEM, startReceiver } from './testing/receiver.ts';
@@ -70,7 +71,7 @@ describe.each(testDatabaseKinds)('webhooks on %s: configuration', (kind) => {
     const production = createWebhookService({
       store: t.app.services.stores.webhooks,
       apiKeys: t.app.services.stores.apiKeys,
-      keks: fileKekProvider(t.app.dataDir),
+      keks: fileKekProvider(path.join(t.app.dataDir, 'api'), API_KEK_ROLES),
       clock,
       ping: async () => {
         throw new Error('not used');

@@ -1,6 +1,7 @@
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { testDatabaseKinds } from '@wallet/db';
-import { createWebhookDelivery, fileKekProvider, newEventId, type NewEvent } from '@wallet/domain';
+import { createWebhookDelivery, API_KEK_ROLES, fileKekProvider, newEventId, type NewEvent } from '@wallet/domain';
 import { describe, expect, it } from 'vitest';
 import { createHttpsSender } from './https-sender.ts';
 import { TEST_CA_PEM, verifyWebhook } from './testing/receiver.ts';
@@ -145,7 +146,7 @@ describe.each(testDatabaseKinds)('webhooks on %s: reliability', (kind) => {
     const worker = (owner: string) =>
       createWebhookDelivery({
         store: t.app.services.stores.webhooks,
-        keks: fileKekProvider(t.app.dataDir),
+        keks: fileKekProvider(path.join(t.app.dataDir, 'api'), API_KEK_ROLES),
         clock,
         send: createHttpsSender({ extraCaPem: TEST_CA_PEM, allowPrivateAddresses: true }),
         owner,
@@ -183,7 +184,7 @@ describe.each(testDatabaseKinds)('webhooks on %s: reliability', (kind) => {
     // The production schedule (30 s base, 6 h cap, 20 attempts) with the jitter at its midpoint.
     const engine = createWebhookDelivery({
       store: t.app.services.stores.webhooks,
-      keks: fileKekProvider(t.app.dataDir),
+      keks: fileKekProvider(path.join(t.app.dataDir, 'api'), API_KEK_ROLES),
       clock,
       send: createHttpsSender({ extraCaPem: TEST_CA_PEM, allowPrivateAddresses: true }),
       owner: 'schedule-test',
