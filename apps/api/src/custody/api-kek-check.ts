@@ -5,7 +5,7 @@
  * from the signer under another id is found too. Nothing that opens is kept or returned.
  */
 import { openUnderKek } from '@wallet/domain/custody/kek-seal.ts';
-import type { Kek } from '@wallet/domain';
+import { ed25519KeyOfWallet, frostAssociatedData, type Kek, type WalletType } from '@wallet/domain';
 import type { Database } from '@wallet/db';
 
 interface SealedRow {
@@ -16,8 +16,11 @@ interface SealedRow {
 }
 
 async function sealedSamples(database: Database): Promise<SealedRow[]> {
-  const shares = await database.query<{ wallet_id: string; role: string; iv: Uint8Array; ciphertext: Uint8Array }>(
-    'SELECT DISTINCT ON (kek_id, role) wallet_id, role, iv, ciphertext FROM key_shares ORDER BY kek_id, role, wallet_id',
+  // The signer's shares: XOR halves and FROST participant 2 (the API's own frost-api and the recovery rows are not the signer's).
+  const shares = await database.query<{ wallet_id: string; role: string; epoch: number; iv: Uint8Array; ciphertext: Uint8Array; type: string; public_key: string }>(
+    `SELECT DISTINCT ON (s.kek_id, s.role) s.wallet_id, s.role, s.epoch, s.iv, s.ciphertext, w.type, w.public_key
+       FROM key_shares s JOIN wallets w ON w.id = s.wallet_id
+      WHERE s.role IN ('user', 'service', 'frost-signer') ORDER BY s.kek_id, s.role, s.wallet_id`,
   );
   const serviceKeys = await database.query<{ purpose: string; chain_id: number; address: string; iv: Uint8Array; encrypted_private_key: Uint8Array }>(
     'SELECT DISTINCT ON (kek_id) purpose, chain_id, address, iv, encrypted_private_key FROM service_keys ORDER BY kek_id, purpose, chain_id',
@@ -26,10 +29,16 @@ async function sealedSamples(database: Database): Promise<SealedRow[]> {
     'SELECT DISTINCT ON (kek_id) id, iv, encrypted_private_key FROM enclave_keys ORDER BY kek_id, id',
   );
   return [
-    ...shares.map((r) => ({ what: `the ${r.role} share of wallet ${r.wallet_id}`, associatedData: `${r.wallet_id}:${r.role}`, iv: r.iv, ciphertext: r.ciphertext })),
+    ...shares.map((r) => ({ what: `the ${r.role} share of wallet ${r.wallet_id}`, associatedData: shareAssociatedData(r), iv: r.iv, ciphertext: r.ciphertext })),
     ...serviceKeys.map((r) => ({ what: `the ${r.purpose} key of chain ${r.chain_id}`, associatedData: `service-key:${r.purpose}:${r.chain_id}:${r.address}`, iv: r.iv, ciphertext: r.encrypted_private_key })),
     ...enclave.map((r) => ({ what: 'the enclave key', associatedData: `enclave-key:${r.id}`, iv: r.iv, ciphertext: r.encrypted_private_key })),
   ];
+}
+
+/** As shares.ts and frost-share.ts bind them. */
+function shareAssociatedData(r: { wallet_id: string; role: string; epoch: number; type: string; public_key: string }): string {
+  if (r.role === 'frost-signer') return frostAssociatedData(r.wallet_id, 'frost-signer', ed25519KeyOfWallet(r.type as WalletType, r.public_key), Number(r.epoch));
+  return Number(r.epoch) === 0 ? `${r.wallet_id}:${r.role}` : `${r.wallet_id}:${r.role}:${r.epoch}`;
 }
 
 /** Throws naming the API KEK (by id) and what it opens; never a key. */

@@ -6,6 +6,10 @@ import { ed25519KeyOfWallet, VAULT_METHODS, type EncryptedShare } from '@wallet/
 import { testDatabaseKinds } from '@wallet/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
+import { fileKekProvider, openFrostShare, readLocalRecoveryPrivateKey, rebuildParticipant3 } from '@wallet/domain';
+import { finishSigning, recoverShare, respondToSigning, startSigning, wipeKeyPackage } from '@wallet/frost-ed25519';
+import path from 'node:path';
+import { assertApiKeksOpenNoKey } from './api-kek-check.ts';
 
 const ED_TYPES = ['SOLANA', 'STELLAR', 'SUI'] as const;
 type EdType = (typeof ED_TYPES)[number];
@@ -126,5 +130,25 @@ describe.each(testDatabaseKinds)('FROST(Ed25519) wallets through the service on 
     // A share of another wallet does not open for this one.
     const other = (await storedShares(wallets.STELLAR.id)).find((s) => s.role === 'frost-signer');
     await expect(app.signer.call(VAULT_METHODS.frostSign, encodeVaultValue({ ...(params as object), message: Uint8Array.of(1), share: other }))).rejects.toMatchObject({ code: 'SHARE_REFUSED' });
+  });
+
+  it("the API's start-up check finds a signer KEK given to the API, by the FROST signer shares it opens", async () => {
+    const apiKeks = fileKekProvider(path.join(app.dataDir, 'api'), ['api']).list!();
+    await expect(assertApiKeksOpenNoKey(app.database, apiKeks)).resolves.toBeUndefined();
+    const service = fileKekProvider(path.join(app.dataDir, 'signer')).current('service');
+    await expect(assertApiKeksOpenNoKey(app.database, [...apiKeks, { id: 'copied', key: service.key }])).rejects.toThrow(/API KEK copied opens the frost-signer share of wallet/);
+  });
+
+  it('recovery of a DKG wallet: participant 3 from the two dealers\' sealed contributions, then the lost API share rebuilt from 2 and 3, signing under the same key', async () => {
+    const shares = await storedShares(wallets.STELLAR.id);
+    const groupKey = ed25519KeyOfWallet('STELLAR', wallets.STELLAR.publicKey);
+    const signer = openFrostShare(fileKekProvider(path.join(app.dataDir, 'signer')), wallets.STELLAR.id, 'frost-signer', shares.find((s) => s.role === 'frost-signer')!, groupKey);
+    const third = rebuildParticipant3(readLocalRecoveryPrivateKey(path.join(app.dataDir, 'recovery')), wallets.STELLAR.id, shares, signer.publicKeyPackage);
+    const api = recoverShare(1, [signer.keyPackage, third], signer.publicKeyPackage);
+    const message = new TextEncoder().encode('rebuilt');
+    const { nonces, request } = startSigning(api, message, 2);
+    const signature = finishSigning(api, signer.publicKeyPackage, nonces, request, respondToSigning(signer.keyPackage, signer.publicKeyPackage, request));
+    expect(ed25519.verify(signature, message, groupKey, { zip215: false })).toBe(true);
+    for (const k of [api, third, signer.keyPackage]) wipeKeyPackage(k);
   });
 });
