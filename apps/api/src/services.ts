@@ -80,10 +80,9 @@ import type { Config } from './config.ts';
 import { createHttpsSender } from './webhooks/https-sender.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createRequestLogWriter } from './request-log/writer.ts';
-import { apiKekProvider, apiRecoveryKey, apiVault, connectSigner, type SignerConnection } from './custody/signer-connection.ts';
-import { createKeyMaintenance } from './custody/key-maintenance.ts';
-import { createVaultCall, type SignerCaller } from './custody/remote-vault.ts';
-import type { SignerHealth } from '@wallet/signer/client';
+import { apiKekProvider, connectSigner } from './custody/signer-connection.ts';
+import { createCustodyServices } from './custody/custody-services.ts';
+import type { SignerCaller } from './custody/remote-vault.ts';
 
 export interface ServiceOptions {
   /**
@@ -170,13 +169,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const clock = options.clock ?? systemClock;
   const stores = createStores(database);
   const keks = apiKekProvider(config);
-  const signer: SignerConnection | null = options.vault || options.signerCaller ? null : connectSigner(config);
-  const signerCaller = options.signerCaller ?? signer?.caller;
-  const vault = options.vault ?? (options.signerCaller ? apiVault(config, options.signerCaller) : signer!.vault);
-  // The operator's convert and refresh (npm run custody), over the same signer.
-  const keyMaintenance = signerCaller
-    ? createKeyMaintenance({ store: stores.keyMaintenance, call: createVaultCall(signerCaller), keks, recovery: apiRecoveryKey(config) })
-    : undefined;
+  const custody = createCustodyServices(config, options, { stores, keks, database });
+  const { vault, keyMaintenance } = custody;
   const wallets = createWalletService({ wallets: stores.wallets, vault });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
@@ -418,7 +412,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** The service's sponsor and relayer keys per EVM chain: created on first use, signed with by the signer only. */
     serviceKeys,
     /** Whether the signer process answers (GET /health, the console's overview); an in-process test vault always does. */
-    signerHealth: (): Promise<SignerHealth> => signer?.health() ?? Promise.resolve({ reachable: true, status: 'in-process' }),
+    signerHealth: custody.signerHealth,
+    checkSignatureLog: custody.checkSignatureLog,
     /** Where sponsored transfers run: SPONSORSHIP, with the devnet's entry in local mode. */
     sponsorshipChains,
     /** Per sponsorship chain: the paymaster's deposit and the relayer's balance, flagged when low (the console shows it). */
@@ -498,7 +493,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await webhookDelivery.stop();
       if ('close' in webhookSender && typeof webhookSender.close === 'function') webhookSender.close();
       await redis?.close();
-      await signer?.close();
+      await custody.close();
       if (!options.database) await database.close();
     },
   };

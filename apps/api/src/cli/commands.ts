@@ -82,6 +82,10 @@ const commands = {
     services.permissionsExtension.set(await services.policies.operatorScope(String(args.projectId), args.environment), args.enabled === true),
   'custody.convert': (services: Services) => keyMaintenanceOf(services).convert(),
   'custody.refresh': (services: Services) => keyMaintenanceOf(services).refresh(),
+  'custody.verify-log': (services: Services) => {
+    if (!services.checkSignatureLog) throw new ApiError(503, 'SIGNER_UNAVAILABLE', "checking the signature log needs the signer process");
+    return services.checkSignatureLog();
+  },
   'sponsorship.change': async (services: Services, args: Record<string, unknown>) =>
     services.sponsorship.change(await services.policies.operatorScope(String(args.projectId), args.environment), args.verb as never, args.limits),
 } as const;

@@ -9,7 +9,12 @@ const usage = `usage:
   npm run custody -- refresh
       new shares for every wallet at its next epoch (FROST zero-sharing refresh; a new XOR pad for
       secp256k1); the signer refuses the older shares from then on; resumable
-Prints one JSON line: { command, wallets, done, skipped, failed, failures }.`;
+  npm run custody -- verify-log
+      checks the signer's hash-chained signature log and pairs its entries with the API's audit rows
+      of wallet signatures; exit code 1 when the chain is broken or either side has a signature the
+      other lacks
+convert and refresh print one JSON line: { command, wallets, done, skipped, failed, failures };
+verify-log: { ok, chain, walletSignatures, serviceKeySignatures, matched, missingInAudit, missingInLog }.`;
 
 await main(async () => {
   const { positionals } = parseArgs({ allowPositionals: true, options: {} });
@@ -18,6 +23,11 @@ await main(async () => {
       return execute('custody.convert', {});
     case 'refresh':
       return execute('custody.refresh', {});
+    case 'verify-log': {
+      const report = (await execute('custody.verify-log', {})) as { ok: boolean };
+      if (!report.ok) process.exitCode = 1;
+      return report;
+    }
     default:
       throw new UsageError(usage);
   }

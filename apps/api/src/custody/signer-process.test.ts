@@ -1,6 +1,6 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -174,7 +174,30 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     const signerKeks = JSON.parse(readFileSync(path.join(dataDir, 'signer', 'keks.json'), 'utf8')) as { keys: { role: string; key: string }[] };
     const serviceKek = signerKeks.keys.find((k) => k.role === 'service')!.key;
     const copied = spawnService({ ...env, API_KEKS: `copied:${serviceKek}` }, children);
-    await expect(copied).rejects.toThrow(/API KEK copied opens the service share of wallet/);
+    await expect(copied).rejects.toThrow(/API KEK copied opens the (service|frost-signer) share of wallet/);
+  });
+
+  it("verify-log: the signer's chained log matches the audit log, and a log line edited afterwards is found", async () => {
+    const verifyLog = () =>
+      run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/custody.ts', 'verify-log'], { cwd: repoRoot, env }).then(
+        ({ stdout }) => ({ code: 0, report: JSON.parse(stdout.trim()) as Record<string, any> }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, report: JSON.parse(error.stdout.trim()) as Record<string, any> }),
+      );
+    const clean = await verifyLog();
+    expect(clean.code).toBe(0);
+    expect(clean.report).toMatchObject({ ok: true, chain: { ok: true }, missingInAudit: { count: 0 }, missingInLog: { count: 0 } });
+    expect(clean.report.matched).toBeGreaterThanOrEqual(7);
+    expect(clean.report.matched).toBe(clean.report.walletSignatures);
+
+    // Someone rewrites what a logged signature was for: the chain breaks at that line.
+    const logFile = path.join(dataDir, 'signer', 'signatures.log');
+    const lines = readFileSync(logFile, 'utf8').split('\n');
+    const entry = JSON.parse(lines[1]!) as { seq: number; digest: string };
+    lines[1] = JSON.stringify({ ...entry, digest: 'f'.repeat(64) });
+    writeFileSync(logFile, lines.join('\n'));
+    const broken = await verifyLog();
+    expect(broken.code).toBe(1);
+    expect(broken.report).toMatchObject({ ok: false, chain: { ok: false, firstBadSeq: entry.seq } });
   });
 });
 

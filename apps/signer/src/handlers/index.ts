@@ -11,6 +11,7 @@ import type { SignerLimits } from '../limits/limits.ts';
 import type { SignerLogger } from '../server/logger.ts';
 import type { SignerHandler } from '../server/server.ts';
 import type { SignerStore } from '../store/store.ts';
+import { createLogHandlers } from './log-handlers.ts';
 import { createVaultHandlers } from './vault-handlers.ts';
 
 export interface SignerHandlerDeps {
@@ -32,7 +33,7 @@ export function signerRecoveryKey(config: SignerConfig): RecoveryPublicKey {
 export function createSignerHandlers({ config, store, limits }: SignerHandlerDeps): Record<string, SignerHandler> {
   const keks = signerKekProvider(config);
   const vault = createLocalKeyVault({ keks });
-  return createVaultHandlers({
+  const vaultHandlers = createVaultHandlers({
     vault,
     log: store,
     limits,
@@ -41,4 +42,5 @@ export function createSignerHandlers({ config, store, limits }: SignerHandlerDep
     keks,
     recovery: signerRecoveryKey(config),
   });
+  return { ...vaultHandlers, ...createLogHandlers(store) };
 }
