@@ -2,8 +2,9 @@
  * npm run bench: wallet creations per second and GET /v1/wallets/{id} latency against the real
  * service (embedded PGlite, own process), next to a bare express route measured in the same run;
  * signing per wallet type next to the raw signer; signing with 100 policies next to none (policies.ts);
- * signing with the request log on next to a second service with it off (request-log.ts).
- * BENCH_ONLY=policies or BENCH_ONLY=request-log runs that section alone.
+ * signing with the request log on next to a second service with it off (request-log.ts); signing at
+ * the vault level through a real signer process next to the key joined in process (signer.ts).
+ * BENCH_ONLY=policies, request-log or signer runs that section alone (signer also: npm run bench:signer).
  * Not a test: figures depend on the machine; compare the two columns, not absolute numbers.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -20,6 +21,7 @@ import { createScratchDatabase } from '@wallet/db';
 import { closedLoop, openLoop, type LoadResult } from './load.ts';
 import { policyBench } from './policies.ts';
 import { requestLogBench } from './request-log.ts';
+import { signerBench } from './signer.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 20000);
@@ -222,6 +224,9 @@ try {
       row,
     });
   }
+
+  // The signer process against the key joined in this process (its own signer; no HTTP).
+  if (!only || only === 'signer') await signerBench({ concurrency: CONCURRENCY, evmRate: OPEN_LOOP_RATE, openSeconds: OPEN_LOOP_SECONDS });
 } finally {
   finished = true;
   for (const child of children) child.kill('SIGTERM');
