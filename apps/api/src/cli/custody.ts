@@ -9,6 +9,10 @@ const usage = `usage:
   npm run custody -- refresh
       new shares for every wallet at its next epoch (FROST zero-sharing refresh; a new XOR pad for
       secp256k1); the signer refuses the older shares from then on; resumable
+  PREVIOUS_SERVICE_SHARE_KEKS=<the former SERVICE_SHARE_KEKS> npm run custody -- reseal-webhook-secrets
+      once, when upgrading a PostgreSQL deployment to the signer process: webhook secrets sealed under the
+      former service-share KEKs are sealed again under API_KEKS (local mode does it at start by itself);
+      prints { command, endpoints }
   npm run custody -- verify-log
       checks the signer's hash-chained signature log and pairs its entries with the API's audit rows
       of wallet signatures; exit code 1 when the chain is broken or either side has a signature the
@@ -23,6 +27,27 @@ await main(async () => {
       return execute('custody.convert', {});
     case 'refresh':
       return execute('custody.refresh', {});
+    case 'reseal-webhook-secrets': {
+      const previous = process.env.PREVIOUS_SERVICE_SHARE_KEKS;
+      if (!previous) throw new UsageError(`PREVIOUS_SERVICE_SHARE_KEKS is not set\n${usage}`);
+      // Loaded here only: the other commands go through the running service.
+      const [{ envKekProvider }, { loadConfig }, { resealWebhookSecrets }, { apiKekProvider }, { openConfiguredDatabase }] = await Promise.all([
+        import('@wallet/domain'),
+        import('../config.ts'),
+        import('../custody/legacy-keks.ts'),
+        import('../custody/signer-connection.ts'),
+        import('../services.ts'),
+      ]);
+      const config = loadConfig();
+      if (!config.databaseUrl) throw new UsageError('reseal-webhook-secrets runs on PostgreSQL (DATABASE_URL); local mode reseals at start by itself');
+      const database = await openConfiguredDatabase(config);
+      try {
+        const endpoints = await resealWebhookSecrets(database, envKekProvider({ SERVICE_SHARE_KEKS: previous }, ['service']), apiKekProvider(config));
+        return { command: 'reseal-webhook-secrets', endpoints };
+      } finally {
+        await database.close();
+      }
+    }
     case 'verify-log': {
       const report = (await execute('custody.verify-log', {})) as { ok: boolean };
       if (!report.ok) process.exitCode = 1;
