@@ -5,10 +5,10 @@
 // console's preload) mean what they mean in the sources.
 // Skips the build when no input changed since the last one (dist/inputs.json lists them); generates
 // the Prisma client first when it is missing or stale.
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleUpToDate, sourcesKeepTheirUrl } from '../../../scripts/bundle-sources.mjs';
 import { ensurePrismaClient } from '../../../packages/db/scripts/ensure-client.mjs';
 
 const apiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,26 +18,13 @@ const inputsFile = path.join(outdir, 'inputs.json');
 const thisScript = fileURLToPath(import.meta.url);
 
 function upToDate() {
-  if (!existsSync(inputsFile) || !existsSync(path.join(outdir, 'main.js'))) return false;
-  const inputs = JSON.parse(readFileSync(inputsFile, 'utf8'));
-  return Object.entries(inputs).every(([file, mtimeMs]) => existsSync(file) && statSync(file).mtimeMs === mtimeMs);
+  return bundleUpToDate(inputsFile, path.join(outdir, 'main.js'));
 }
 
 // Bundled: our workspaces, and the pure-ESM libraries whose index files re-export hundreds of
 // modules we mostly do not use (tree-shaken here: 0.4 s less start). Everything else is loaded from
 // node_modules at run time (native addons, WASM and worker files located next to their code).
 const BUNDLED_PACKAGES = /^(@wallet\/|(viem|ox|abitype|zod|@noble\/[^/]+|@scure\/[^/]+|@solana\/[^/]+|@solana-program\/[^/]+)(\/|$))/;
-
-const sourcesKeepTheirUrl = {
-  name: 'sources-keep-their-url',
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
-    build.onLoad({ filter: /\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' };
-    });
-  },
-};
 
 /**
  * What `npm start` runs after the build (package.json); tests start the service the same way.
@@ -71,7 +58,7 @@ export async function buildApi() {
     metafile: true,
     logLevel: 'warning',
     define: { BUNDLED_PGLITE_WORKER: JSON.stringify(pathToFileURL(path.join(outdir, 'pglite-worker.js')).href) },
-    plugins: [sourcesKeepTheirUrl],
+    plugins: [sourcesKeepTheirUrl(BUNDLED_PACKAGES)],
   });
   // Chunks of earlier builds stay a day for processes still running them (they import chunks lazily).
   const written = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(repoRoot, f)));
@@ -80,7 +67,7 @@ export async function buildApi() {
     if (name.startsWith('chunk-') && !written.has(file) && Date.now() - statSync(file).mtimeMs > 86_400_000) rmSync(file);
   }
   const inputs = {};
-  for (const file of [...Object.keys(result.metafile.inputs).map((f) => path.resolve(repoRoot, f)), thisScript]) {
+  for (const file of [...Object.keys(result.metafile.inputs).map((f) => path.resolve(repoRoot, f)), thisScript, fileURLToPath(new URL('../../../scripts/bundle-sources.mjs', import.meta.url))]) {
     inputs[file] = statSync(file).mtimeMs;
   }
   writeFileSync(inputsFile, JSON.stringify(inputs));

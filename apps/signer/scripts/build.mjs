@@ -4,10 +4,10 @@
 // node_modules (native addons and WASM located next to their code); each source keeps its own
 // `import.meta.url`, so paths computed from it (repository root, package.json) mean what they mean
 // in the sources. Skips the build when no input changed since the last one (dist/inputs.json).
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { bundleUpToDate, sourcesKeepTheirUrl } from '../../../scripts/bundle-sources.mjs';
 
 const signerDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(signerDir, '../..');
@@ -17,23 +17,10 @@ const thisScript = fileURLToPath(import.meta.url);
 
 /** The files a build would read that did not exist last time (a new handlers module) are caught by the importing file's mtime. */
 export function signerBuildUpToDate() {
-  if (!existsSync(inputsFile) || !existsSync(path.join(outdir, 'main.js'))) return false;
-  const inputs = JSON.parse(readFileSync(inputsFile, 'utf8'));
-  return Object.entries(inputs).every(([file, mtimeMs]) => existsSync(file) && statSync(file).mtimeMs === mtimeMs);
+  return bundleUpToDate(inputsFile, path.join(outdir, 'main.js'));
 }
 
 const BUNDLED_PACKAGES = /^(@wallet\/|zod(\/|$))/;
-
-const sourcesKeepTheirUrl = {
-  name: 'sources-keep-their-url',
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
-    build.onLoad({ filter: /\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' };
-    });
-  },
-};
 
 /** What `npm start -w @wallet/signer` runs after the build, relative to the repository root; the supervisor starts the signer the same way. */
 export const signerStartCommand = {
@@ -56,10 +43,10 @@ export async function buildSigner() {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    plugins: [sourcesKeepTheirUrl],
+    plugins: [sourcesKeepTheirUrl(BUNDLED_PACKAGES)],
   });
   const inputs = {};
-  for (const file of [...Object.keys(result.metafile.inputs).map((f) => path.resolve(repoRoot, f)), thisScript]) {
+  for (const file of [...Object.keys(result.metafile.inputs).map((f) => path.resolve(repoRoot, f)), thisScript, fileURLToPath(new URL('../../../scripts/bundle-sources.mjs', import.meta.url))]) {
     inputs[file] = statSync(file).mtimeMs;
   }
   // Written last and atomically: a build interrupted midway is redone.

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, repoRoot } from '../config.ts';
 import { startLocalDevnets } from '../local/devnets.ts';
 import { createServices } from '../services.ts';
+import { spawnSigner } from '../testing/signer-process.ts';
 import { rpc } from '../testing/monitor-fixtures.ts';
 
 const run = promisify(execFile);
@@ -32,6 +33,9 @@ describe('npm run nonces, as a process', () => {
     const vars = { APP_ENV: 'local', DATA_DIR: dir, DATABASE_URL: scratch.url, LOCAL_DEVNETS: 'off', CHAINS: chains, NONCE_GAP_AFTER_MS: '1' };
     const env: Record<string, string> = { ...(process.env as Record<string, string>), ...vars };
     delete env.INIT_CWD;
+    // The data directory's signer, as npm start would run it: the services here and the CLI process sign through it.
+    const signer = await spawnSigner({ APP_ENV: 'local', DATA_DIR: dir, LOG_LEVEL: 'warn' });
+    cleanups.push(async () => void signer.kill('SIGKILL'));
     const database = await openDatabase({ databaseUrl: scratch.url });
     const config = loadConfig(vars);
     const services = await createServices(config, { database, chains: createChainRegistry(config.chains) });

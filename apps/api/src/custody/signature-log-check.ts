@@ -7,19 +7,10 @@
  * log's first entry (signatures from before the signer kept a log) are not compared.
  */
 import type { Database } from '@wallet/db';
+import { compareWithAudit, type LogEntry } from '@wallet/signer/signature-log';
 import type { SignerCaller } from './remote-vault.ts';
 
-interface LogEntry {
-  seq: number;
-  time: string;
-  walletId: string;
-  digest: string;
-  requestId: string | null;
-  action: string | null;
-}
-
 const LISTED = 20;
-const key = (r: { walletId: string; digest: string; requestId: string | null }) => JSON.stringify([r.walletId, r.digest.toLowerCase(), r.requestId ?? null]);
 
 export async function checkSignatureLog(signer: SignerCaller, database: Database) {
   const chain = await signer.call<{ ok: boolean; entries: number; firstBadSeq?: number; reason?: string }>('log.verify', {});
@@ -37,25 +28,10 @@ export async function checkSignatureLog(signer: SignerCaller, database: Database
       WHERE action LIKE 'wallet.sign.%' AND details->>'digest' IS NOT NULL AND created_at >= $1 ORDER BY id`,
     [new Date(since.getTime() - 60_000)],
   );
-  const audit = new Map<string, number>();
-  for (const row of rows) {
-    const k = key({ walletId: row.wallet_id, digest: row.digest, requestId: row.request_id });
-    audit.set(k, (audit.get(k) ?? 0) + 1);
-  }
-  const missingInAudit: LogEntry[] = [];
-  for (const entry of walletEntries) {
-    const k = key(entry);
-    const left = audit.get(k) ?? 0;
-    if (left > 0) audit.set(k, left - 1);
-    else missingInAudit.push(entry);
-  }
-  const missingInLog = rows.filter((row) => {
-    const k = key({ walletId: row.wallet_id, digest: row.digest, requestId: row.request_id });
-    const left = audit.get(k) ?? 0;
-    if (left === 0) return false;
-    audit.set(k, left - 1);
-    return true;
-  });
+  const { missingInAudit, missingInLog } = compareWithAudit(
+    walletEntries,
+    rows.map((row) => ({ walletId: row.wallet_id, digest: row.digest, requestId: row.request_id, action: row.action, at: new Date(row.created_at).toISOString() })),
+  );
   return {
     chain,
     walletSignatures: walletEntries.length,
@@ -64,7 +40,7 @@ export async function checkSignatureLog(signer: SignerCaller, database: Database
     missingInAudit: { count: missingInAudit.length, first: missingInAudit.slice(0, LISTED) },
     missingInLog: {
       count: missingInLog.length,
-      first: missingInLog.slice(0, LISTED).map((r) => ({ walletId: r.wallet_id, digest: r.digest, requestId: r.request_id, action: r.action, at: new Date(r.created_at).toISOString() })),
+      first: missingInLog.slice(0, LISTED),
     },
     ok: chain.ok && missingInAudit.length === 0 && missingInLog.length === 0,
   };
