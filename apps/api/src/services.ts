@@ -46,7 +46,6 @@ import {
   sponsoredChainAccess,
   type SponsoredOperationChain,
   type SponsorshipChainConfig,
-  type LocalSponsorship,
   type LocalSponsorshipSetup,
   createAuthorizationScopeService,
   createApprovalConfigurationService,
@@ -71,7 +70,6 @@ import {
   createYieldService,
   createYieldPositionService,
   type LocalYieldContracts,
-  type CrashAt,
   type KeyVault,
   createConsoleRequestLog,
 } from '@wallet/domain';
@@ -80,7 +78,8 @@ import type { Config } from './config.ts';
 import { createHttpsSender } from './webhooks/https-sender.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createRequestLogWriter } from './request-log/writer.ts';
-import { apiKekProvider, connectSigner } from './custody/signer-connection.ts';
+import { crashAtPoint, withLocalSponsorship } from './service-wiring.ts';
+import { apiKekProvider } from './custody/signer-connection.ts';
 import { createCustodyServices } from './custody/custody-services.ts';
 import type { SignerCaller } from './custody/remote-vault.ts';
 
@@ -132,35 +131,6 @@ export const monitorOwnerName = () => `${hostname()}:${process.pid}:${randomByte
 /** The configured database: PostgreSQL at DATABASE_URL, else the embedded one in DATA_DIR/db. */
 export function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: path.join(config.dataDir, 'db') });
-}
-
-/** CRASH_AT (tests): SIGKILL this process when the broadcast reaches that step. */
-function crashAtPoint(point: Config['crashAt']): CrashAt | undefined {
-  if (point === undefined) return undefined;
-  return (reached) => {
-    if (reached === point) process.kill(process.pid, 'SIGKILL');
-  };
-}
-
-/**
- * The service's sponsor and relayer keys of `chainId`, created when missing: `npm start` reads them
- * while the devnets start, so that the devnet's sponsorship setup (in createServices) finds them at once.
- */
-export async function ensureSponsorshipKeys(config: Config, database: Database, chainId: number, vault?: KeyVault): Promise<void> {
-  const signer = vault ? null : connectSigner(config);
-  try {
-    const keys = createServiceKeys({ store: createStores(database).serviceKeys, vault: vault ?? signer!.vault, clock: systemClock });
-    await Promise.all([keys.ensureServiceKey('sponsor', chainId), keys.ensureServiceKey('relayer', chainId)]);
-  } finally {
-    await signer?.close();
-  }
-}
-
-/** The devnet endpoints with the sponsorship addresses on the devnet that has them (GET /v1/local/devnets). */
-function withLocalSponsorship(endpoints: LocalDevnetEndpoints | undefined, local: LocalSponsorship | undefined): LocalDevnetEndpoints | undefined {
-  if (!endpoints || !local) return endpoints;
-  const { entryPoint, delegate, paymaster, chainId } = local.chain;
-  return { ...endpoints, evm: endpoints.evm.map((e) => (e.chainId === chainId ? { ...e, sponsorship: { entryPoint, delegate, paymaster, relayer: local.relayer } } : e)) };
 }
 
 /** Wires the domain use cases to their stores. REST, the CLI and later tRPC/GraphQL all go through this. */
