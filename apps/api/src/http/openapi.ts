@@ -139,7 +139,8 @@ export function buildOpenApi(routes: RouteDef[]) {
       }
       const example = route.examples?.response[status] ?? commonErrorExamples[status];
       const media = schema ? { schema, ...(example ? { examples: examplesOf(example) } : {}) } : undefined;
-      responses[status] = { description, ...(media ? { content: { 'application/json': media } } : {}) };
+      const headers = own?.headers ? { headers: own.headers } : {};
+      responses[status] = { description, ...headers, ...(media ? { content: { 'application/json': media } } : {}) };
     }
     const request = route.examples?.request;
     const parameters = [...pathParams, ...(route.query ? queryParameters(inlineRef(jsonSchema(route.query, 'input'), components)) : [])];

@@ -35,6 +35,13 @@ export const apiTags = {
 
 export type ApiTag = keyof typeof apiTags;
 
+/** An OpenAPI header object of an answer. */
+export interface ResponseHeader {
+  description: string;
+  schema: Record<string, unknown>;
+  example?: unknown;
+}
+
 /**
  * One REST route: the HTTP facts, the zod schemas the domain validates with (reused here for the
  * OpenAPI document), and a handler that only calls a domain use case.
@@ -55,8 +62,9 @@ export interface RouteDef {
   /**
    * Success statuses give their body's `schema`; error statuses the `errors` they answer besides
    * the ones every operation can (openapi.ts, commonErrors), each an error body from errorBodies.
+   * `headers` are OpenAPI header objects the answer carries (e.g. a 201's Location).
    */
-  responses: Record<number, { description: string; schema?: z.ZodType; errors?: ErrorBody[] }>;
+  responses: Record<number, { description: string; schema?: z.ZodType; errors?: ErrorBody[]; headers?: Record<string, ResponseHeader> }>;
   /**
    * The use case keeps its own Idempotency-Key (yield POSTs: durable, never replayed from the
    * generic 24-hour store); the handler reads the header itself.

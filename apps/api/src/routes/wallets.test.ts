@@ -71,6 +71,22 @@ describe.each(testDatabaseKinds)('wallets over HTTP on %s', (kind) => {
     }
   });
 
+  it('answers 201 with Location: /v1/wallets/{id}, documented on that answer, and no Location on a refusal', async () => {
+    const created = await create({ type: 'EVM', userIdentifier: email(), userIdentifierType: 'EMAIL' });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`/v1/wallets/${created.body.id}`);
+    const followed = await app.request('GET', created.headers.get('location')!, { key });
+    expect(followed.status).toBe(200);
+    expect(followed.body).toEqual(created.body);
+    const duplicate = await create({ type: 'EVM', userIdentifier: created.body.userIdentifier, userIdentifierType: 'EMAIL' });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers.get('location')).toBeNull();
+    const document = await app.request('GET', '/v1/openapi.json');
+    const answer = document.body.paths['/v1/wallets'].post.responses['201'];
+    expect(answer.headers.Location).toMatchObject({ schema: { type: 'string' } });
+    expect(answer.headers.Location.description).toContain('/v1/wallets/{id}');
+  });
+
   it('uses a custom cosmos prefix and rejects it on other types', async () => {
     const ok = await create({ type: 'COSMOS', userIdentifier: 'c-1', userIdentifierType: 'CUSTOM_ID', cosmosPrefix: 'osmo' });
     expect(ok.status).toBe(201);
@@ -123,6 +139,8 @@ describe.each(testDatabaseKinds)('wallets over HTTP on %s', (kind) => {
     expect(replay.status).toBe(201);
     expect(replay.body).toEqual(responses[0]!.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.headers.get('location')).toBe(`/v1/wallets/${responses[0]!.body.id}`);
+    for (const response of responses) expect(response.headers.get('location')).toBe(`/v1/wallets/${responses[0]!.body.id}`);
     const different = await create({ ...body, type: 'EVM' }, { headers });
     expect(different.status).toBe(409);
     expect(different.body.code).toBe('CONFLICT');

@@ -8,6 +8,7 @@ import {
   type WalletService,
 } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
+import { walletId } from './example-values.ts';
 import { walletsExamples } from './wallets-examples.ts';
 
 export function walletRoutes(wallets: WalletService) {
@@ -22,11 +23,18 @@ export function walletRoutes(wallets: WalletService) {
       tag: 'Wallets',
       body: createWalletBody,
       responses: {
-        201: { description: 'The created wallet', schema: walletSchema },
+        201: {
+          description: 'The created wallet',
+          schema: walletSchema,
+          headers: { Location: { description: "The created wallet's path, `/v1/wallets/{id}`", schema: { type: 'string', format: 'uri-reference' }, example: `/v1/wallets/${walletId}` } },
+        },
         409: { description: 'WALLET_ALREADY_EXISTS, with walletId of the existing wallet; or CONFLICT on an Idempotency-Key reuse', errors: [errorBodies.walletAlreadyExists] },
         503: { description: 'SIGNER_UNAVAILABLE: the signer process that generates the key did not answer; no wallet was created. Retry with backoff.', errors: [errorBodies.signerUnavailable] },
       },
-      handler: async ({ caller, body }) => ({ status: 201, body: await wallets.create(caller, body) }),
+      handler: async ({ caller, body }) => {
+        const wallet = await wallets.create(caller, body);
+        return { status: 201, body: wallet, headers: { Location: `/v1/wallets/${wallet.id}` } };
+      },
     },
     {
       method: 'get',

@@ -2745,6 +2745,11 @@ export interface operations {
             /** @description The created wallet */
             201: {
                 headers: {
+                    /**
+                     * @description The created wallet's path, `/v1/wallets/{id}`
+                     * @example /v1/wallets/575ce9c4-3325-4704-a0f9-ad4f1e1c3182
+                     */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
