@@ -1,18 +1,12 @@
 import { execFile, type ChildProcess } from 'node:child_process';
-import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
-import { Secp256k1, Secp256k1Signature } from '@cosmjs/crypto';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { verifyPersonalMessageSignature } from '@mysten/sui/verify';
-import { Keypair } from '@stellar/stellar-sdk';
 import { createScratchDatabase, openDatabase } from '@wallet/db';
 import { generateKekEntry } from '@wallet/domain';
-import { address as solanaAddress, getAddressEncoder } from '@solana/kit';
 import { recoverTransactionAddress, verifyMessage, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredentialSet } from '../../../signer/src/config/credentials.ts';
@@ -20,37 +14,14 @@ import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
 import { spawnSigner } from '../testing/signer-process.ts';
+import { signingMatrix, type MatrixWallet } from '../testing/signing-matrix.ts';
 
 const run = promisify(execFile);
-const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
 const { children, cleanups } = suiteProcesses();
 /** The signer's operator cap on native value per EVM transaction, in wei (its own host's limit). */
 const EVM_VALUE_CAP = 1_000_000n;
 
 const stopped = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
-
-/** Verifies a sign-message answer with the chain's own SDK (and, for Ed25519, @noble/curves strict and node:crypto). */
-async function verifiedBySdk(wallet: { type: string; address: string; publicKey: string }, message: string, signature: string): Promise<boolean> {
-  const bytes = new TextEncoder().encode(message);
-  switch (wallet.type) {
-    case 'EVM':
-      return verifyMessage({ address: wallet.address as Hex, message, signature: `0x${signature}` });
-    case 'COSMOS':
-      return Secp256k1.verifySignature(Secp256k1Signature.fromFixedLength(Buffer.from(signature, 'hex')), createHash('sha256').update(bytes).digest(), Buffer.from(wallet.publicKey, 'hex'));
-    case 'SOLANA': {
-      const publicKey = new Uint8Array(getAddressEncoder().encode(solanaAddress(wallet.address)));
-      const sig = Buffer.from(signature, 'hex');
-      const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: 'der', type: 'spki' });
-      return ed25519.verify(sig, bytes, publicKey, { zip215: false }) && nodeVerify(null, bytes, key, sig);
-    }
-    case 'STELLAR':
-      return Keypair.fromPublicKey(wallet.address).verify(Buffer.from(bytes), Buffer.from(signature, 'hex'));
-    case 'SUI':
-      return (await verifyPersonalMessageSignature(bytes, signature)).toSuiAddress() === wallet.address;
-    default:
-      return false;
-  }
-}
 
 const server = process.env.TEST_DATABASE_URL;
 // The service runs on PostgreSQL here so the test can read its database while it runs.
@@ -84,26 +55,28 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
   }, 120_000);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("signs a message with each of the five wallet types through the signer, each verified by the chain's SDK, each in the signer's log", async () => {
+  it("signs on every route and wallet type through the signer, each verified by the chain's SDK (Ed25519 also strictly), each in the signer's log", async () => {
     const logLines = () => readFileSync(path.join(dataDir, 'signer', 'signatures.log'), 'utf8').trim().split('\n').filter(Boolean).length;
-    const before = (() => {
-      try {
-        return logLines();
-      } catch {
-        return 0;
-      }
-    })();
+    const before = existsSync(path.join(dataDir, 'signer', 'signatures.log')) ? logLines() : 0;
+    const wallets = new Map<string, MatrixWallet & { id: string }>();
     for (const type of ['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI']) {
-      const wallet = await call(service.url, 'POST', '/v1/wallets', { type, userIdentifier: `five-${type}@example.com`, userIdentifierType: 'EMAIL' });
+      const wallet = await call(service.url, 'POST', '/v1/wallets', { type, userIdentifier: `matrix-${type}@example.com`, userIdentifierType: 'EMAIL' });
       expect(wallet.status, type).toBe(201);
-      const message = `through the signer: ${type}`;
-      const signed = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, { message });
-      expect(signed.status, type).toBe(200);
-      expect(await verifiedBySdk(wallet.body as never, message, signed.body.signature as string), type).toBe(true);
-      // A signature of another message is not accepted: the check can fail.
-      expect(await verifiedBySdk(wallet.body as never, `${message}!`, signed.body.signature as string).catch(() => false), type).toBe(false);
+      wallets.set(type, wallet.body as never);
     }
-    expect(logLines() - before).toBe(5);
+    const other = await call(service.url, 'POST', '/v1/wallets', { type: 'SOLANA', userIdentifier: 'matrix-other@example.com', userIdentifierType: 'EMAIL' });
+    for (const cell of signingMatrix) {
+      const wallet = wallets.get(cell.type)!;
+      const body = await cell.body(wallet);
+      const signed = await call(service.url, 'POST', `/v1/wallets/${wallet.id}/${cell.route}`, body);
+      expect(signed.status, `${cell.type} ${cell.route}: ${JSON.stringify(signed.body)}`).toBe(200);
+      expect(await cell.verify(wallet, signed.body, body), `${cell.type} ${cell.route}`).toBe(true);
+      // The same answer checked against another wallet's key fails: the check can fail.
+      const stranger = cell.type === 'SOLANA' ? (other.body as MatrixWallet) : wallets.get(cell.type === 'EVM' ? 'COSMOS' : 'SOLANA')!;
+      expect(await cell.verify({ ...stranger, type: cell.type }, signed.body, body).catch(() => false), `${cell.type} ${cell.route} under another key`).toBe(false);
+    }
+    expect(signingMatrix.map((c) => c.route).filter((r, i, all) => all.indexOf(r) === i)).toHaveLength(5);
+    expect(logLines() - before).toBe(signingMatrix.length);
   });
 
   it('answers 503 SIGNER_UNAVAILABLE while the signer is down, writing nothing, and signs again once it is back, without an API restart', async () => {
@@ -206,6 +179,7 @@ describe('npm start supervises its signer', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts it beside the API and starts it again when it dies; signing recovers by itself', async () => {
+    const stellarMessage = signingMatrix.find((c) => c.type === 'STELLAR' && c.route === 'sign-message')!;
     const service = await spawnService(localServiceEnv(dataDir, {}), children);
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'supervised'], { cwd: repoRoot, env: localServiceEnv(dataDir, {}) });
     const key = (JSON.parse(stdout.trim()) as { apiKey: string }).apiKey;
@@ -216,14 +190,14 @@ describe('npm start supervises its signer', () => {
     process.kill(pid, 'SIGKILL');
     let answer: { status: number; body: Record<string, unknown> } = { status: 0, body: {} };
     for (let i = 0; i < 100 && answer.status !== 200; i++) {
-      answer = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, { message: 'after a restart' });
+      answer = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, await stellarMessage.body(wallet.body as never));
       if (answer.status !== 200) {
         expect(answer).toMatchObject({ status: 503, body: { code: 'SIGNER_UNAVAILABLE' } });
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
     expect(answer.status).toBe(200);
-    expect(await verifiedBySdk(wallet.body as never, 'after a restart', answer.body.signature as string)).toBe(true);
+    expect(await stellarMessage.verify(wallet.body as never, answer.body, {})).toBe(true);
     expect(Number(readFileSync(path.join(dataDir, 'signer', 'signer.lock'), 'utf8'))).not.toBe(pid);
     service.child.kill('SIGTERM');
     await stopped(service.child);
