@@ -174,8 +174,8 @@ export function buildOpenApi(routes: RouteDef[]) {
       description: 'Server-to-server wallets, signing, broadcasts and yield. Every /v1 route needs X-API-Key.',
       // Self-hosted: whoever runs the deployment answers for it; the service knows no address of theirs.
       contact: { name: 'The operator of this deployment' },
-      // The repository has no LICENSE file and no license field: no license is granted.
-      license: { name: 'Proprietary, all rights reserved', identifier: 'LicenseRef-Proprietary' },
+      // The repository's LICENSE (OpenAPI 3.1: an SPDX identifier instead of a url).
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     // Relative: every deployment serves this document itself, so its operations are on the origin
     // the document came from (a fixed host would be wrong for every deployment but one).
