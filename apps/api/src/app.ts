@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { authenticate, errorHandler, jsonBody, notFoundHandler, requestContext, routeHandler } from './http/pipeline.ts';
 import { dispatchRoutes, routeTemplateOf } from './http/dispatch.ts';
@@ -71,6 +72,8 @@ export function createApp({
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
   app.set('etag', false);
+  // nosniff on every answer, no-store on every one but a public document's (docs/operations.md).
+  app.use(securityHeaders());
   const routes = allRoutes(services);
   // Built on first request (converting every zod schema costs start time most processes never need).
   let openApi: ReturnType<typeof buildOpenApi> | undefined;
@@ -97,7 +100,7 @@ export function createApp({
   v1.use(jsonBody({ limit: '1mb' }));
   v1.use(dispatchRoutes(routes, '/v1', (route) => routeHandler(route, services.runIdempotent)));
   app.use('/v1', v1);
-  app.use('/trpc', trpcHandler(services, { secureCookies }));
+  app.use('/trpc', trpcHandler(services, { secureCookies, logger }));
   // GraphQL (yoga, Pothos, the schema) loads on its first request: most processes never serve one.
   let graphql: Promise<ReturnType<typeof graphqlHandler>> | undefined;
   app.use('/graphql', (req, res, next) => {

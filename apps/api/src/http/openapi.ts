@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorBodies, type ErrorBody } from '@wallet/domain';
 import { MAX_BODY_DEPTH } from './pipeline.ts';
 import { apiTags, type Example, type RouteDef } from './route.ts';
+import { openApiSecurityHeaders, withSecurityHeaders } from './security-headers.ts';
 
 /** What every route answers 400 for, whatever its own schemas (dispatchRoutes, jsonBody). */
 const inputLimits = `a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than ${MAX_BODY_DEPTH} levels`;
@@ -186,8 +187,10 @@ export function buildOpenApi(routes: RouteDef[]) {
     security: [{ apiKey: [] }],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      headers: openApiSecurityHeaders,
       schemas: components,
     },
-    paths,
+    // Every answer carries X-Content-Type-Options and Cache-Control (security-headers.ts).
+    paths: withSecurityHeaders(paths),
   };
 }
