@@ -7,6 +7,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   statuses: Record<number, number>;
+  /** Every answered request's latency in ms, sorted. */
+  latencies: number[];
 }
 
 export interface LoadRequest {
@@ -145,7 +147,7 @@ class Client {
 function summary(latencies: number[], statuses: Record<number, number>, total: number, seconds: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requests: total, seconds, perSecond: total / seconds, p50: pick(0.5), p99: pick(0.99), statuses };
+  return { requests: total, seconds, perSecond: total / seconds, p50: pick(0.5), p99: pick(0.99), statuses, latencies };
 }
 
 /** Closed-loop load: `concurrency` workers each send the next request as soon as the last answered. */

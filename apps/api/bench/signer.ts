@@ -44,6 +44,7 @@ import { createSignerClient, signerClientSettings } from '@wallet/signer/client'
 import { buildSigner, signerStartCommand } from '../../signer/scripts/build.mjs';
 import { repoRoot } from '../src/config.ts';
 import { createApiKeyVault } from '../src/custody/remote-vault.ts';
+import { signerHttpBench, type HttpMeasured } from './signer-http.ts';
 import { closedLoopCalls, fsyncProbe, openLoopCalls, parseSignerMetrics, percentiles, type CallLoadResult, type SignerCounters } from './signer-load.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -55,6 +56,8 @@ export interface SignerBenchOptions {
   evmRate?: number;
   solanaRate?: number;
   openSeconds?: number;
+  /** Requests per path of the HTTP rows' closed loop (default BENCH_SIGNS, 3000). */
+  signs?: number;
 }
 
 /** Starts the signer as its own process and resolves with it once it listens (apps/api/src/testing/signer-process.ts on the signer-tests branch). */
@@ -215,6 +218,11 @@ function combine(rounds: Measured[]): Measured {
   };
 }
 
+const allOk = (r: HttpMeasured) => Object.keys(r.statuses).every((status) => status === '200');
+function httpRow(name: string, r: HttpMeasured) {
+  return `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(6)}/s   p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  max ${ms(r.max)} ms   CPU/req: API ${cpu(r.apiCpuMs)} ms, signer ${cpu(r.signerCpuMs)} ms   ${JSON.stringify(r.statuses)}`;
+}
+
 const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
@@ -297,11 +305,24 @@ export async function signerBench(options: SignerBenchOptions = {}): Promise<voi
     console.log(openRow(`EVM signer ${evmRate}/s`, evmOpen.remote));
     console.log(openRow(`Solana in-process ${solanaRate}/s`, solOpen.baseline));
     console.log(openRow(`Solana FROST ${solanaRate}/s`, solOpen.remote));
-    console.log(`EVM through the signer: ${(share * 100).toFixed(0)} % of in-process throughput; load average ${load()}`);
+    console.log(`vault level: EVM through the signer ${(share * 100).toFixed(0)} % of the in-process throughput; load average ${load()}`);
     const clean = [evmClosed, evmWide, solClosed, evmOpen, solOpen].every((pair) => Object.keys(pair.baseline.errors).length + Object.keys(pair.remote.errors).length === 0);
+
+    // The same comparison through the whole API: sign-message over HTTP, key joined in the API against the signer process.
+    const http = await signerHttpBench({ signs: options.signs ?? num('BENCH_SIGNS', 3000), concurrency, evmRate, solanaRate, openSeconds });
+    console.log(`over HTTP: POST /v1/wallets/{id}/sign-message through the whole API (embedded PGlite), key joined in the API vs the signer process:`);
+    for (const [chain, rows] of [['EVM', http.evm], ['Solana', http.solana]] as const) {
+      console.log(httpRow(`${chain} joined in the API, closed`, rows.closed.joined));
+      console.log(httpRow(`${chain} via the signer, closed`, rows.closed.signer));
+      console.log(httpRow(`${chain} joined in the API, ${chain === 'EVM' ? evmRate : solanaRate}/s`, rows.open.joined));
+      console.log(httpRow(`${chain} via the signer, ${chain === 'EVM' ? evmRate : solanaRate}/s`, rows.open.signer));
+    }
+    const httpShare = http.evm.closed.signer.perSecond / http.evm.closed.joined.perSecond;
+    const httpClean = [http.evm.closed, http.evm.open, http.solana.closed, http.solana.open].every((pair) => allOk(pair.joined) && allOk(pair.signer));
+    console.log(`over HTTP: EVM through the signer ${(httpShare * 100).toFixed(0)} % of the joined throughput; load average ${load()}`);
     console.log(
-      `targets: EVM signer >= 80 % of in-process: ${met(share >= 0.8)}; EVM signer p99 <= 10 ms at ${evmRate}/s: ${met(evmOpen.remote.p99 <= 10)}; ` +
-        `Solana FROST p99 <= 10 ms at ${solanaRate}/s: ${met(solOpen.remote.p99 <= 10)}${clean ? '' : '; some signatures FAILED (see ERRORS)'}`,
+      `targets: EVM sign-message via the signer >= 80 % of joined (HTTP): ${met(httpShare >= 0.8)}; EVM p99 <= 10 ms at ${evmRate}/s: vault ${met(evmOpen.remote.p99 <= 10)}, HTTP ${met(http.evm.open.signer.p99 <= 10)}; ` +
+        `Solana FROST p99 <= 10 ms at ${solanaRate}/s: vault ${met(solOpen.remote.p99 <= 10)}, HTTP ${met(http.solana.open.signer.p99 <= 10)}${clean && httpClean ? '' : '; some signatures FAILED (see ERRORS / statuses)'}`,
     );
   } finally {
     metrics?.close();

@@ -161,7 +161,8 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
         else settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
       });
       stream.on('error', (error) => pending.fail(new SignerUnavailableError(`cannot reach the signer at ${where}: ${reasonOf(error)}`)));
-      stream.on('close', () => pending.fail(new SignerUnavailableError(`the signer at ${where} closed the request without an answer`)));
+      // 'close' follows every answered stream too: only build the error (a stack trace) when unanswered.
+      stream.on('close', () => settled || pending.fail(new SignerUnavailableError(`the signer at ${where} closed the request without an answer`)));
       if (body !== undefined) stream.end(body);
     });
   }

@@ -40,10 +40,19 @@ export function ed25519KeyOfWallet(type: WalletType, publicKey: string): Uint8Ar
   return new Uint8Array(key);
 }
 
+/** Checked group keys by type, stored key and address (public data; every signature of a wallet needs it on both sides). */
+const checkedKeys = new Map<string, Uint8Array>();
+const CHECKED_KEYS_MAX = 10_000;
+
 /** The group key a FROST wallet's shares must be sealed for: its stored public key, which must also give its address. */
 export function frostGroupKey(wallet: { type: WalletType; address: string; publicKey?: string }): Uint8Array {
   if (!wallet.publicKey) throw new Error('the wallet has no stored public key');
+  const cacheKey = `${wallet.type}\n${wallet.publicKey}\n${wallet.address}`;
+  const known = checkedKeys.get(cacheKey);
+  if (known) return Uint8Array.from(known);
   const key = ed25519KeyOfWallet(wallet.type, wallet.publicKey);
   if (deriveAddress(wallet.type, key) !== wallet.address) throw new Error("the wallet's address is not derived from its public key");
+  if (checkedKeys.size >= CHECKED_KEYS_MAX) checkedKeys.clear();
+  checkedKeys.set(cacheKey, Uint8Array.from(key));
   return key;
 }
