@@ -37,7 +37,7 @@ describe('signer config', () => {
     expect(config.listen).toEqual({ socketPath: path.join(repoRoot, '.data', 'signer', 'signer.sock') });
     expect(config.tls.keyFile).toBe(path.join(repoRoot, '.data', 'signer', 'tls', 'signer-key.pem'));
     expect(config.localCredentialsDir).toBe(path.join(repoRoot, '.data', 'signer', 'tls'));
-    expect(config).toMatchObject({ kekSource: 'file', allowedClientNames: ['wallet-api'], limits: { perWalletPerMinute: 600, nativeValueCaps: {} } });
+    expect(config).toMatchObject({ kekSource: 'file', allowedClientNames: ['wallet-api'], limits: { perWalletPerMinute: 600, perServiceKeyPerMinute: 6000, nativeValueCaps: {} } });
   });
 
   it('reads listen, limits, clients and caps', () => {
@@ -46,12 +46,14 @@ describe('signer config', () => {
       SIGNER_LISTEN: '[::1]:7443',
       SIGNER_ALLOWED_CLIENTS: 'wallet-api, wallet-worker',
       SIGNER_MAX_SIGNATURES_PER_WALLET_PER_MINUTE: '30',
+      SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE: '120',
       SIGNER_MAX_NATIVE_VALUE_EVM_WEI: '1000000000000000000',
       SIGNER_MAX_NATIVE_VALUE_SOLANA_LAMPORTS: '5000000000',
     });
     expect(config.listen).toEqual({ host: '::1', port: 7443 });
     expect(config.allowedClientNames).toEqual(['wallet-api', 'wallet-worker']);
-    expect(config.limits).toEqual({ perWalletPerMinute: 30, nativeValueCaps: { EVM: 10n ** 18n, SOLANA: 5_000_000_000n } });
+    expect(config.limits).toEqual({ perWalletPerMinute: 30, perServiceKeyPerMinute: 120, nativeValueCaps: { EVM: 10n ** 18n, SOLANA: 5_000_000_000n } });
+    expect(() => loadSignerConfig({ SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE: '0' })).toThrow(/SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE must be a positive whole number/);
     expect(() => loadSignerConfig({ SIGNER_MAX_NATIVE_VALUE_EVM_WEI: '1e18', SIGNER_LISTEN: 'nowhere' })).toThrow(/SIGNER_LISTEN: nowhere: expected[\s\S]*SIGNER_MAX_NATIVE_VALUE_EVM_WEI must be a whole number of wei/);
   });
 

@@ -35,7 +35,7 @@ export interface SignerConfig {
   /** Local mode: the directory where the default TLS files are generated (undefined when all three are given). */
   localCredentialsDir: string | undefined;
   allowedClientNames: string[];
-  limits: { perWalletPerMinute: number; nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } };
+  limits: { perWalletPerMinute: number; perServiceKeyPerMinute: number; nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } };
   /** 'env' in beta and production (USER_SHARE_KEKS, SERVICE_SHARE_KEKS), 'file' in local mode without them (a generated kekFile). */
   kekSource: 'file' | 'env';
   /** The raw KEK variables, for the KEK provider the handlers build (never logged). */
@@ -109,6 +109,9 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
   const rateText = get('SIGNER_MAX_SIGNATURES_PER_WALLET_PER_MINUTE') ?? '600';
   const perWalletPerMinute = /^\d+$/.test(rateText) ? Number(rateText) : NaN;
   if (!Number.isSafeInteger(perWalletPerMinute) || perWalletPerMinute < 1) problems.push('SIGNER_MAX_SIGNATURES_PER_WALLET_PER_MINUTE must be a positive whole number');
+  const serviceRateText = get('SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE') ?? '6000';
+  const perServiceKeyPerMinute = /^\d+$/.test(serviceRateText) ? Number(serviceRateText) : NaN;
+  if (!Number.isSafeInteger(perServiceKeyPerMinute) || perServiceKeyPerMinute < 1) problems.push('SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE must be a positive whole number');
 
   const nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } = {};
   for (const [chain, name, unit] of [
@@ -168,7 +171,7 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
     tls,
     localCredentialsDir: usesGenerated ? credentialsDir : undefined,
     allowedClientNames,
-    limits: { perWalletPerMinute, nativeValueCaps },
+    limits: { perWalletPerMinute, perServiceKeyPerMinute, nativeValueCaps },
     kekSource,
     kekEnv: { USER_SHARE_KEKS: userKeks, SERVICE_SHARE_KEKS: serviceKeks },
     kekFile: kekSource === 'file' ? kekFile : undefined,

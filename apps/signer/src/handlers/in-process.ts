@@ -56,6 +56,7 @@ export function createInProcessSigner(options: {
     vault: createLocalKeyVault({ keks: options.keks }),
     log: store,
     limits,
+    serviceKeyLimits: createSignerLimits({ perWalletPerMinute: 1_000_000, nativeValueCaps: {}, holder: 'service key' }),
     capsValue: (chain) => options.limits?.nativeValueCaps[chain] !== undefined,
     epochs: store,
     keks: options.keks,

@@ -7,7 +7,7 @@ import { envKekProvider, fileKekProvider, resolveRecoveryPublicKey, SIGNER_KEK_R
 import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { dirname, join } from 'node:path';
 import type { SignerConfig } from '../config/config.ts';
-import type { SignerLimits } from '../limits/limits.ts';
+import { createSignerLimits, type SignerLimits } from '../limits/limits.ts';
 import type { SignerLogger } from '../server/logger.ts';
 import type { SignerHandler } from '../server/server.ts';
 import type { SignerStore } from '../store/store.ts';
@@ -37,6 +37,7 @@ export function createSignerHandlers({ config, store, limits }: SignerHandlerDep
     vault,
     log: store,
     limits,
+    serviceKeyLimits: createSignerLimits({ perWalletPerMinute: config.limits.perServiceKeyPerMinute, nativeValueCaps: {}, holder: 'service key' }),
     capsValue: (chain) => config.limits.nativeValueCaps[chain] !== undefined,
     epochs: store,
     keks,

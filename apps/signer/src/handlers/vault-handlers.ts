@@ -18,6 +18,8 @@ export interface VaultHandlerDeps {
   vault: KeyVault;
   log: SignatureLog;
   limits: SignatureLimits;
+  /** Signatures per service key (sponsor, relayer) and minute; the key's log id stands for the wallet. */
+  serviceKeyLimits: SignatureLimits;
   /** Whether a value cap is configured for the chain (an undecodable native amount is refused only then). */
   capsValue(chain: 'EVM' | 'SOLANA'): boolean;
   /** The epochs of the signer's store: a share of an epoch below a wallet's recorded one is refused. */
@@ -70,6 +72,7 @@ export function createVaultHandlers(deps: VaultHandlerDeps): Record<string, Sign
 
     [VAULT_METHODS.signWithServiceKey]: async (params, context) => {
       const { row, request } = parseParams(vaultParams.signWithServiceKey, params);
+      deps.serviceKeyLimits.admit(serviceKeyLogId(row), null);
       const result = await vault.signWithServiceKey({ ...row, address: row.address as `0x${string}` }, request as Parameters<KeyVault['signWithServiceKey']>[1]);
       const digest = request.kind === 'relayer-transaction' ? request.serializedTransaction : request.hash;
       await log.appendSignature({ walletId: serviceKeyLogId(row), digest: digestOf(digest), requestId: context.requestId, action: `service-key.sign.${request.kind}` });

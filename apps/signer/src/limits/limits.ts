@@ -15,7 +15,10 @@ import { SignerError } from '../server/errors.ts';
 export type ChainFamily = 'EVM' | 'SOLANA';
 
 export interface SignerLimitsOptions {
+  /** Signatures per key holder (a wallet, or a service key with `holder: 'service key'`) and minute. */
   perWalletPerMinute: number;
+  /** What the rate counts per (default 'wallet'): names the limit in refusals. */
+  holder?: 'wallet' | 'service key';
   nativeValueCaps: Partial<Record<ChainFamily, bigint>>;
   clock?: () => number;
 }
@@ -38,6 +41,7 @@ export function createSignerLimits(options: SignerLimitsOptions): SignerLimits {
   const max = options.perWalletPerMinute;
   if (!Number.isSafeInteger(max) || max < 1) throw new Error('perWalletPerMinute must be a positive integer');
   const clock = options.clock ?? Date.now;
+  const holder = options.holder ?? 'wallet';
   const windows = new Map<string, Window>();
   let lastSweep = clock();
 
@@ -73,8 +77,8 @@ export function createSignerLimits(options: SignerLimitsOptions): SignerLimits {
       }
       const inWindow = w.times.length - w.head;
       if (inWindow >= max) {
-        throw new SignerError('SIGNER_LIMIT_EXCEEDED', `this wallet reached the signer's limit of ${max} signatures per minute`, 429, {
-          limit: 'perWalletPerMinute',
+        throw new SignerError('SIGNER_LIMIT_EXCEEDED', `this ${holder} reached the signer's limit of ${max} signatures per minute`, 429, {
+          limit: holder === 'wallet' ? 'perWalletPerMinute' : 'perServiceKeyPerMinute',
           walletId,
           max,
           windowSeconds: WINDOW_MS / 1000,
