@@ -1,7 +1,8 @@
 // `npm test`'s first step: lint and the typechecks side by side (each is CPU-bound and mostly
 // single-threaded, and on a 2-core machine one after the other cost over three minutes), and the
-// dependency licence check with its test (scripts/licences.test.mjs, under a second). All always
-// run to the end; the step fails when any does, with its output.
+// dependency licence check and the Node-version check with their tests (scripts/licences.test.mjs,
+// scripts/node-versions.test.mjs, about a second). All always run to the end; the step fails when
+// any does, with its output.
 // `--alongside "<command>"` runs that command (a shell command line) at the same time, e.g. the
 // test suites that mostly wait on their devnets, and fails the step when it fails too.
 import { spawn } from 'node:child_process';
@@ -16,7 +17,7 @@ const run = (command, args) =>
 const alongsideAt = process.argv.indexOf('--alongside');
 const alongside = alongsideAt > 0 ? process.argv[alongsideAt + 1] : undefined;
 const [licences, lint, typecheck, other] = await Promise.all([
-  run(process.execPath, ['--test', '--test-reporter=spec', 'scripts/licences.test.mjs']),
+  run(process.execPath, ['--test', '--test-reporter=spec', 'scripts/licences.test.mjs', 'scripts/node-versions.test.mjs']),
   run('npm', ['run', '--silent', 'lint']),
   run('turbo', ['run', 'typecheck', '--concurrency=2']),
   alongside ? new Promise((resolve) => {
@@ -25,7 +26,7 @@ const [licences, lint, typecheck, other] = await Promise.all([
     child.on('error', () => resolve(1));
   }) : 0,
 ]);
-if (licences !== 0) console.error('static checks: the licence check (scripts/licences.test.mjs) failed');
+if (licences !== 0) console.error('static checks: the licence or Node-version checks (scripts/*.test.mjs) failed');
 if (lint !== 0) console.error('static checks: npm run lint failed');
 if (typecheck !== 0) console.error('static checks: the typecheck failed');
 if (other !== 0) console.error(`static checks: ${alongside} failed`);
