@@ -111,7 +111,7 @@ describe('security headers of the API', () => {
       'worker-src': 'blob:',
       'style-src': "'unsafe-inline'",
       'connect-src': "'self'",
-      'img-src': 'data:',
+      'img-src': 'data: https://cdn.redoc.ly/redoc/logo-mini.svg',
       'object-src': "'none'",
       'base-uri': "'none'",
       'form-action': "'none'",

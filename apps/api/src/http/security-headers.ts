@@ -18,7 +18,9 @@ const PUBLIC_DOCUMENTS = new Set(['/docs', '/docs/redoc.standalone.js', '/v1/ope
 /**
  * The Content-Security-Policy of the Redoc page at /docs: its script from this origin, its search
  * worker from a blob: URL, the inline styles it injects (styled-components), the document fetched
- * from this origin, the data: SVG icons of its stylesheet; nothing else, and never in a frame.
+ * from this origin, the data: SVG icons of its stylesheet and the one image Redoc always shows
+ * (the "API docs by Redocly" logo, a fixed URL with no option to turn it off); nothing else, and
+ * never in a frame.
  */
 export const DOCS_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -26,7 +28,7 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   'worker-src blob:',
   "style-src 'unsafe-inline'",
   "connect-src 'self'",
-  'img-src data:',
+  'img-src data: https://cdn.redoc.ly/redoc/logo-mini.svg',
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
