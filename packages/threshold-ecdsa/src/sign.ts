@@ -1,0 +1,228 @@
+/**
+ * Three-round signing (DKLs23 Protocol 3.6, π_ECDSA, for two parties), with the message entering only
+ * in round 3. Party i samples the instance key r_i and the inversion mask φ_i; with R = R_1 + R_2 and
+ * φ = φ_1 + φ_2 the parties obtain additive shares of u = r·φ and v = sk·φ by two random VOLEs per
+ * direction (Alice's input (r_i, sk_i), Bob's random χ_j, corrected to φ_j by ψ_j = φ_j − χ_j), then
+ * s = (H(m)·φ + r_x·v) / u = (H(m) + r_x·sk) / r.
+ *
+ * - hello: nonces → session id (bound to the public key and the OT setup these correlations come from).
+ * - round 1: commitment to R_i; Bob's OT-extension message (his random χ_i).
+ * - round 2: opening of R_i; Alice's multiplication message for inputs (r_i, sk_i); Γ^u = c^u·G,
+ *   Γ^v = c^v·G; ψ_i = φ_i − χ_i.
+ * - after round 2 (`presign`): the commitment, the multiplication check and the consistency checks
+ *   χ_i·R_j − Γ^u_j = d^u·G and χ_i·pk_j − Γ^v_j = d^v·G → a single-use {@link Presignature}.
+ * - round 3 (`prepareFinalMessage(digest)` then `finish`): w_i = H(m)·φ_i + r_x·v_i and u_i; the
+ *   signature is (w_1 + w_2)/(u_1 + u_2), verified before it is released, low-S, with the recovery id
+ *   checked against the known public key.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { Reader, Writer } from './codec.ts';
+import {
+  add, addPoints, bigToBytes, bytesToBig, ecc, equalBytes, HALF_N, inv, mod, mul, mulBase, mulPoint, N, randomScalar, sub, taggedHash, concat,
+} from './curve.ts';
+import { abortError, check, invalidInput, ThresholdEcdsaError } from './errors.ts';
+import type { KeyShare } from './keyshare.ts';
+import { mulReceiverFinish, mulReceiverStart, mulSenderRespond, type MulReceiverState } from './mul.ts';
+import { OTE_MESSAGE_BYTES } from './ote.ts';
+import { decodeHello, encodeHello, header, MSG, peerOf, readHeader, sessionId, Steps, type PartyId } from './session.ts';
+
+export interface EcdsaSignature {
+  readonly r: Uint8Array; // 32 bytes
+  readonly s: Uint8Array; // 32 bytes, low-S
+  /** Recovery id (0..3), checked by recovering the known public key. */
+  readonly recovery: number;
+  /** r ‖ s */
+  readonly compact: Uint8Array;
+}
+
+const dirSid = (sid: Uint8Array, bob: PartyId): Uint8Array => taggedHash('sign/direction', sid, Uint8Array.of(bob));
+const commitR = (sid: Uint8Array, from: PartyId, R: Uint8Array, salt: Uint8Array): Uint8Array => taggedHash('sign/commit', sid, Uint8Array.of(from), R, salt);
+
+export class SignSession extends Steps {
+  private sid: Uint8Array = new Uint8Array(32);
+  private r = 0n;
+  private phi = 0n;
+  private R: Uint8Array = new Uint8Array(0);
+  private readonly salt = randomBytes(32);
+  private bob: MulReceiverState | null = null;
+  private peerCommit: Uint8Array = new Uint8Array(0);
+  private cu = 0n;
+  private cv = 0n;
+
+  /** Throws `OT_UNUSABLE` unless the share's OT correlations are ready. */
+  constructor(private readonly share: KeyShare) {
+    super(() => share.markOtUnusable());
+    share.readyOt();
+  }
+
+  private get me(): PartyId {
+    return this.share.partyId;
+  }
+
+  hello(): Uint8Array {
+    return encodeHello(MSG.SIGN_HELLO, this.me, this.ownNonce);
+  }
+
+  /** Round 1 (message independent). */
+  round1(peerHello: Uint8Array): Uint8Array {
+    return this.run(0, () => {
+      const ot = this.share.readyOt();
+      const n = decodeHello(MSG.SIGN_HELLO, this.me, peerHello);
+      check(!equalBytes(n, this.ownNonce), 'reflected nonce');
+      const [n1, n2] = this.me === 1 ? [this.ownNonce, n] : [n, this.ownNonce];
+      this.sid = sessionId('sign', concat(this.share.publicKey, ot.setupId), n1, n2);
+      this.r = randomScalar();
+      this.phi = randomScalar();
+      this.R = mulBase(this.r);
+      this.bob = mulReceiverStart(ot.seeds0, ot.seeds1, dirSid(this.sid, this.me));
+      return header(MSG.SIGN_1, this.me, this.sid).bytes(commitR(this.sid, this.me, this.R, this.salt)).bytes(this.bob.message).finish();
+    });
+  }
+
+  /** Round 2 (message independent). */
+  round2(peerMsg1: Uint8Array): Uint8Array {
+    return this.run(1, () => {
+      const ot = this.share.readyOt();
+      const rd = readHeader(MSG.SIGN_1, this.me, this.sid, peerMsg1);
+      this.peerCommit = rd.bytes(32);
+      const bobMessage = rd.bytes(OTE_MESSAGE_BYTES);
+      rd.end();
+      const body = new Writer();
+      const c = mulSenderRespond(ot.delta, ot.chosenSeeds, dirSid(this.sid, peerOf(this.me)), bobMessage, new Reader(bobMessage), [this.r, this.share.secretScalar()], body);
+      this.cu = c[0]!;
+      this.cv = c[1]!;
+      const w = header(MSG.SIGN_2, this.me, this.sid).bytes(this.R).bytes(this.salt);
+      w.bytes(mulBase(this.cu)).bytes(mulBase(this.cv)).scalar(sub(this.phi, this.bob!.b));
+      return w.bytes(body.finish()).finish();
+    });
+  }
+
+  /** Checks the peer's round 2; returns the presignature (the state after the message-independent rounds). */
+  presign(peerMsg2: Uint8Array): Presignature {
+    return this.run(2, () => {
+      const peer = peerOf(this.me);
+      const rd = readHeader(MSG.SIGN_2, this.me, this.sid, peerMsg2);
+      const Rp = rd.point();
+      const saltP = rd.bytes(32);
+      const gammaU = rd.point();
+      const gammaV = rd.point();
+      const psi = rd.scalar();
+      check(equalBytes(commitR(this.sid, peer, Rp, saltP), this.peerCommit), 'commitment opening');
+      const bob = this.bob!;
+      const d = mulReceiverFinish(bob, dirSid(this.sid, this.me), rd);
+      rd.end();
+      const lhsU = addPoints(gammaU, mulBase(d[0]!));
+      check(lhsU !== null && equalBytes(mulPoint(Rp, bob.b), lhsU), 'consistency check (R)');
+      const lhsV = addPoints(gammaV, mulBase(d[1]!));
+      check(lhsV !== null && equalBytes(mulPoint(this.share.publicShares[peer], bob.b), lhsV), 'consistency check (pk)');
+      const R = addPoints(this.R, Rp);
+      check(R !== null, 'R is the identity');
+      const rx = mod(bytesToBig(R.subarray(1)));
+      check(rx !== 0n, 'r = 0');
+      const phiFull = add(this.phi, psi);
+      const u = add(add(mul(this.r, phiFull), this.cu), d[0]!);
+      const v = add(add(mul(this.share.secretScalar(), phiFull), this.cv), d[1]!);
+      const pre = new Presignature(this.share, Uint8Array.from(this.sid), R, u, v, this.phi);
+      this.close();
+      return pre;
+    });
+  }
+
+  protected override wipe(): void {
+    super.wipe();
+    this.r = this.phi = this.cu = this.cv = 0n;
+    this.salt.fill(0);
+    this.bob?.ote.rows.fill(0);
+    this.bob?.ote.beta.fill(0);
+  }
+}
+
+/** What a party keeps between sending its final message and receiving the peer's. */
+export interface PendingSignature {
+  readonly presignatureId: string;
+  /** The message to send, after the caller has durably recorded `presignatureId` as used. */
+  readonly message: Uint8Array;
+  /** Checks the peer's final message; returns the verified signature (aborts otherwise). */
+  finish(peerFinal: Uint8Array): EcdsaSignature;
+}
+
+/**
+ * The state after rounds 1–2: usable for exactly one digest. `prepareFinalMessage` consumes it
+ * (a second call throws `PRESIGNATURE_CONSUMED`) and returns the final message with the presignature
+ * id, so that the caller can mark the id used in its own durable store before the message leaves.
+ */
+export class Presignature {
+  private consumed = false;
+  /** @internal */
+  constructor(
+    private readonly share: KeyShare,
+    private readonly sid: Uint8Array,
+    readonly R: Uint8Array,
+    private u: bigint,
+    private v: bigint,
+    private phi: bigint,
+  ) {}
+
+  /** Hex of the signing session id: unique per presignature, the same on both parties. */
+  get id(): string {
+    return Buffer.from(this.sid).toString('hex');
+  }
+  get used(): boolean {
+    return this.consumed;
+  }
+
+  prepareFinalMessage(digest: Uint8Array): PendingSignature {
+    if (!(digest instanceof Uint8Array) || digest.length !== 32) throw invalidInput('digest must be 32 bytes');
+    if (this.consumed) throw new ThresholdEcdsaError('PRESIGNATURE_CONSUMED', 'threshold-ecdsa: presignature already used');
+    this.consumed = true;
+    const me = this.share.partyId;
+    const e = mod(bytesToBig(digest));
+    const rx = mod(bytesToBig(this.R.subarray(1)));
+    const uMine = this.u;
+    const wMine = add(mul(e, this.phi), mul(rx, this.v));
+    this.u = this.v = this.phi = 0n;
+    const sid = this.sid;
+    const share = this.share;
+    const R = this.R;
+    const message = header(MSG.SIGN_3, me, sid).scalar(uMine).scalar(wMine).finish();
+    let done = false;
+    return {
+      presignatureId: this.id,
+      message,
+      finish(peerFinal: Uint8Array): EcdsaSignature {
+        if (done) throw new ThresholdEcdsaError('SESSION_CLOSED', 'threshold-ecdsa: signature already finished or aborted');
+        done = true;
+        try {
+          const rd = readHeader(MSG.SIGN_3, me, sid, peerFinal);
+          const uP = rd.scalar();
+          const wP = rd.scalar();
+          rd.end();
+          const u = add(uMine, uP);
+          check(u !== 0n, 'u = 0');
+          let s = mul(add(wMine, wP), inv(u));
+          check(s !== 0n, 's = 0');
+          let recovery = (R[0] === 3 ? 1 : 0) | (bytesToBig(R.subarray(1)) >= N ? 2 : 0);
+          if (s > HALF_N) {
+            s = N - s;
+            recovery ^= 1;
+          }
+          const compact = concat(bigToBytes(rx), bigToBytes(s));
+          check(ecc.verify(digest, share.publicKey, compact, true), 'signature does not verify');
+          const recovered = ecc.recover(digest, compact, recovery as 0 | 1 | 2 | 3, true);
+          check(recovered !== null && equalBytes(recovered, share.publicKey), 'recovery id');
+          return { r: compact.slice(0, 32), s: compact.slice(32), recovery, compact };
+        } catch (err) {
+          share.markOtUnusable();
+          throw abortError(err);
+        }
+      },
+    };
+  }
+
+  /** Throws the presignature away unused. */
+  discard(): void {
+    this.consumed = true;
+    this.u = this.v = this.phi = 0n;
+  }
+}
