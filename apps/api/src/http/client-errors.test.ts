@@ -33,6 +33,7 @@ describe('requests the HTTP parser refuses', () => {
     const response = await fetchChecked(`${app.baseUrl}/v1/wallets/${'a'.repeat(20_000)}`, { headers: { 'x-api-key': key } });
     expect(response.status).toBe(431);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect([response.headers.get('x-content-type-options'), response.headers.get('cache-control')]).toEqual(['nosniff', 'no-store']);
     expect(await response.json()).toEqual({ code: 'REQUEST_HEADERS_TOO_LARGE', message: 'Request line and headers are larger than 16 KB' });
   });
 
@@ -40,6 +41,7 @@ describe('requests the HTTP parser refuses', () => {
     const answer = await raw(app, 'GET /v1/wallets HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(answer).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    expect(answer).toMatch(/\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n/);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 'INVALID_REQUEST', message: 'Invalid request: malformed HTTP' });
   });
 });

@@ -2640,7 +2640,12 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Always `nosniff`: the body is only ever what Content-Type says. */
+        XContentTypeOptions: "nosniff";
+        /** @description Always `no-store` on /v1 answers (every one is authenticated): no browser or shared cache keeps them. */
+        CacheControl: "no-store";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2665,6 +2670,8 @@ export interface operations {
             /** @description A page of wallets */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2674,6 +2681,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2683,6 +2692,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2692,6 +2703,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2701,6 +2714,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2710,6 +2725,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2719,6 +2736,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2745,6 +2764,8 @@ export interface operations {
             /** @description The created wallet */
             201: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     /**
                      * @description The created wallet's path, `/v1/wallets/{id}`
                      * @example /v1/wallets/575ce9c4-3325-4704-a0f9-ad4f1e1c3182
@@ -2759,6 +2780,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2768,6 +2791,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2777,6 +2802,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2786,6 +2813,8 @@ export interface operations {
             /** @description WALLET_ALREADY_EXISTS, with walletId of the existing wallet; or CONFLICT on an Idempotency-Key reuse */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,6 +2824,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2804,6 +2835,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2813,6 +2846,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2822,6 +2857,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2831,6 +2868,8 @@ export interface operations {
             /** @description SIGNER_UNAVAILABLE: the signer process that generates the key did not answer; no wallet was created. Retry with backoff. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2853,6 +2892,8 @@ export interface operations {
             /** @description The wallet */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2862,6 +2903,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,6 +2914,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2880,6 +2925,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2889,6 +2936,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2898,6 +2947,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2907,6 +2958,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2916,6 +2969,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2942,6 +2997,8 @@ export interface operations {
             /** @description The updated wallet */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2951,6 +3008,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2960,6 +3019,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2969,6 +3030,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2978,6 +3041,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2987,6 +3052,8 @@ export interface operations {
             /** @description WALLET_ALREADY_EXISTS: the new identity is taken */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2996,6 +3063,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3005,6 +3074,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3014,6 +3085,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3023,6 +3096,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3051,6 +3126,8 @@ export interface operations {
             /** @description The signature (shape by wallet type, see docs/signing.md) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3060,6 +3137,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3069,6 +3148,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3078,6 +3159,8 @@ export interface operations {
             /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3087,6 +3170,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3096,6 +3181,8 @@ export interface operations {
             /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3105,6 +3192,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3114,6 +3203,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,6 +3214,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3132,6 +3225,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,6 +3236,8 @@ export interface operations {
             /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3169,6 +3266,8 @@ export interface operations {
             /** @description The signature (shape by wallet type, see docs/signing.md) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,6 +3277,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3187,6 +3288,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3196,6 +3299,8 @@ export interface operations {
             /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3205,6 +3310,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,6 +3321,8 @@ export interface operations {
             /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3223,6 +3332,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3232,6 +3343,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3241,6 +3354,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3250,6 +3365,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3259,6 +3376,8 @@ export interface operations {
             /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3287,6 +3406,8 @@ export interface operations {
             /** @description The signature (shape by wallet type, see docs/signing.md) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +3417,8 @@ export interface operations {
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3428,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,6 +3439,8 @@ export interface operations {
             /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3323,6 +3450,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3332,6 +3461,8 @@ export interface operations {
             /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce) */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3341,6 +3472,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3350,6 +3483,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3359,6 +3494,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3368,6 +3505,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3377,6 +3516,8 @@ export interface operations {
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set */
             502: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,6 +3527,8 @@ export interface operations {
             /** @description RPC_UNAVAILABLE before any record was created; SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +3557,8 @@ export interface operations {
             /** @description The signature (shape by wallet type, see docs/signing.md) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3423,6 +3568,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,6 +3579,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3590,8 @@ export interface operations {
             /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3601,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3612,8 @@ export interface operations {
             /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,6 +3623,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +3634,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,6 +3645,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3495,6 +3656,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3504,6 +3667,8 @@ export interface operations {
             /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3532,6 +3697,8 @@ export interface operations {
             /** @description The signature (shape by wallet type, see docs/signing.md) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3541,6 +3708,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3550,6 +3719,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3559,6 +3730,8 @@ export interface operations {
             /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3568,6 +3741,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,6 +3752,8 @@ export interface operations {
             /** @description WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED for a client-held wallet, WALLET_NOT_READY, or CONFLICT: the Idempotency-Key of an approval case with another request */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,6 +3763,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3595,6 +3774,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3604,6 +3785,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3613,6 +3796,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3622,6 +3807,8 @@ export interface operations {
             /** @description SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3650,6 +3837,8 @@ export interface operations {
             /** @description Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3659,6 +3848,8 @@ export interface operations {
             /** @description A sponsored transfer (executionMode sponsored: the service pays its gas, docs/sponsorship.md) was accepted: the body is its record, also on a replay with the same Idempotency-Key; follow it by transactionId (also in x-transaction-id). Policies decide asynchronously; a review pauses it at stage requires_action */
             202: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3668,6 +3859,8 @@ export interface operations {
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); for a sponsored transfer EXECUTION_FAILED means the transfer would revert, and nothing was recorded or sponsored; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3677,6 +3870,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3686,6 +3881,8 @@ export interface operations {
             /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3695,6 +3892,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3704,6 +3903,8 @@ export interface operations {
             /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce); SPONSORSHIP_PAUSED: sponsored transfers of this project and environment are paused (nothing recorded) */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3713,6 +3914,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3722,6 +3925,8 @@ export interface operations {
             /** @description A sponsored transfer refused before any record: SPONSORSHIP_GAS_CAP_EXCEEDED (its maximum cost at the current fees is above the per-operation cap) or SPONSORSHIP_BUDGET_EXCEEDED (it does not fit in the rest of today's budget) */
             422: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3731,6 +3936,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3740,6 +3947,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3749,6 +3958,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3758,6 +3969,8 @@ export interface operations {
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set */
             502: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3767,6 +3980,8 @@ export interface operations {
             /** @description RPC_UNAVAILABLE before any record was created; SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,6 +4010,8 @@ export interface operations {
             /** @description The fee estimate */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3804,6 +4021,8 @@ export interface operations {
             /** @description EXECUTION_FAILED: the node refused the simulation; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3813,6 +4032,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3822,6 +4043,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3831,6 +4054,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3840,6 +4065,8 @@ export interface operations {
             /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3849,6 +4076,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3858,6 +4087,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3867,6 +4098,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3876,6 +4109,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3885,6 +4120,8 @@ export interface operations {
             /** @description RPC_UNAVAILABLE: the chain's RPC could not be reached */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3912,6 +4149,8 @@ export interface operations {
             /** @description A page of transaction summaries */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3921,6 +4160,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,6 +4171,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3939,6 +4182,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3948,6 +4193,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3957,6 +4204,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3966,6 +4215,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3975,6 +4226,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3998,6 +4251,8 @@ export interface operations {
             /** @description The record */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,6 +4262,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4273,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4284,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4034,6 +4295,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4306,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4052,6 +4317,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +4328,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4090,6 +4359,8 @@ export interface operations {
             /** @description The record (resumed, or unchanged when no review was pending) */
             202: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4099,6 +4370,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4108,6 +4381,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4117,6 +4392,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4126,6 +4403,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4135,6 +4414,8 @@ export interface operations {
             /** @description CONFLICT: the record waits for another review (its reviewId is in the body) */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4144,6 +4425,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4153,6 +4436,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4162,6 +4447,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4171,6 +4458,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4200,6 +4489,8 @@ export interface operations {
             /** @description The cancellation was broadcast; it has its own record */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4209,6 +4500,8 @@ export interface operations {
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4218,6 +4511,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4227,6 +4522,8 @@ export interface operations {
             /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,6 +4533,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4245,6 +4544,8 @@ export interface operations {
             /** @description CONFLICT: the transaction is already resolved, or not an EVM transaction; CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce) */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4254,6 +4555,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4263,6 +4566,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4272,6 +4577,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4281,6 +4588,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4290,6 +4599,8 @@ export interface operations {
             /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set */
             502: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4299,6 +4610,8 @@ export interface operations {
             /** @description RPC_UNAVAILABLE before any record was created; SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4319,6 +4632,8 @@ export interface operations {
             /** @description PEM public key, its fingerprint (hex SHA-256 of the SPKI DER) and creation time */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4328,6 +4643,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4337,6 +4654,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4346,6 +4665,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4355,6 +4676,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4364,6 +4687,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4373,6 +4698,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4382,6 +4709,8 @@ export interface operations {
             /** @description SIGNER_UNAVAILABLE: the key is generated by the signer process on first use, and it did not answer. Retry with backoff. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4410,6 +4739,8 @@ export interface operations {
             /** @description The migrated wallet */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4419,6 +4750,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4428,6 +4761,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4437,6 +4772,8 @@ export interface operations {
             /** @description WALLET_ALREADY_CLAIMED */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4446,6 +4783,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4455,6 +4794,8 @@ export interface operations {
             /** @description WALLET_ALREADY_MIGRATED */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4464,6 +4805,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4473,6 +4816,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,6 +4827,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4491,6 +4838,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +4849,8 @@ export interface operations {
             /** @description SIGNER_UNAVAILABLE: the signer process that opens the envelope did not answer; nothing was stored. Retry with backoff. */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4520,6 +4871,8 @@ export interface operations {
             /** @description The active policies */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4531,6 +4884,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4540,6 +4895,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4549,6 +4906,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4558,6 +4917,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4567,6 +4928,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4576,6 +4939,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4598,6 +4963,8 @@ export interface operations {
             /** @description The policy */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +4974,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4616,6 +4985,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4625,6 +4996,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4634,6 +5007,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4643,6 +5018,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4652,6 +5029,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4661,6 +5040,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +5064,8 @@ export interface operations {
             /** @description The versions */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4694,6 +5077,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4703,6 +5088,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4712,6 +5099,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,6 +5110,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4730,6 +5121,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4739,6 +5132,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4748,6 +5143,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +5171,8 @@ export interface operations {
             /** @description The meters */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4783,6 +5182,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4792,6 +5193,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4801,6 +5204,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4810,6 +5215,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4819,6 +5226,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4828,6 +5237,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4837,6 +5248,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4864,6 +5277,8 @@ export interface operations {
             /** @description The meters */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4873,6 +5288,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4882,6 +5299,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4891,6 +5310,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4900,6 +5321,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4909,6 +5332,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4918,6 +5343,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4927,6 +5354,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4953,6 +5382,8 @@ export interface operations {
             /** @description The decision and its trace (a denial is still 200 here) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4962,6 +5393,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4971,6 +5404,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4980,6 +5415,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4989,6 +5426,8 @@ export interface operations {
             /** @description No such wallet (also another project's) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4998,6 +5437,8 @@ export interface operations {
             /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5007,6 +5448,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5016,6 +5459,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5025,6 +5470,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5034,6 +5481,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5057,6 +5506,8 @@ export interface operations {
             /** @description The current set */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5066,6 +5517,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5075,6 +5528,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5084,6 +5539,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5093,6 +5550,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5102,6 +5561,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5111,6 +5572,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5120,6 +5583,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +5614,8 @@ export interface operations {
             /** @description The new set and its revision */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5158,6 +5625,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5167,6 +5636,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5176,6 +5647,8 @@ export interface operations {
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5185,6 +5658,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5194,6 +5669,8 @@ export interface operations {
             /** @description CONFLICT: expectedRevision missing or not the current revision (body has currentRevision); nothing written */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5203,6 +5680,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5212,6 +5691,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5221,6 +5702,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5230,6 +5713,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5256,6 +5741,8 @@ export interface operations {
             /** @description A page of revisions */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5265,6 +5752,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,6 +5763,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,6 +5774,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5292,6 +5785,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5301,6 +5796,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5310,6 +5807,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5319,6 +5818,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5344,6 +5845,8 @@ export interface operations {
             /** @description A page of members */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5353,6 +5856,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5362,6 +5867,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5371,6 +5878,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,6 +5889,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5389,6 +5900,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,6 +5911,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5420,6 +5935,8 @@ export interface operations {
             /** @description The binding */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5429,6 +5946,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5438,6 +5957,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5447,6 +5968,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5456,6 +5979,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5465,6 +5990,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5474,6 +6001,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5483,6 +6012,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5511,6 +6042,8 @@ export interface operations {
             /** @description The new binding and its revision */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5520,6 +6053,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5529,6 +6064,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5538,6 +6075,8 @@ export interface operations {
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5547,6 +6086,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5556,6 +6097,8 @@ export interface operations {
             /** @description CONFLICT: expectedRevision missing or not the current revision (body has currentRevision); nothing written */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,6 +6108,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5574,6 +6119,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5583,6 +6130,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5592,6 +6141,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5617,6 +6168,8 @@ export interface operations {
             /** @description A page of revisions */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5626,6 +6179,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5635,6 +6190,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,6 +6201,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5653,6 +6212,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5662,6 +6223,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5671,6 +6234,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5680,6 +6245,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5702,6 +6269,8 @@ export interface operations {
             /** @description The requirements */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5711,6 +6280,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5720,6 +6291,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5729,6 +6302,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5738,6 +6313,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5747,6 +6324,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5756,6 +6335,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5781,6 +6362,8 @@ export interface operations {
             /** @description The requirement */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5790,6 +6373,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5799,6 +6384,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5808,6 +6395,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5817,6 +6406,8 @@ export interface operations {
             /** @description NOT_FOUND: no such requirement in that policy version (or the version is not the active one) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5826,6 +6417,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5835,6 +6428,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5844,6 +6439,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5869,6 +6466,8 @@ export interface operations {
             /** @description The configuration */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5878,6 +6477,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5887,6 +6488,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5896,6 +6499,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5905,6 +6510,8 @@ export interface operations {
             /** @description NOT_FOUND: never configured, or no such requirement */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5914,6 +6521,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5923,6 +6532,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5932,6 +6543,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5963,6 +6576,8 @@ export interface operations {
             /** @description The new configuration and its revision */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5972,6 +6587,8 @@ export interface operations {
             /** @description INVALID_REQUEST: an undeclared key, or a value that is not an integer within its bounds (details name each); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5981,6 +6598,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5990,6 +6609,8 @@ export interface operations {
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5999,6 +6620,8 @@ export interface operations {
             /** @description NOT_FOUND: no such requirement in that policy version (or the version is not the active one) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6008,6 +6631,8 @@ export interface operations {
             /** @description CONFLICT (expectedRevision missing or stale, body has currentRevision) or APPROVAL_CASES_AFFECTED (open cases would change; resend with force: true); nothing written */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6017,6 +6642,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6026,6 +6653,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6035,6 +6664,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6044,6 +6675,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6069,6 +6702,8 @@ export interface operations {
             /** @description The effective requirement */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6078,6 +6713,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6087,6 +6724,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6096,6 +6735,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6105,6 +6746,8 @@ export interface operations {
             /** @description NOT_FOUND: no such requirement in that policy version (or the version is not the active one) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6114,6 +6757,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6123,6 +6768,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6132,6 +6779,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6160,6 +6809,8 @@ export interface operations {
             /** @description A page of revisions */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6169,6 +6820,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6178,6 +6831,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,6 +6842,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6196,6 +6853,8 @@ export interface operations {
             /** @description Not found (also another project's object) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6205,6 +6864,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6214,6 +6875,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6223,6 +6886,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6248,6 +6913,8 @@ export interface operations {
             /** @description A page of cases */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6257,6 +6924,8 @@ export interface operations {
             /** @description INVALID_REQUEST: limit outside 1-100, unknown beforeCaseId, bad filter; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6266,6 +6935,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6275,6 +6946,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,6 +6957,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6293,6 +6968,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6302,6 +6979,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6324,6 +7003,8 @@ export interface operations {
             /** @description The case */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6333,6 +7014,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6342,6 +7025,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6351,6 +7036,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6360,6 +7047,8 @@ export interface operations {
             /** @description NOT_FOUND: no case with this id in the calling key's project and environment (another partner's case is missing too) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6369,6 +7058,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6378,6 +7069,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6387,6 +7080,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6411,6 +7106,8 @@ export interface operations {
             /** @description The cancelled case */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6420,6 +7117,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6429,6 +7128,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6438,6 +7139,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6447,6 +7150,8 @@ export interface operations {
             /** @description NOT_FOUND: no case with this id in the calling key's project and environment (another partner's case is missing too) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6456,6 +7161,8 @@ export interface operations {
             /** @description CONFLICT: the case is not pending (body has its status) */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6465,6 +7172,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6474,6 +7183,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6483,6 +7194,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6507,6 +7220,8 @@ export interface operations {
             /** @description A page of reviews */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6516,6 +7231,8 @@ export interface operations {
             /** @description INVALID_REQUEST: limit outside 1-100, unknown beforeReviewId, bad status; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +7242,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,6 +7253,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6543,6 +7264,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6552,6 +7275,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6561,6 +7286,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6583,6 +7310,8 @@ export interface operations {
             /** @description The review */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6592,6 +7321,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6601,6 +7332,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6610,6 +7343,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6619,6 +7354,8 @@ export interface operations {
             /** @description NOT_FOUND: no partner review with this id in the calling key's project and environment (another partner's review, or a case without a partner review, is missing too) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,6 +7365,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,6 +7376,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6646,6 +7387,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6670,6 +7413,8 @@ export interface operations {
             /** @description The review: approved, or its final status when it had already ended or been decided (the first decision is final) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6679,6 +7424,8 @@ export interface operations {
             /** @description INVALID_REQUEST: a body was sent; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6688,6 +7435,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6697,6 +7446,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6706,6 +7457,8 @@ export interface operations {
             /** @description NOT_FOUND: no partner review with this id in the calling key's project and environment (another partner's review, or a case without a partner review, is missing too) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6715,6 +7468,8 @@ export interface operations {
             /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6724,6 +7479,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6733,6 +7490,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6742,6 +7501,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,6 +7527,8 @@ export interface operations {
             /** @description The review: rejected, or its final status when it had already ended or been decided (the first decision is final) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6775,6 +7538,8 @@ export interface operations {
             /** @description INVALID_REQUEST: a body was sent; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6784,6 +7549,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6793,6 +7560,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6802,6 +7571,8 @@ export interface operations {
             /** @description NOT_FOUND: no partner review with this id in the calling key's project and environment (another partner's review, or a case without a partner review, is missing too) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6811,6 +7582,8 @@ export interface operations {
             /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6820,6 +7593,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6829,6 +7604,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6838,6 +7615,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6862,6 +7641,8 @@ export interface operations {
             /** @description `{requests: [{policy, consent}]}` */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6871,6 +7652,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,6 +7663,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6889,6 +7674,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6898,6 +7685,8 @@ export interface operations {
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6907,6 +7696,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6916,6 +7707,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6925,6 +7718,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6950,6 +7745,8 @@ export interface operations {
             /** @description `{policy, consent}` */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6959,6 +7756,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6968,6 +7767,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6977,6 +7778,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6986,6 +7789,8 @@ export interface operations {
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6995,6 +7800,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7004,6 +7811,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7013,6 +7822,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7037,6 +7848,8 @@ export interface operations {
             /** @description `{policies: [...]}` */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7046,6 +7859,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7055,6 +7870,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7064,6 +7881,8 @@ export interface operations {
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7073,6 +7892,8 @@ export interface operations {
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7082,6 +7903,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7091,6 +7914,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7100,6 +7925,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7125,6 +7952,8 @@ export interface operations {
             /** @description The parameters */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7134,6 +7963,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7143,6 +7974,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7152,6 +7985,8 @@ export interface operations {
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7161,6 +7996,8 @@ export interface operations {
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7170,6 +8007,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7179,6 +8018,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7188,6 +8029,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7215,6 +8058,8 @@ export interface operations {
             /** @description A page of revisions */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7224,6 +8069,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7233,6 +8080,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7242,6 +8091,8 @@ export interface operations {
             /** @description 403 PERMISSIONS_V2_EXTENSION_UNAVAILABLE until the extension is enabled for the project and environment */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7251,6 +8102,8 @@ export interface operations {
             /** @description NOT_FOUND: the user, or the wallet among those the user claimed, or the active policy (another partner's = missing) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7260,6 +8113,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7269,6 +8124,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7278,6 +8135,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7300,6 +8159,8 @@ export interface operations {
             /** @description The markets (not the list envelope: no cursor) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7309,6 +8170,8 @@ export interface operations {
             /** @description INVALID_REQUEST: the wallet is not an EVM wallet; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7318,6 +8181,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7327,6 +8192,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7336,6 +8203,8 @@ export interface operations {
             /** @description NOT_FOUND: no such wallet for this partner */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7345,6 +8214,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7354,6 +8225,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7363,6 +8236,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7391,6 +8266,8 @@ export interface operations {
             /** @description The existing operation with this Idempotency-Key, terminal (`confirmed`, `failed`, `cancelled`) or paused (`requires_action`) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7400,6 +8277,8 @@ export interface operations {
             /** @description Accepted or still processing (also a paused operation retried by this request); `Location` is the operation to poll */
             202: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7409,6 +8288,8 @@ export interface operations {
             /** @description INVALID_REQUEST: bad or missing Idempotency-Key, body field, unknown market, mismatched chainId, extra field, or a non-EVM wallet; nothing was created; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7418,6 +8299,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7427,6 +8310,8 @@ export interface operations {
             /** @description WALLET_ALREADY_CLAIMED or WALLET_NOT_MIGRATED: yield needs an unclaimed API-created wallet */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7436,6 +8321,8 @@ export interface operations {
             /** @description NOT_FOUND: no such wallet for this partner */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7445,6 +8332,8 @@ export interface operations {
             /** @description CONFLICT (the key was used for another request), YIELD_DISABLED, YIELD_OPERATION_IN_PROGRESS (retrying a paused operation while another is active on the wallet and chain), WALLET_NOT_READY */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7454,6 +8343,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7463,6 +8354,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7472,6 +8365,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7481,6 +8376,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7509,6 +8406,8 @@ export interface operations {
             /** @description The existing operation with this Idempotency-Key, terminal (`confirmed`, `failed`, `cancelled`) or paused (`requires_action`) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7518,6 +8417,8 @@ export interface operations {
             /** @description Accepted or still processing (also a paused operation retried by this request); `Location` is the operation to poll */
             202: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7527,6 +8428,8 @@ export interface operations {
             /** @description INVALID_REQUEST: bad or missing Idempotency-Key, body field, unknown market, mismatched chainId, extra field, or a non-EVM wallet; nothing was created; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7536,6 +8439,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7545,6 +8450,8 @@ export interface operations {
             /** @description WALLET_ALREADY_CLAIMED or WALLET_NOT_MIGRATED: yield needs an unclaimed API-created wallet */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7554,6 +8461,8 @@ export interface operations {
             /** @description NOT_FOUND: no such wallet for this partner */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7563,6 +8472,8 @@ export interface operations {
             /** @description CONFLICT (the key was used for another request), YIELD_DISABLED, YIELD_OPERATION_IN_PROGRESS (retrying a paused operation while another is active on the wallet and chain), WALLET_NOT_READY */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7572,6 +8483,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7581,6 +8494,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7590,6 +8505,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7599,6 +8516,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7622,6 +8541,8 @@ export interface operations {
             /** @description The operation */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7631,6 +8552,8 @@ export interface operations {
             /** @description INVALID_REQUEST: the wallet is not an EVM wallet; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7640,6 +8563,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7649,6 +8574,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7658,6 +8585,8 @@ export interface operations {
             /** @description NOT_FOUND: no such wallet or operation for this partner */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,6 +8596,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7676,6 +8607,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7685,6 +8618,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7710,6 +8645,8 @@ export interface operations {
             /** @description The cancelled operation (also when it was already cancelled) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7719,6 +8656,8 @@ export interface operations {
             /** @description INVALID_REQUEST: the wallet is not an EVM wallet, or a body was sent; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7728,6 +8667,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7737,6 +8678,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7746,6 +8689,8 @@ export interface operations {
             /** @description NOT_FOUND: no such wallet or operation for this partner */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7755,6 +8700,8 @@ export interface operations {
             /** @description CONFLICT: an unresolved signed transaction, a confirmed or failed operation, or the worker holds it this instant (retry) */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7764,6 +8711,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7773,6 +8722,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7782,6 +8733,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7807,6 +8760,8 @@ export interface operations {
             /** @description The position (pool provider: with reserve and availableLiquidity; vault provider: with vaultAddress and shares) */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7816,6 +8771,8 @@ export interface operations {
             /** @description INVALID_REQUEST: neither marketId nor chainId, an unknown market, a chainId not matching the market, another query key, or a non-EVM wallet; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7825,6 +8782,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7834,6 +8793,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7843,6 +8804,8 @@ export interface operations {
             /** @description NOT_FOUND: no such wallet for this partner */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7852,6 +8815,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7861,6 +8826,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7870,6 +8837,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7879,6 +8848,8 @@ export interface operations {
             /** @description YIELD_POSITION_READ_FAILED: a contract read (not a simulation) reverted or answered nothing; the market's contracts or the chain's RPC are wrong */
             502: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7888,6 +8859,8 @@ export interface operations {
             /** @description RPC_UNAVAILABLE: the chain's RPC could not be reached; retry later */
             503: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7908,6 +8881,8 @@ export interface operations {
             /** @description The chains */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7917,6 +8892,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7926,6 +8903,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7935,6 +8914,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7944,6 +8925,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7953,6 +8936,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7962,6 +8947,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7988,6 +8975,8 @@ export interface operations {
             /** @description The funding transaction */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7997,6 +8986,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8006,6 +8997,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8015,6 +9008,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8024,6 +9019,8 @@ export interface operations {
             /** @description No such wallet (also another project's) */
             404: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8033,6 +9030,8 @@ export interface operations {
             /** @description The Idempotency-Key was used with another request, or its first request is still running */
             409: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8042,6 +9041,8 @@ export interface operations {
             /** @description Request body larger than 1 MB */
             413: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8051,6 +9052,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8060,6 +9063,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8069,6 +9074,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8089,6 +9096,8 @@ export interface operations {
             /** @description The local devnets, their RPC URLs and the sponsorship addresses */
             200: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8098,6 +9107,8 @@ export interface operations {
             /** @description Invalid request: a field failing its schema (`details` names it), a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8107,6 +9118,8 @@ export interface operations {
             /** @description Missing API key, or address outside the allowlist */
             401: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8116,6 +9129,8 @@ export interface operations {
             /** @description Invalid API key */
             403: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8125,6 +9140,8 @@ export interface operations {
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8134,6 +9151,8 @@ export interface operations {
             /** @description Request line and headers larger than 16 KB */
             431: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8143,6 +9162,8 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
