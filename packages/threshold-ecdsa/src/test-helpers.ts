@@ -24,9 +24,10 @@ export function runDkg(tamper: Tamper = none, context?: Uint8Array): [KeyShare, 
   return exchange('dkg.finish', tamper, (m) => a.finish(m), (m) => b.finish(m), m1, m2);
 }
 
-export function runOtSetup(s1: KeyShare, s2: KeyShare, tamper: Tamper = none): void {
+export function runOtSetup(s1: KeyShare, s2: KeyShare, tamper: Tamper = none, sessions?: (a: OtSetupSession, b: OtSetupSession) => void): void {
   const a = new OtSetupSession(s1);
   const b = new OtSetupSession(s2);
+  sessions?.(a, b);
   let [m1, m2] = [a.hello(), b.hello()];
   [m1, m2] = exchange('ot.1', tamper, (m) => a.round1(m), (m) => b.round1(m), m1, m2);
   [m1, m2] = exchange('ot.2', tamper, (m) => a.round2(m), (m) => b.round2(m), m1, m2);
