@@ -58,7 +58,7 @@ export function polyHash(key: Uint8Array, blocks: Uint8Array): Uint8Array {
 }
 
 /** PRG: AES-256-CTR under a base-OT seed, IV from the session id: a fresh stream per session. */
-function prg(seed: Uint8Array, iv: Uint8Array): Buffer {
+export function prg(seed: Uint8Array, iv: Uint8Array): Buffer {
   const c = createCipheriv('aes-256-ctr', seed, iv);
   return c.update(new Uint8Array(COL_BYTES));
 }
@@ -121,18 +121,24 @@ export function oteReceive(seeds0: readonly Uint8Array[], seeds1: readonly Uint8
   }
   const rows = transpose(t0);
   for (const a of t0) a.fill(0);
+  w.bytes(u).bytes(checkValues(sid, u, rows, xBytes));
+  const beta = new Uint8Array(XI);
+  for (let j = 0; j < XI; j++) beta[j] = (xBytes[j >> 3]! >> (j & 7)) & 1;
+  xBytes.fill(0);
+  return { message: w.finish(), state: { beta, rows } };
+}
+
+/** The receiver's check values x̃ ‖ t̃_a ‖ t̃_b for matrix `u`, rows t_j and choice bits x. */
+export function checkValues(sid: Uint8Array, u: Uint8Array, rows: Uint8Array, xBytes: Uint8Array): Uint8Array {
   const key = chiKey(sid, u);
   const xBlocks = new Uint8Array(ROWS * 16);
   for (let j = 0; j < ROWS; j++) xBlocks[j * 16] = ((xBytes[j >> 3]! >> (j & 7)) & 1) << 7; // the field's 1
   const [ta, tb] = halves(rows);
-  w.bytes(u).bytes(polyHash(key, xBlocks)).bytes(polyHash(key, ta)).bytes(polyHash(key, tb));
-  const beta = new Uint8Array(XI);
-  for (let j = 0; j < XI; j++) beta[j] = (xBytes[j >> 3]! >> (j & 7)) & 1;
-  xBytes.fill(0);
+  const out = Buffer.concat([polyHash(key, xBlocks), polyHash(key, ta), polyHash(key, tb)]);
   xBlocks.fill(0);
   ta.fill(0);
   tb.fill(0);
-  return { message: w.finish(), state: { beta, rows } };
+  return out;
 }
 
 /**

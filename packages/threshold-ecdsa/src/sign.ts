@@ -36,7 +36,7 @@ export interface EcdsaSignature {
   readonly compact: Uint8Array;
 }
 
-const dirSid = (sid: Uint8Array, bob: PartyId): Uint8Array => taggedHash('sign/direction', sid, Uint8Array.of(bob));
+export const dirSid = (sid: Uint8Array, bob: PartyId): Uint8Array => taggedHash('sign/direction', sid, Uint8Array.of(bob));
 const commitR = (sid: Uint8Array, from: PartyId, R: Uint8Array, salt: Uint8Array): Uint8Array => taggedHash('sign/commit', sid, Uint8Array.of(from), R, salt);
 
 export class SignSession extends Steps {
