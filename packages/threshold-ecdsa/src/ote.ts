@@ -1,17 +1,19 @@
 /**
- * OT extension: KOS (Keller–Orsini–Scholl, CRYPTO 2015) random OT extension with the consistency check
- * analysed in SoftSpokenOT (Roy, CRYPTO 2022, the k = 1 case: subspace VOLE from 1-of-2 OTs), whose
- * challenge is a universal hash chosen by Fiat–Shamir after the receiver's matrix is fixed.
+ * OT extension: KOS (Keller–Orsini–Scholl, CRYPTO 2015) random OT extension with the revised
+ * consistency check of SoftSpokenOT (Roy, CRYPTO 2022; the k = 1 case, which the corrected KOS
+ * paper adopts as its Fig. 10): the receiver's matrix is fixed first, then a GF(2)-linear
+ * ε-almost-universal hash R over the OT dimension is chosen by Fiat–Shamir, and the receiver sends
+ * x̃ = R(x) and t̃_i = R(t_i) for every column i; the sender checks R(q_i) = t̃_i ⊕ Δ_i·x̃ for every
+ * column. (The original KOS15 check, which combines rows with random GF(2^κ) coefficients, is the one
+ * whose proof Roy showed broken; it is not used.)
  *
  * Sizes: κ = 256 base OTs; ξ = κ + 2s = 416 extended OTs per multiplication (s = 80); 256 extra
- * random rows hide the check values (KOS pads with κ + s ≥ 128 + 80 rows for a 128-bit check field).
+ * random rows, so that the 128-bit x̃ says nothing about the choice bits that are used (≥ 128 + s).
  *
- * Consistency check. Rows are 256 bits, checked as two 128-bit halves in GF(2^128). The receiver sends
- * x̃ = Σ_j χ_j·x_j and t̃ = Σ_j χ_j·t_j (each half); the sender checks Σ_j χ_j·q_j = t̃ + x̃·Δ. With
- * χ_j = H^{e_j} (powers of one random H) the map is GHASH, an ε-almost-universal GF(2)-linear hash with
- * ε = m/2^128, which is what the SoftSpokenOT check needs. GHASH_H runs in OpenSSL's AES-GCM: with key K,
- * H = AES_K(0), and GCM's tag over AAD `A` XOR its tag over zeros of the same length is exactly
- * Σ A_j·H^{e_j} (the length block and the encrypted J0 cancel). K comes from SHA-256(sid, u).
+ * The hash. R(v) = Σ_b v_b·H^{e_b} over the 16-byte blocks of the column (zero-padded to whole
+ * blocks), H = AES_K(0) with K = SHA-256(sid, u)[0..16]: GHASH without its length block, ε = 6/2^128
+ * for our 6-block columns. It runs in OpenSSL's AES-GCM: GCM's tag over AAD `A` XOR its tag over zeros
+ * of the same length is exactly that sum (the length block and the encrypted J0 cancel).
  * @module
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
@@ -26,21 +28,9 @@ export const PAD = 256;
 export const ROWS = XI + PAD; // 672
 const COL_BYTES = ROWS / 8; // 84
 const ROW_BYTES = KAPPA / 8; // 32
-export const OTE_MESSAGE_BYTES = KAPPA * COL_BYTES + 48;
+const HASH_BYTES = 96; // a column (84 bytes) zero-padded to 6 GHASH blocks
+export const OTE_MESSAGE_BYTES = KAPPA * COL_BYTES + 16 + KAPPA * 16;
 const IV12 = new Uint8Array(12);
-
-/** GF(2^128) multiplication in GCM's bit order (NIST SP 800-38D, Algorithm 1). */
-export function gfMul(x: Uint8Array, y: Uint8Array): Uint8Array {
-  const X = BigInt('0x' + Buffer.from(x).toString('hex'));
-  let V = BigInt('0x' + Buffer.from(y).toString('hex'));
-  const R = 0xe1n << 120n;
-  let Z = 0n;
-  for (let i = 127; i >= 0; i--) {
-    Z ^= V * ((X >> BigInt(i)) & 1n);
-    V = (V >> 1n) ^ (R * (V & 1n));
-  }
-  return Buffer.from(Z.toString(16).padStart(32, '0'), 'hex');
-}
 
 function gcmTag(key: Uint8Array, aad: Uint8Array): Buffer {
   const c = createCipheriv('aes-128-gcm', key, IV12);
@@ -79,16 +69,6 @@ export function transpose(cols: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-function halves(rows: Uint8Array): [Uint8Array, Uint8Array] {
-  const a = new Uint8Array(ROWS * 16);
-  const b = new Uint8Array(ROWS * 16);
-  for (let j = 0; j < ROWS; j++) {
-    a.set(rows.subarray(j * 32, j * 32 + 16), j * 16);
-    b.set(rows.subarray(j * 32 + 16, j * 32 + 32), j * 16);
-  }
-  return [a, b];
-}
-
 function chiKey(sid: Uint8Array, u: Uint8Array): Uint8Array {
   return taggedHash('kos/chi', sid, u).subarray(0, 16);
 }
@@ -119,25 +99,32 @@ export function oteReceive(seeds0: readonly Uint8Array[], seeds1: readonly Uint8
     b.fill(0);
     t0.push(a);
   }
+  w.bytes(u).bytes(checkValues(sid, u, t0, xBytes));
   const rows = transpose(t0);
   for (const a of t0) a.fill(0);
-  w.bytes(u).bytes(checkValues(sid, u, rows, xBytes));
   const beta = new Uint8Array(XI);
   for (let j = 0; j < XI; j++) beta[j] = (xBytes[j >> 3]! >> (j & 7)) & 1;
   xBytes.fill(0);
   return { message: w.finish(), state: { beta, rows } };
 }
 
-/** The receiver's check values x̃ ‖ t̃_a ‖ t̃_b for matrix `u`, rows t_j and choice bits x. */
-export function checkValues(sid: Uint8Array, u: Uint8Array, rows: Uint8Array, xBytes: Uint8Array): Uint8Array {
+/** R over one column (zero-padded to whole blocks), with the zero tag of that length precomputed. */
+function columnHash(key: Uint8Array, zeroTag: Uint8Array, col: Uint8Array): Uint8Array {
+  const padded = new Uint8Array(HASH_BYTES);
+  padded.set(col);
+  const t = gcmTag(key, padded);
+  padded.fill(0);
+  for (let i = 0; i < 16; i++) t[i]! ^= zeroTag[i]!;
+  return t;
+}
+
+/** The receiver's check values x̃ = R(x) ‖ t̃_i = R(t_i) for every column i, for matrix `u`. */
+export function checkValues(sid: Uint8Array, u: Uint8Array, t0: readonly Uint8Array[], xBytes: Uint8Array): Uint8Array {
   const key = chiKey(sid, u);
-  const xBlocks = new Uint8Array(ROWS * 16);
-  for (let j = 0; j < ROWS; j++) xBlocks[j * 16] = ((xBytes[j >> 3]! >> (j & 7)) & 1) << 7; // the field's 1
-  const [ta, tb] = halves(rows);
-  const out = Buffer.concat([polyHash(key, xBlocks), polyHash(key, ta), polyHash(key, tb)]);
-  xBlocks.fill(0);
-  ta.fill(0);
-  tb.fill(0);
+  const zeroTag = gcmTag(key, new Uint8Array(HASH_BYTES));
+  const out = new Uint8Array(16 + KAPPA * 16);
+  out.set(columnHash(key, zeroTag, xBytes), 0);
+  for (let i = 0; i < KAPPA; i++) out.set(columnHash(key, zeroTag, t0[i]!), 16 + i * 16);
   return out;
 }
 
@@ -149,28 +136,23 @@ export function checkValues(sid: Uint8Array, u: Uint8Array, rows: Uint8Array, xB
 export function oteSend(delta: Uint8Array, chosenSeeds: readonly Uint8Array[], sid: Uint8Array, r: Reader): Uint8Array {
   const u = r.bytes(KAPPA * COL_BYTES);
   const xt = r.bytes(16);
-  const ta = r.bytes(16);
-  const tb = r.bytes(16);
+  const tt = r.bytes(KAPPA * 16);
   const iv = taggedHash('kos/prg', sid).subarray(0, 16);
+  const key = chiKey(sid, u);
+  const zeroTag = gcmTag(key, new Uint8Array(HASH_BYTES));
   const qCols: Uint8Array[] = [];
+  let d = 0;
   for (let i = 0; i < KAPPA; i++) {
     const q = prg(chosenSeeds[i]!, iv);
     const mask = -((delta[i >> 3]! >> (i & 7)) & 1) & 0xff;
     for (let k = 0; k < COL_BYTES; k++) q[k]! ^= u[i * COL_BYTES + k]! & mask;
     qCols.push(q);
+    // R(q_i) = R(t_i) ⊕ Δ_i·R(x)
+    const h = columnHash(key, zeroTag, q);
+    for (let k = 0; k < 16; k++) d |= h[k]! ^ tt[i * 16 + k]! ^ (xt[k]! & mask);
   }
+  check(d === 0, 'OT extension consistency check');
   const rows = transpose(qCols);
   for (const q of qCols) q.fill(0);
-  const key = chiKey(sid, u);
-  const [qa, qb] = halves(rows);
-  const ha = polyHash(key, qa);
-  const hb = polyHash(key, qb);
-  const xa = gfMul(xt, delta.subarray(0, 16));
-  const xb = gfMul(xt, delta.subarray(16, 32));
-  let d = 0;
-  for (let i = 0; i < 16; i++) d |= ha[i]! ^ ta[i]! ^ xa[i]! | (hb[i]! ^ tb[i]! ^ xb[i]!);
-  qa.fill(0);
-  qb.fill(0);
-  check(d === 0, 'OT extension consistency check');
   return rows;
 }

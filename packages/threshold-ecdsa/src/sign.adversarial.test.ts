@@ -5,10 +5,10 @@ import { addToScalar, expectAbort, HEADER, offCurvePoint, splice } from './adver
 import { ecc, mulBase, randomScalar, taggedHash } from './curve.ts';
 import { KeyShare } from './keyshare.ts';
 import { dirSid, SignSession } from './sign.ts';
-import { checkValues, OTE_MESSAGE_BYTES, prg, transpose } from './ote.ts';
+import { checkValues, OTE_MESSAGE_BYTES, prg } from './ote.ts';
 import { finishBoth, runPresign, setup, type Tamper } from './test-helpers.ts';
 
-// SIGN_1 body: commitment(32) ‖ OT-extension matrix u (256 × 84) ‖ x̃ ‖ t̃_a ‖ t̃_b (16 each)
+// SIGN_1 body: commitment(32) ‖ OT-extension matrix u (256 × 84) ‖ x̃ (16) ‖ t̃_i (256 × 16)
 const U = HEADER + 32;
 const XT = U + 256 * 84;
 // SIGN_2 body: R(33) ‖ salt(32) ‖ Γu(33) ‖ Γv(33) ‖ ψ(32) ‖ τ(416 × 4 × 32) ‖ H(r)(32) ‖ u(2 × 32) ‖ γ_A(2 × 32)
@@ -80,7 +80,7 @@ describe('signing against a deviating peer', () => {
         u[col * 84]! ^= 1 << 5; // row 5 of column `col` claims the other choice bit
         const out = Uint8Array.from(m);
         out.set(u, U);
-        out.set(checkValues(bobSid, u, transpose(t0), x), XT);
+        out.set(checkValues(bobSid, u, t0, x), XT);
         return out;
       });
     honestAborts(flip(i), 'OT extension consistency check');
@@ -96,7 +96,7 @@ describe('signing against a deviating peer', () => {
     expect(a.round2(flip(z)('sign.2', 2, b1)).length).toBeGreaterThan(50_000); // the honest party's check passed
   });
 
-  it('OT extension: a receiver that lies about x̃ or t̃ fails the consistency check', () => {
+  it('OT extension: a receiver that lies about x̃ or about one t̃_i fails the consistency check', () => {
     honestAborts(at('sign.2', (m) => { const o = Uint8Array.from(m); o[XT]! ^= 0x80; return o; }), 'OT extension consistency check');
     honestAborts(at('sign.2', (m) => { const o = Uint8Array.from(m); o[XT + 16 + 3]! ^= 1; return o; }), 'OT extension consistency check');
   });
@@ -136,7 +136,7 @@ describe('signing against a deviating peer', () => {
     for (const step of ['sign.2', 'sign.presign']) honestAborts(at(step, () => recorded[step]!), 'session id');
     honestAborts((_s, _f, m) => m, 'session id', at('sign.finish', () => recorded['sign.finish']!));
     // a replayed hello only replays the peer's nonce: the session id is fresh because ours is
-    expect(OTE_MESSAGE_BYTES).toBe(256 * 84 + 48);
+    expect(OTE_MESSAGE_BYTES).toBe(256 * 84 + 16 + 256 * 16);
   });
 
   it('refuses a message with a wrong party id (sender or recipient), or one of its own reflected', () => {
