@@ -134,6 +134,11 @@ const envSchema = z
     AUTO_RETRY_AFTER_BLOCKS: wholeNumber('blocks', 1).default(3),
     AUTO_RETRY_MAX_ATTEMPTS: wholeNumber('attempts', 2).default(5),
     CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
+    CUSTODY_CRASH_AT: z
+      .string()
+      .regex(/^(before-write|after-write):[1-9]\d*$/, 'must be before-write:<n> or after-write:<n>')
+      .transform((text) => ({ step: text.split(':')[0] as 'before-write' | 'after-write', n: Number(text.split(':')[1]) }))
+      .optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     SPONSORED_LEASE_MS: milliseconds.default(15_000),
     MONITOR_LEASE_MS: milliseconds.default(60_000),
@@ -162,8 +167,10 @@ const envSchema = z
     env.SPONSORSHIP.forEach((entry, index) => {
       if (!evmChains.has(entry.chainId)) ctx.addIssue({ code: 'custom', path: ['SPONSORSHIP', index, 'chainId'], message: `${entry.chainId} is not an EVM chain of CHAINS` });
     });
-    if (env.CRASH_AT !== undefined && env.APP_ENV === 'production') {
-      ctx.addIssue({ code: 'custom', path: ['CRASH_AT'], message: 'is a fault-injection switch for tests; refusing to start production with it' });
+    for (const name of ['CRASH_AT', 'CUSTODY_CRASH_AT'] as const) {
+      if (env[name] !== undefined && env.APP_ENV === 'production') {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is a fault-injection switch for tests; refusing to start production with it' });
+      }
     }
     if (env.NONCE_RESERVATION_MS !== undefined && env.NONCE_RESERVATION_MS >= env.IDEMPOTENCY_LEASE_MS) {
       ctx.addIssue({ code: 'custom', path: ['NONCE_RESERVATION_MS'], message: 'must be shorter than IDEMPOTENCY_LEASE_MS, so a retried request finds its lapsed nonce free again' });
@@ -268,6 +275,12 @@ function configFrom(env: z.output<typeof envSchema>) {
     monitorLeaseMs: env.MONITOR_LEASE_MS,
     /** Tests only (CRASH_AT, refused in production): the broadcast step at which the process kills itself. */
     crashAt: env.CRASH_AT,
+    /**
+     * Tests only (CUSTODY_CRASH_AT=<step>:<n>, refused in production): `npm run custody -- convert |
+     * refresh` SIGKILLs the process doing the work when the n-th wallet it handles reaches `before-write`
+     * (its new shares made and checked, not written) or `after-write` (written, the signer's epoch not committed).
+     */
+    custodyCrashAt: env.CUSTODY_CRASH_AT,
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */
     pruneIntervalMs: env.PRUNE_INTERVAL_MS,
     requestLog: {

@@ -4,7 +4,7 @@
  * signer process, or in tests its handlers in process).
  */
 import type { Database, Stores } from '@wallet/db';
-import type { KekProvider, KeyVault } from '@wallet/domain';
+import type { KekProvider, KeyMaintenanceDeps, KeyVault } from '@wallet/domain';
 import type { SignerHealth } from '@wallet/signer/client';
 import type { Config } from '../config.ts';
 import { createKeyMaintenance } from './key-maintenance.ts';
@@ -27,7 +27,7 @@ export function createCustodyServices(config: Config, options: CustodyOptions, d
     vault,
     /** The operator's convert and refresh (npm run custody), over the same signer; undefined without one. */
     keyMaintenance: signerCaller
-      ? createKeyMaintenance({ store: deps.stores.keyMaintenance, call: createVaultCall(signerCaller), keks: deps.keks, recovery: apiRecoveryKey(config) })
+      ? createKeyMaintenance({ store: deps.stores.keyMaintenance, call: createVaultCall(signerCaller), keks: deps.keks, recovery: apiRecoveryKey(config), ...custodyCrashHooks(config.custodyCrashAt) })
       : undefined,
     /** `npm run custody -- verify-log`: the signer's log chain, and its entries against the audit log. */
     checkSignatureLog: signerCaller ? () => checkSignatureLog(signerCaller, deps.database) : undefined,
@@ -35,4 +35,14 @@ export function createCustodyServices(config: Config, options: CustodyOptions, d
     signerHealth: (): Promise<SignerHealth> => signer?.health() ?? Promise.resolve({ reachable: true, status: 'in-process' }),
     close: async () => signer?.close(),
   };
+}
+
+/** CUSTODY_CRASH_AT (tests): SIGKILL this process when the n-th wallet it converts or refreshes reaches that step. */
+function custodyCrashHooks(crashAt: Config['custodyCrashAt']): Pick<KeyMaintenanceDeps, 'beforeWrite' | 'afterWrite'> {
+  if (!crashAt) return {};
+  let reached = 0;
+  const hook = () => {
+    if (++reached === crashAt.n) process.kill(process.pid, 'SIGKILL');
+  };
+  return crashAt.step === 'before-write' ? { beforeWrite: hook } : { afterWrite: hook };
 }

@@ -52,6 +52,8 @@ export interface KeyMaintenanceDeps {
   recovery: () => RecoveryPublicKey;
   /** Tests: runs right before a wallet's new shares are written (a throw there is a kill mid-run). */
   beforeWrite?: (walletId: string) => void | Promise<void>;
+  /** Tests: runs right after a wallet's new shares are written, before the signer records their epoch. */
+  afterWrite?: (walletId: string) => void | Promise<void>;
 }
 
 export interface MaintenanceCounts {
@@ -123,6 +125,7 @@ async function convertOne(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKe
       audit(wallet, 'wallet.custody.convert', { epoch, kekIds: [apiShare.kekId, imported.signerShare.kekId].sort(), recoveryKeyId: imported.recoveryShare.kekId }),
     );
     if (!written) return 'skipped';
+    await deps.afterWrite?.(wallet.id);
     await commitEpoch(deps, vw, imported.signerShare);
     return 'done';
   } finally {
@@ -159,6 +162,7 @@ async function refreshFrost(deps: KeyMaintenanceDeps, { wallet, shares }: Stored
       await deps.beforeWrite?.(wallet.id);
       const remove = [apiShare, signerShare].map((s) => ({ role: s.role, epoch: s.epoch }));
       if (!(await deps.store.replaceShares(wallet.id, remove, add, audit(wallet, 'wallet.custody.refresh', { epoch })))) return;
+      await deps.afterWrite?.(wallet.id);
       await commitEpoch(deps, vw, theirs.signerShare);
     } finally {
       wipeKeyPackage(next.keyPackage);
@@ -178,7 +182,9 @@ async function repadXor(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyW
   if (next.length !== 2 || !service || !next.some((s) => s.role === 'user')) throw new Error('the signer answered other shares');
   await deps.beforeWrite?.(wallet.id);
   const written = await deps.store.replaceShares(wallet.id, halves.map((s) => ({ role: s.role, epoch: s.epoch })), next, audit(wallet, 'wallet.custody.refresh', { epoch: service.epoch }));
-  if (written) await commitEpoch(deps, vw, service);
+  if (!written) return;
+  await deps.afterWrite?.(wallet.id);
+  await commitEpoch(deps, vw, service);
 }
 
 async function eachWallet(deps: KeyMaintenanceDeps, command: MaintenanceCounts['command'], run: (entry: StoredKeyWallet) => Promise<'done' | 'skipped' | 'ineligible'>): Promise<MaintenanceCounts> {
