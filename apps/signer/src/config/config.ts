@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SIGNER_CRASH_POINTS } from '../crash-at.ts';
 import { parseLogLevel, type LogLevel } from '../server/logger.ts';
 import { DEFAULT_CLIENT_NAME, parseListen, type SignerListen } from '../transport/protocol.ts';
 import { CREDENTIAL_FILES } from './credentials.ts';
@@ -161,6 +162,9 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
 
   const demoHandlers = get('SIGNER_DEMO_HANDLERS') === '1';
   if (demoHandlers && !local) problems.push(`SIGNER_DEMO_HANDLERS is a test switch; refusing to start ${appEnv} with it`);
+  const crashAt = get('SIGNER_CRASH_AT');
+  if (crashAt !== undefined && !local) problems.push(`SIGNER_CRASH_AT is a fault-injection switch for tests; refusing to start ${appEnv} with it`);
+  else if (crashAt !== undefined && !(SIGNER_CRASH_POINTS as readonly string[]).includes(crashAt)) problems.push(`SIGNER_CRASH_AT must be one of ${SIGNER_CRASH_POINTS.join(', ')}`);
 
   if (problems.length > 0) throw new SignerConfigError(`signer configuration refused:\n- ${problems.join('\n- ')}`);
   return {

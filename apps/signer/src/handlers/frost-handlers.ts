@@ -30,6 +30,7 @@ import {
   type VaultWallet,
 } from '@wallet/domain';
 import { dkgFinish, dkgRound1, dkgRound2, respondToSigning, wipeKeyPackage, wipeRoundSecret, type OfflineContribution, type RoundSecret } from '@wallet/frost-ed25519';
+import { logBetweenCrashPoints } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
 import { admitSignature, assertCurrentEpoch, domainCall, frostCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
@@ -155,7 +156,7 @@ export function createFrostHandlers(deps: FrostHandlerDeps): Record<string, Sign
       const { keyPackage, publicKeyPackage } = openSignerShare(keks, wallet, request.share, groupKey);
       try {
         const response = frostCall(() => respondToSigning(keyPackage, publicKeyPackage, { message, coordinator: request.commitments, signer: 2 }));
-        await log.appendSignature({ walletId: wallet.id, digest, requestId: request.requestId ?? context.requestId, action: request.action });
+        await logBetweenCrashPoints(() => log.appendSignature({ walletId: wallet.id, digest, requestId: request.requestId ?? context.requestId, action: request.action }));
         return encodeVaultValue(response);
       } finally {
         wipeKeyPackage(keyPackage);
