@@ -166,4 +166,39 @@ describe('OT setup against a deviating peer', () => {
     const [p1, p2] = runPresign(s1, s2);
     expect(finishBoth(p1, p2, d)[0].compact.length).toBe(64);
   });
+
+  it('refuses OT messages replayed from another OT setup of the same key pair, and wrong party ids', () => {
+    const [s1, s2] = fresh();
+    const recorded: Record<string, Uint8Array> = {};
+    runOtSetup(s1, s2, (step, from, msg) => {
+      if (from === 2) recorded[step] = msg;
+      return msg;
+    });
+    for (const step of ['ot.2', 'ot.3', 'ot.4', 'ot.5', 'ot.finish']) {
+      const [t1, t2] = [KeyShare.decode(s1.encode()), KeyShare.decode(s2.encode())];
+      expectAbort(() => runOtSetup(t1, t2, (st, from, msg) => (st === step && from === 2 ? recorded[step]! : msg)), 'session id');
+      expect(t1.otStatusValue).toBe('unusable');
+    }
+    const [t1, t2] = [KeyShare.decode(s1.encode()), KeyShare.decode(s2.encode())];
+    expectAbort(() => runOtSetup(t1, t2, (st, from, msg) => (st === 'ot.3' && from === 2 ? splice(msg, 2, Uint8Array.of(1, 2)) : msg)), 'sender id');
+  });
+});
+
+describe('DKG replays and party ids', () => {
+  it('refuses DKG messages replayed from another DKG, and wrong party ids', () => {
+    const recorded: Record<string, Uint8Array> = {};
+    runDkg((step, from, msg) => {
+      if (from === 2) recorded[step] = msg;
+      return msg;
+    });
+    for (const step of ['dkg.open', 'dkg.finish']) {
+      expectAbort(() => runDkg((st, from, msg) => (st === step && from === 2 ? recorded[step]! : msg)), 'session id');
+    }
+    expectAbort(() => runDkg((st, from, msg) => (st === 'dkg.open' && from === 2 ? splice(msg, 3, Uint8Array.of(2)) : msg)), 'recipient id');
+    expectAbort(() => runDkg((st, from, msg) => (st === 'dkg.commit' && from === 2 ? splice(msg, 2, Uint8Array.of(1)) : msg)), 'sender id');
+    // a hello reflected back (our own nonce) is refused
+    const a = new DkgSession(1);
+    const own = a.hello();
+    expectAbort(() => a.commit(splice(own, 2, Uint8Array.of(2, 1))), 'reflected nonce');
+  });
 });
