@@ -52,12 +52,21 @@ export function bytesToBig(b: Uint8Array): bigint {
 /** A scalar (< 2^256) → 32 big-endian bytes. */
 export function bigToBytes(a: bigint): Uint8Array {
   const out = new Uint8Array(32);
-  const v = new DataView(out.buffer);
-  v.setBigUint64(0, (a >> 192n) & M64);
-  v.setBigUint64(8, (a >> 128n) & M64);
-  v.setBigUint64(16, (a >> 64n) & M64);
-  v.setBigUint64(24, a & M64);
+  writeScalarAt(new DataView(out.buffer), 0, a);
   return out;
+}
+
+/** Writes a scalar (< 2^256) as 32 big-endian bytes at `offset` (no allocation). */
+export function writeScalarAt(v: DataView, offset: number, a: bigint): void {
+  v.setBigUint64(offset, (a >> 192n) & M64);
+  v.setBigUint64(offset + 8, (a >> 128n) & M64);
+  v.setBigUint64(offset + 16, (a >> 64n) & M64);
+  v.setBigUint64(offset + 24, a & M64);
+}
+
+/** Reads 32 big-endian bytes at `offset` as a BigInt (no allocation). */
+export function readScalarAt(v: DataView, offset: number): bigint {
+  return (v.getBigUint64(offset) << 192n) | (v.getBigUint64(offset + 8) << 128n) | (v.getBigUint64(offset + 16) << 64n) | v.getBigUint64(offset + 24);
 }
 
 /** A uniformly random scalar in [1, n). */

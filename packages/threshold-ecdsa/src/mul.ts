@@ -12,7 +12,7 @@
  * χ̂_k·γ̂_{j,k} (compared as the hash) and outputs d_k = Σ_j g_j·γ̃_{j,k} + b·γ_{A,k}.
  * @module
  */
-import { N, add, bigToBytes, bytesToBig, hashToScalar, mod, mul, randomScalar, sub, taggedHash } from './curve.ts';
+import { N, add, hashToScalar, mod, mul, randomScalar, readScalarAt, sub, taggedHash, writeScalarAt } from './curve.ts';
 import { check } from './errors.ts';
 import type { Reader, Writer } from './codec.ts';
 import { oteReceive, oteSend, rowOutput, XI, KAPPA, type OteReceiverState } from './ote.ts';
@@ -27,8 +27,9 @@ export const GADGET: readonly bigint[] = Array.from({ length: XI }, (_, j) =>
 );
 
 function expand(buf: Uint8Array): bigint[] {
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: bigint[] = [];
-  for (let k = 0; k < W; k++) out.push(mod(bytesToBig(buf.subarray(k * CHUNK, (k + 1) * CHUNK))));
+  for (let k = 0; k < W; k++) out.push(mod(readScalarAt(v, k * CHUNK)));
   buf.fill(0);
   return out;
 }
@@ -63,7 +64,8 @@ export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8A
   const q = oteSend(delta, chosenSeeds, sid, r);
   const pads = Array.from({ length: W }, () => randomScalar());
   const z0: bigint[][] = [];
-  const tauW: Uint8Array[] = [];
+  const tau = new Uint8Array(XI * W * 32);
+  const tauView = new DataView(tau.buffer);
   const row1 = new Uint8Array(32);
   for (let j = 0; j < XI; j++) {
     const row = q.subarray(j * 32, j * 32 + 32);
@@ -71,17 +73,18 @@ export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8A
     const a0 = expand(rowOutput(sid, j, row, W * CHUNK));
     const a1 = expand(rowOutput(sid, j, row1, W * CHUNK));
     z0.push(a0);
-    for (let k = 0; k < W; k++) tauW.push(bigToBytes(add(sub(a1[k]!, a0[k]!), pads[k]!)));
+    for (let k = 0; k < W; k++) writeScalarAt(tauView, (j * W + k) * 32, add(sub(a1[k]!, a0[k]!), pads[k]!));
   }
   q.fill(0);
   row1.fill(0);
-  const tau = Buffer.concat(tauW);
   const chi = challenges(sid, bobMessage, tau);
-  const rParts: Uint8Array[] = [];
+  const rBytes = new Uint8Array(L * XI * 32);
+  const rView = new DataView(rBytes.buffer);
   for (let k = 0; k < L; k++) {
-    for (let j = 0; j < XI; j++) rParts.push(bigToBytes(add(mul(chi.tilde[k]!, z0[j]![k]!), mul(chi.hat[k]!, z0[j]![L + k]!))));
+    for (let j = 0; j < XI; j++) writeScalarAt(rView, (k * XI + j) * 32, add(mul(chi.tilde[k]!, z0[j]![k]!), mul(chi.hat[k]!, z0[j]![L + k]!)));
   }
-  w.bytes(tau).bytes(taggedHash('mul/r', sid, Buffer.concat(rParts)));
+  w.bytes(tau).bytes(taggedHash('mul/r', sid, rBytes));
+  rBytes.fill(0);
   for (let k = 0; k < L; k++) w.scalar(add(mul(chi.tilde[k]!, pads[k]!), mul(chi.hat[k]!, pads[L + k]!)));
   for (let k = 0; k < L; k++) w.scalar(sub(a[k]!, pads[k]!));
   const c: bigint[] = [];
@@ -103,27 +106,29 @@ export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: R
   for (let k = 0; k < L; k++) gammaA.push(r.scalar());
   const chi = challenges(sid, state.message, tauBytes);
   const { beta, rows } = state.ote;
+  const tauView = new DataView(tauBytes.buffer, tauBytes.byteOffset, tauBytes.byteLength);
   const gamma: bigint[][] = [];
   for (let j = 0; j < XI; j++) {
     const zb = expand(rowOutput(sid, j, rows.subarray(j * 32, j * 32 + 32), W * CHUNK));
     const bj = BigInt(beta[j]!);
     const g: bigint[] = [];
     for (let k = 0; k < W; k++) {
-      const off = (j * W + k) * 32;
-      const tau = bytesToBig(tauBytes.subarray(off, off + 32));
+      const tau = readScalarAt(tauView, (j * W + k) * 32);
       check(tau < N, 'scalar not reduced');
       g.push(sub(bj * tau, zb[k]!));
     }
     gamma.push(g);
   }
-  const rParts: Uint8Array[] = [];
+  const rBytes = new Uint8Array(L * XI * 32);
+  const rView = new DataView(rBytes.buffer);
   for (let k = 0; k < L; k++) {
     for (let j = 0; j < XI; j++) {
       const v = sub(BigInt(beta[j]!) * u[k]!, add(mul(chi.tilde[k]!, gamma[j]![k]!), mul(chi.hat[k]!, gamma[j]![L + k]!)));
-      rParts.push(bigToBytes(v));
+      writeScalarAt(rView, (k * XI + j) * 32, v);
     }
   }
-  const mine = taggedHash('mul/r', sid, Buffer.concat(rParts));
+  const mine = taggedHash('mul/r', sid, rBytes);
+  rBytes.fill(0);
   let diff = 0;
   for (let i = 0; i < 32; i++) diff |= mine[i]! ^ verifyR[i]!;
   check(diff === 0, 'multiplication check');

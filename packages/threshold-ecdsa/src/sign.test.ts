@@ -3,7 +3,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { describe, expect, it } from 'vitest';
 import { KeyShare } from './keyshare.ts';
 import { ThresholdEcdsaError } from './errors.ts';
-import { SignSession } from './sign.ts';
+import { Presignature, SignSession } from './sign.ts';
 import { finishBoth, runPresign, setup } from './test-helpers.ts';
 
 function nodeVerify(pk: Uint8Array, message: Uint8Array, compact: Uint8Array): boolean {
@@ -87,5 +87,22 @@ describe('DKG, OT setup and signing, end to end', () => {
     const again = KeyShare.decode(copy.encode());
     expect(again.otStatusValue).toBe('unusable');
     expect(() => new SignSession(again)).toThrow(expect.objectContaining({ code: 'OT_UNUSABLE' }));
+  });
+
+  it('a presignature moves as bytes (the original is consumed) and signs once', () => {
+    const [p1, p2] = runPresign(s1, s2);
+    const bytes = p1.export();
+    expect(bytes.length).toBe(3 + 33 + 32 + 33 + 96);
+    expect(p1.used).toBe(true);
+    expect(() => p1.prepareFinalMessage(randomBytes(32))).toThrow(expect.objectContaining({ code: 'PRESIGNATURE_CONSUMED' }));
+    expect(() => p1.export()).toThrow(expect.objectContaining({ code: 'PRESIGNATURE_CONSUMED' }));
+    expect(() => Presignature.import(bytes, s2)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => Presignature.import(bytes.subarray(1), s1)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    const moved = Presignature.import(bytes, s1);
+    expect(moved.id).toBe(p2.id);
+    const d = randomBytes(32);
+    const [sig] = finishBoth(moved, p2, d);
+    expect(secp256k1.verify(sig.compact, d, s1.publicKey, { prehash: false })).toBe(true);
+    expect(() => moved.prepareFinalMessage(d)).toThrow(expect.objectContaining({ code: 'PRESIGNATURE_CONSUMED' }));
   });
 });

@@ -225,4 +225,41 @@ export class Presignature {
     this.consumed = true;
     this.u = this.v = this.phi = 0n;
   }
+
+  /**
+   * Moves the presignature out as bytes (e.g. from the worker that made it to the process that signs):
+   * this object is consumed, so that exactly one live copy exists. Secret (φ_i, v_i): keep it in memory
+   * or seal it. A decoded copy is as single-use as the original only if the caller records
+   * `presignatureId` durably before the final message leaves, and refuses an id it has recorded.
+   */
+  export(): Uint8Array {
+    if (this.consumed) throw new ThresholdEcdsaError('PRESIGNATURE_CONSUMED', 'threshold-ecdsa: presignature already used');
+    this.consumed = true;
+    const w = new Writer().u8(PRESIG_MAGIC).u8(1).u8(this.share.partyId).bytes(this.share.publicKey).bytes(this.sid).bytes(this.R);
+    const out = w.scalar(this.u).scalar(this.v).scalar(this.phi).finish();
+    this.u = this.v = this.phi = 0n;
+    return out;
+  }
+
+  /** Strict decoding of {@link Presignature.export}'s bytes, for this key share. */
+  static import(bytes: Uint8Array, share: KeyShare): Presignature {
+    try {
+      const r = new Reader(bytes);
+      check(r.u8() === PRESIG_MAGIC && r.u8() === 1, 'magic');
+      check(r.u8() === share.partyId, 'party id');
+      check(equalBytes(r.bytes(33), share.publicKey), 'public key');
+      const sid = r.bytes(32);
+      const R = r.point();
+      const u = r.scalar();
+      const v = r.scalar();
+      const phi = r.scalar();
+      r.end();
+      return new Presignature(share, sid, R, u, v, phi);
+    } catch (e) {
+      throw invalidInput(`presignature: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 }
+
+const PRESIG_MAGIC = 0x50; // 'P'
+
