@@ -39,7 +39,6 @@ export class OtSetupSession extends Steps {
   private rho1: Uint8Array[] = [];
   // Alice role (this party's base-OT receiver)
   private readonly delta = randomBytes(32);
-  private peerB: Uint8Array = new Uint8Array(0);
   private rhoD: Uint8Array[] = [];
   private xi: Uint8Array[] = [];
 
@@ -77,7 +76,6 @@ export class OtSetupSession extends Steps {
       const proof = readProof(r);
       r.end();
       verifyDlog('ot-base', this.sid, peerOf(this.me), this.me, B, proof);
-      this.peerB = B;
       const w = header(MSG.OT_2, this.me, this.sid);
       for (let i = 0; i < KAPPA; i++) {
         const a = randomScalar();
@@ -191,5 +189,3 @@ export class OtSetupSession extends Steps {
   }
 }
 
-/** The peer's B is kept only for diagnostics; exported for tests. @internal */
-export const _internal = { select };

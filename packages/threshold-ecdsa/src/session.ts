@@ -80,8 +80,9 @@ export abstract class Steps {
   protected readonly ownNonce = randomBytes(32);
   protected constructor(protected readonly onAbortHook: () => void = () => {}) {}
 
-  get aborted(): boolean {
-    return this.dead && this.stepIndex >= 0;
+  /** True once the session finished or aborted: no step runs any more. */
+  get closed(): boolean {
+    return this.dead;
   }
 
   protected run<T>(index: number, body: () => T): T {
@@ -95,13 +96,10 @@ export abstract class Steps {
     } catch (e) {
       this.dead = true;
       this.wipe();
+      // A caller error (e.g. OT_UNUSABLE) ends the session too, but is not a peer's deviation.
       if (e instanceof ThresholdEcdsaError && e.code !== 'ABORTED') throw e;
-      try {
-        this.onAbortHook();
-      } finally {
-        // The one abort, whatever failed.
-      }
-      throw e instanceof ThresholdEcdsaError ? e : abortError(e);
+      this.onAbortHook();
+      throw e instanceof ThresholdEcdsaError ? e : abortError(e); // the one abort, whatever failed
     }
   }
 
