@@ -62,7 +62,7 @@ interface ShareRow {
 }
 
 describe.each(testDatabaseKinds)('a database of the previous release, converted with kills in the middle (%s)', (kind: DatabaseKind) => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), `wallet-previous-${kind}-`));
+  let dataDir = '';
   let databaseUrl = '';
   let env: Record<string, string>;
   let service: ServiceProcess | undefined;
@@ -151,6 +151,8 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
   }
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), `wallet-previous-${kind}-`));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     // Where the previous release kept its generated KEKs in local mode (mode 0600, as it wrote them).
     copyFileSync(path.join(fixtureDir, 'keks.json'), path.join(dataDir, 'keks.json'));
     chmodSync(path.join(dataDir, 'keks.json'), 0o600);
@@ -169,7 +171,6 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
     }
     env = localServiceEnv(dataDir, { DATABASE_URL: databaseUrl });
     delete env.INIT_CWD;
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   }, 60_000);
   afterAll(async () => {
     await stop();

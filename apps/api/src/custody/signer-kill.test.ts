@@ -22,7 +22,7 @@ import { address as solanaAddress, getAddressEncoder, getPublicKeyFromAddress, v
 import { createScratchDatabase, openDatabase } from '@wallet/db';
 import { decodeVaultValue } from '@wallet/domain';
 import { ready, type SigningCommitments } from '@wallet/frost-ed25519';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { computeBindingFactors, computeGroupCommitment } from '../../../../packages/frost-ed25519/src/frost.ts';
 import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
@@ -114,9 +114,8 @@ function wireTap(listenPath: string, signerSocket: string, tlsDir: string) {
 
 const server = process.env.TEST_DATABASE_URL;
 describe.runIf(server)('a signer killed in the middle of a FROST signature (PostgreSQL)', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-signer-kill-'));
-  const signerDir = path.join(dataDir, 'signer');
-  const tapSocket = path.join(dataDir, 'tap.sock');
+  let dataDir = '';
+  let signerDir = '';
   let tap: ReturnType<typeof wireTap>;
   let signer: ChildProcess;
   let service: ServiceProcess;
@@ -186,6 +185,10 @@ describe.runIf(server)('a signer killed in the middle of a FROST signature (Post
   const hex = (c: SigningCommitments) => `${Buffer.from(c.hiding).toString('hex')}:${Buffer.from(c.binding).toString('hex')}`;
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-signer-kill-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    signerDir = path.join(dataDir, 'signer');
+    const tapSocket = path.join(dataDir, 'tap.sock');
     await ready();
     const scratch = await createScratchDatabase(server!, 'signerkill');
     cleanups.push(scratch.drop);
@@ -203,7 +206,6 @@ describe.runIf(server)('a signer killed in the middle of a FROST signature (Post
     signer.kill('SIGTERM');
     await exited(signer);
   }, 120_000);
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   // A test that failed midway leaves its signer running: the next one starts its own.
   afterEach(async () => {
     signer.kill('SIGTERM');
