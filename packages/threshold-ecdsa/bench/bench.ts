@@ -30,7 +30,7 @@ function dkg(): [KeyShare, KeyShare] {
   const [h1, h2] = [party('dkg.hello', 1, () => a.hello()), party('dkg.hello', 2, () => b.hello())];
   const [c1, c2] = [party('dkg.commit', 1, () => a.commit(h2)), party('dkg.commit', 2, () => b.commit(h1))];
   const [o1, o2] = [party('dkg.open', 1, () => a.open(c2)), party('dkg.open', 2, () => b.open(c1))];
-  return [party('dkg.finish', 1, () => a.finish(o2)), party('dkg.finish', 2, () => b.finish(o1))];
+  return [party('dkg.finish', 1, () => a.finish(o2)).share, party('dkg.finish', 2, () => b.finish(o1)).share];
 }
 
 function otSetup(s1: KeyShare, s2: KeyShare): void {

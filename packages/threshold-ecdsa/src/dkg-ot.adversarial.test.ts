@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { expectAbort, HEADER, offCurvePoint, sidOf, splice } from './adversary.ts';
-import { ecc, mulBase, randomScalar, taggedHash } from './curve.ts';
+import { addToScalar, expectAbort, HEADER, offCurvePoint, sidOf, splice } from './adversary.ts';
+import { bytesToBig, ecc, mulBase, N, randomScalar, taggedHash } from './curve.ts';
+import { combineOfflineContributions } from './offline.ts';
 import { Writer } from './codec.ts';
 import { DkgSession } from './dkg.ts';
 import { KeyShare } from './keyshare.ts';
 import { proveDlog, writeProof } from './proofs.ts';
-import { runDkg, runOtSetup, runPresign, finishBoth } from './test-helpers.ts';
+import { runDkg, runDkgFull, runOtSetup, runPresign, finishBoth } from './test-helpers.ts';
 
 const proofBytes = (p: ReturnType<typeof proveDlog>) => writeProof(new Writer(), p).finish();
 const OFF_CURVE = offCurvePoint((p) => ecc.isPoint(p));
@@ -17,76 +18,109 @@ const BAD_POINTS: Record<string, Uint8Array> = {
   'uncompressed prefix': splice(mulBase(5n), 0, Uint8Array.of(4)),
 };
 
+/** A scripted peer 2 (a dealer with known polynomial) against an honest party 1. */
+function scriptedPeer() {
+  const honest = new DkgSession(1);
+  const a0 = randomScalar();
+  const a1 = randomScalar();
+  const C0 = mulBase(a0);
+  const C1 = mulBase(a1);
+  const salt = randomBytes(32);
+  const hello2 = new Writer().u8(1).u8(0x10).u8(2).u8(1).bytes(randomBytes(32)).finish();
+  const sid = sidOf(honest.commit(hello2));
+  return { honest, a0, a1, C0, C1, salt, sid };
+}
+const openMsg = (sid: Uint8Array, C0: Uint8Array, C1: Uint8Array, salt: Uint8Array, proof: ReturnType<typeof proveDlog>, share: bigint) =>
+  writeProof(new Writer().u8(1).u8(0x12).u8(2).u8(1).bytes(sid).bytes(C0).bytes(C1).bytes(salt), proof).scalar(share).finish();
+const commitMsg = (sid: Uint8Array, c: Uint8Array) => new Writer().u8(1).u8(0x11).u8(2).u8(1).bytes(sid).bytes(c).finish();
+// DKG open: C0(33) ‖ C1(33) ‖ salt(32) ‖ proof(65) ‖ f_j(i)(32)
+const PROOF_AT = HEADER + 66 + 32;
+const SHARE_AT = PROOF_AT + 65;
+
 describe('DKG against a deviating peer', () => {
-  it('refuses an opening of another point than the one committed to (with a valid proof for it)', () => {
+  it('the scripted peer, following the protocol, is accepted (so each deviation below is what is refused)', () => {
+    const p = scriptedPeer();
+    p.honest.open(commitMsg(p.sid, commitFor(p.sid, p.C0, p.C1, p.salt)));
+    const res = p.honest.finish(openMsg(p.sid, p.C0, p.C1, p.salt, proveDlog('dkg', p.sid, 2, 1, p.a0, p.C0), (p.a0 + p.a1) % N));
+    expect(res.share).toBeInstanceOf(KeyShare);
+  });
+
+  it('refuses an opening of another polynomial than the one committed to (with a valid proof for it)', () => {
     expectAbort(
       () =>
         runDkg((step, from, msg) => {
           if (step !== 'dkg.finish' || from !== 2) return msg;
           const x = randomScalar();
           const X = mulBase(x);
-          return splice(splice(msg, HEADER, X), HEADER + 33 + 32, proofBytes(proveDlog('dkg', sidOf(msg), 2, 1, x, X)));
+          return splice(splice(msg, HEADER, X), PROOF_AT, proofBytes(proveDlog('dkg', sidOf(msg), 2, 1, x, X)));
         }),
       'commitment opening',
     );
   });
 
-  it('refuses a proof of knowledge bound to another session or to swapped party ids, for the committed point', () => {
-    // A test peer that follows the protocol but binds its proof wrongly: it commits to X = x·G with its own salt.
+  it('refuses a proof of knowledge bound to another session, to swapped party ids or to another purpose', () => {
     for (const variant of ['other session', 'swapped ids', 'other purpose'] as const) {
-      const honest = new DkgSession(1);
-      const x = randomScalar();
-      const X = mulBase(x);
-      const salt = randomBytes(32);
-      const peerNonce = randomBytes(32);
-      const hello2 = new Writer().u8(1).u8(0x10).u8(2).u8(1).bytes(peerNonce).finish();
-      const c1 = honest.commit(hello2);
-      const sid = sidOf(c1);
-      const commitment = commitFor(sid, X, salt);
-      honest.open(new Writer().u8(1).u8(0x11).u8(2).u8(1).bytes(sid).bytes(commitment).finish());
+      const p = scriptedPeer();
+      p.honest.open(commitMsg(p.sid, commitFor(p.sid, p.C0, p.C1, p.salt)));
       const proof =
         variant === 'other session'
-          ? proveDlog('dkg', randomBytes(32), 2, 1, x, X)
+          ? proveDlog('dkg', randomBytes(32), 2, 1, p.a0, p.C0)
           : variant === 'swapped ids'
-            ? proveDlog('dkg', sid, 1, 2, x, X)
-            : proveDlog('ot-base', sid, 2, 1, x, X);
-      const open = writeProof(new Writer().u8(1).u8(0x12).u8(2).u8(1).bytes(sid).bytes(X).bytes(salt), proof).finish();
-      expectAbort(() => honest.finish(open), 'proof of knowledge');
-      // and the same peer with a correctly bound proof is accepted (the test can fail)
-      const ok = new DkgSession(1);
-      const c = ok.commit(hello2);
-      const s2 = sidOf(c);
-      ok.open(new Writer().u8(1).u8(0x11).u8(2).u8(1).bytes(s2).bytes(commitFor(s2, X, salt)).finish());
-      const good = writeProof(new Writer().u8(1).u8(0x12).u8(2).u8(1).bytes(s2).bytes(X).bytes(salt), proveDlog('dkg', s2, 2, 1, x, X)).finish();
-      expect(ok.finish(good)).toBeInstanceOf(KeyShare);
+            ? proveDlog('dkg', p.sid, 1, 2, p.a0, p.C0)
+            : proveDlog('ot-base', p.sid, 2, 1, p.a0, p.C0);
+      expectAbort(() => p.honest.finish(openMsg(p.sid, p.C0, p.C1, p.salt, proof, (p.a0 + p.a1) % N)), 'proof of knowledge');
     }
   });
 
+  it('refuses a secret share that does not match the dealer’s commitments (Feldman check)', () => {
+    const p = scriptedPeer();
+    p.honest.open(commitMsg(p.sid, commitFor(p.sid, p.C0, p.C1, p.salt)));
+    // f(2) instead of f(1): a share for the wrong participant
+    expectAbort(() => p.honest.finish(openMsg(p.sid, p.C0, p.C1, p.salt, proveDlog('dkg', p.sid, 2, 1, p.a0, p.C0), (p.a0 + 2n * p.a1) % N)), 'secret share does not match its commitments');
+    expectAbort(() => runDkg((step, from, msg) => (step === 'dkg.finish' && from === 2 ? addToScalar(msg, SHARE_AT, 1n) : msg)), 'secret share does not match its commitments');
+  });
+
   for (const [what, point] of Object.entries(BAD_POINTS)) {
-    it(`refuses a peer public share that is ${what}`, () => {
+    it(`refuses a peer commitment point that is ${what}`, () => {
       expectAbort(() => runDkg((step, from, msg) => (step === 'dkg.finish' && from === 2 ? splice(msg, HEADER, point) : msg)), 'invalid point');
+      expectAbort(() => runDkg((step, from, msg) => (step === 'dkg.finish' && from === 2 ? splice(msg, HEADER + 33, point) : msg)), 'invalid point');
     });
   }
 
-  it('refuses a peer whose public share cancels ours (public key = identity), even if it could open it', () => {
-    // Model a peer that learned X_1 (commitments make this impossible in the protocol): it opens -X_1.
-    const honest = new DkgSession(1);
-    const hello2 = new Writer().u8(1).u8(0x10).u8(2).u8(1).bytes(randomBytes(32)).finish();
-    const sid = sidOf(honest.commit(hello2));
-    const salt = randomBytes(32);
-    // honest party's X_1 is in its opening
-    const dummy = new Writer().u8(1).u8(0x11).u8(2).u8(1).bytes(sid);
-    const myOpen = honest.open(dummy.bytes(new Uint8Array(32)).finish());
-    const X1 = myOpen.slice(HEADER, HEADER + 33);
-    const negX1 = Uint8Array.from(X1);
-    negX1[0] = X1[0] === 2 ? 3 : 2;
-    const open = writeProof(new Writer().u8(1).u8(0x12).u8(2).u8(1).bytes(sid).bytes(negX1).bytes(salt), proveDlog('dkg', sid, 2, 1, 1n, negX1)).finish();
-    expectAbort(() => honest.finish(open), /commitment opening|proof of knowledge/);
+  it('refuses a peer whose constant term cancels ours (public key = identity)', () => {
+    // A peer that learned C_10 (the commitment round makes this impossible) and opens −C_10.
+    const p = scriptedPeer();
+    const myOpen = p.honest.open(commitMsg(p.sid, new Uint8Array(32)));
+    const negC10 = Uint8Array.from(myOpen.slice(HEADER, HEADER + 33));
+    negC10[0] = negC10[0] === 2 ? 3 : 2;
+    expectAbort(() => p.honest.finish(openMsg(p.sid, negC10, p.C1, p.salt, proveDlog('dkg', p.sid, 2, 1, 1n, negC10), 1n)), /commitment opening|proof of knowledge/);
   });
 });
 
-function commitFor(sid: Uint8Array, X: Uint8Array, salt: Uint8Array): Uint8Array {
-  return taggedHash('dkg/commit', sid, Uint8Array.of(2), X, salt);
+describe('the offline recovery share', () => {
+  it('the two sealed contributions give p(3), and p(3) with one online share rebuilds the key', () => {
+    const [r1, r2] = runDkgFull();
+    const p3 = combineOfflineContributions([r1.offline, r2.offline], r1.share.verifyingShares[2]);
+    const p1 = bytesToBig(r1.share.encode().subarray(3, 35));
+    // interpolation at 0 over {1, 3}: λ_1 = 3/2, λ_3 = −1/2
+    const inv2 = (N + 1n) / 2n;
+    const sk = (((3n * inv2) % N) * p1 + ((N - inv2) * bytesToBig(p3)) % N) % N;
+    expect(Buffer.from(mulBase(sk)).equals(Buffer.from(r1.share.publicKey))).toBe(true);
+    // both online parties agree on the verifying shares
+    expect(r1.share.verifyingShares.map((y) => Buffer.from(y).toString('hex'))).toEqual(r2.share.verifyingShares.map((y) => Buffer.from(y).toString('hex')));
+  });
+
+  it('refuses a contribution that does not match its dealer’s commitments, or a missing one', () => {
+    const [r1, r2] = runDkgFull();
+    const bad = { ...r2.offline, share: addToScalar(r2.offline.share, 0, 1n) };
+    expect(() => combineOfflineContributions([r1.offline, bad], r1.share.verifyingShares[2])).toThrow(/dealer 2 does not match/);
+    expect(() => combineOfflineContributions([r1.offline], r1.share.verifyingShares[2])).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => combineOfflineContributions([r1.offline, r2.offline], r1.share.verifyingShares[1])).toThrow(/sum does not match/);
+  });
+});
+
+function commitFor(sid: Uint8Array, C0: Uint8Array, C1: Uint8Array, salt: Uint8Array): Uint8Array {
+  return taggedHash('dkg/commit', sid, Uint8Array.of(2), C0, C1, salt);
 }
 
 describe('OT setup against a deviating peer', () => {

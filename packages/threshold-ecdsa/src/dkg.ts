@@ -1,15 +1,25 @@
 /**
- * Two-party distributed key generation (2-of-2, additive shares): each party samples x_i, commits to
- * X_i = x_i·G with a fresh salt, then opens X_i with a Schnorr proof of knowledge of x_i bound to the
- * session id and both party ids. The public key is X_1 + X_2. The commitment round stops a party from
- * choosing its X_i after seeing the other's (no biasing of the key); the proof stops rogue keys.
+ * Distributed key generation by the two online participants 1 and 2, for a degree-1 Shamir sharing
+ * over participants 1, 2 and the offline recovery participant 3 (any two of three determine the key;
+ * signing runs between 1 and 2). Each online party i is a dealer of f_i(x) = a_i0 + a_i1·x:
  *
- * Rounds: hello (nonces → session id), commit, open. DKLs23 §3 (key generation, Functionality 3.1 /
- * Protocol 3.2 in spirit for n = t = 2); the commitment is SHA-256 with a 32-byte salt.
+ * - hello: nonces → session id;
+ * - commit: H(sid, i, C_i0, C_i1, salt_i) with C_ik = a_ik·G (no party can choose its polynomial after
+ *   seeing the other's, so none can bias the key);
+ * - open: C_i0, C_i1, salt_i, a Schnorr proof of knowledge of a_i0 bound to the session id and both
+ *   party ids (no rogue keys), and the peer's share f_i(j). **This message carries a secret share**:
+ *   send it only over the authenticated, encrypted channel between the two processes;
+ * - finish: checks the opening, the proof, the points and f_j(i)·G = C_j0 + i·C_j1 (Feldman); the
+ *   share is p(i) = f_1(i) + f_2(i), pk = C_10 + C_20, Y_k = pk + k·(C_11 + C_21).
+ *
+ * Each dealer also returns its contribution f_i(3) for participant 3, with its commitments, to be sealed
+ * to the operator's offline recovery key by the process that made it: no online process ever holds
+ * p(3) = f_1(3) + f_2(3). DKLs23 §3 (key generation) specialised to these three participants; the
+ * Feldman check and proof of knowledge as in Komlo–Goldberg, FROST, Figure 1.
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { addPoints, equalBytes, mulBase, randomScalar, taggedHash } from './curve.ts';
+import { add, addPoints, bigToBytes, concat, equalBytes, mul, mulBase, mulPoint, randomScalar, taggedHash } from './curve.ts';
 import { check, invalidInput } from './errors.ts';
 import { newKeyShare, type KeyShare } from './keyshare.ts';
 import { readProof, proveDlog, verifyDlog, writeProof } from './proofs.ts';
@@ -17,16 +27,32 @@ import { decodeHello, encodeHello, header, MSG, peerOf, readHeader, sessionId, S
 
 const EMPTY = new Uint8Array(0);
 
-function commitment(sid: Uint8Array, from: PartyId, X: Uint8Array, salt: Uint8Array): Uint8Array {
-  return taggedHash('dkg/commit', sid, Uint8Array.of(from), X, salt);
+/** What dealer `sender` contributes to the offline participant 3's share. `share` is secret. */
+export interface OfflineContribution {
+  readonly sender: PartyId;
+  /** f_sender(3), 32 bytes: seal it to the recovery key at once. */
+  readonly share: Uint8Array;
+  /** C_sender,0 ‖ C_sender,1 (66 bytes, public): checks the share at recovery. */
+  readonly commitments: Uint8Array;
+}
+
+export interface DkgResult {
+  readonly share: KeyShare;
+  readonly offline: OfflineContribution;
+}
+
+function commitment(sid: Uint8Array, from: PartyId, C0: Uint8Array, C1: Uint8Array, salt: Uint8Array): Uint8Array {
+  return taggedHash('dkg/commit', sid, Uint8Array.of(from), C0, C1, salt);
 }
 
 export class DkgSession extends Steps {
-  private sid: Uint8Array | null = null;
-  private x: bigint;
-  private readonly X: Uint8Array;
+  private sid: Uint8Array = new Uint8Array(32);
+  private a0: bigint;
+  private a1: bigint;
+  private readonly C0: Uint8Array;
+  private readonly C1: Uint8Array;
   private readonly salt = randomBytes(32);
-  private peerCommitment: Uint8Array | null = null;
+  private peerCommitment: Uint8Array = new Uint8Array(0);
 
   /** `context`: caller's bytes bound into the session id (e.g. wallet id); the same on both sides. */
   constructor(
@@ -35,8 +61,14 @@ export class DkgSession extends Steps {
   ) {
     super();
     if (partyId !== 1 && partyId !== 2) throw invalidInput('party id must be 1 or 2');
-    this.x = randomScalar();
-    this.X = mulBase(this.x);
+    this.a0 = randomScalar();
+    this.a1 = randomScalar();
+    this.C0 = mulBase(this.a0);
+    this.C1 = mulBase(this.a1);
+  }
+
+  private f(x: bigint): bigint {
+    return add(this.a0, mul(this.a1, x));
   }
 
   /** Round 0: send this to the peer. */
@@ -51,46 +83,56 @@ export class DkgSession extends Steps {
       check(!equalBytes(peerNonce, this.ownNonce), 'reflected nonce');
       const [n1, n2] = this.partyId === 1 ? [this.ownNonce, peerNonce] : [peerNonce, this.ownNonce];
       this.sid = sessionId('dkg', this.context, n1, n2);
-      return header(MSG.DKG_COMMIT, this.partyId, this.sid).bytes(commitment(this.sid, this.partyId, this.X, this.salt)).finish();
+      return header(MSG.DKG_COMMIT, this.partyId, this.sid).bytes(commitment(this.sid, this.partyId, this.C0, this.C1, this.salt)).finish();
     });
   }
 
-  /** Round 2: takes the peer's commitment, returns the opening with the proof of knowledge. */
+  /** Round 2: takes the peer's commitment; returns the opening, the proof and the peer's (secret) share. */
   open(peerCommit: Uint8Array): Uint8Array {
     return this.run(1, () => {
-      const sid = this.sid!;
-      const r = readHeader(MSG.DKG_COMMIT, this.partyId, sid, peerCommit);
+      const r = readHeader(MSG.DKG_COMMIT, this.partyId, this.sid, peerCommit);
       this.peerCommitment = r.bytes(32);
       r.end();
-      const proof = proveDlog('dkg', sid, this.partyId, peerOf(this.partyId), this.x, this.X);
-      return writeProof(header(MSG.DKG_OPEN, this.partyId, sid).bytes(this.X).bytes(this.salt), proof).finish();
+      const peer = peerOf(this.partyId);
+      const proof = proveDlog('dkg', this.sid, this.partyId, peer, this.a0, this.C0);
+      const w = writeProof(header(MSG.DKG_OPEN, this.partyId, this.sid).bytes(this.C0).bytes(this.C1).bytes(this.salt), proof);
+      return w.scalar(this.f(BigInt(peer))).finish();
     });
   }
 
-  /** Checks the peer's opening and proof; returns this party's key share (no OT yet: run OT setup). */
-  finish(peerOpen: Uint8Array): KeyShare {
+  /** Checks the peer's opening, proof and share; returns the key share (run OT setup next) and the offline contribution. */
+  finish(peerOpen: Uint8Array): DkgResult {
     return this.run(2, () => {
-      const sid = this.sid!;
-      const peer = peerOf(this.partyId);
-      const r = readHeader(MSG.DKG_OPEN, this.partyId, sid, peerOpen);
-      const Xp = r.point();
+      const me = this.partyId;
+      const peer = peerOf(me);
+      const r = readHeader(MSG.DKG_OPEN, me, this.sid, peerOpen);
+      const D0 = r.point();
+      const D1 = r.point();
       const saltP = r.bytes(32);
       const proof = readProof(r);
+      const fromPeer = r.scalar();
       r.end();
-      check(equalBytes(commitment(sid, peer, Xp, saltP), this.peerCommitment!), 'commitment opening');
-      verifyDlog('dkg', sid, peer, this.partyId, Xp, proof);
-      const pk = addPoints(this.X, Xp);
+      check(equalBytes(commitment(this.sid, peer, D0, D1, saltP), this.peerCommitment), 'commitment opening');
+      verifyDlog('dkg', this.sid, peer, me, D0, proof);
+      const expected = addPoints(D0, mulPoint(D1, BigInt(me)));
+      check(fromPeer !== 0n && expected !== null && equalBytes(mulBase(fromPeer), expected), 'secret share does not match its commitments');
+      const pk = addPoints(this.C0, D0);
       check(pk !== null, 'public key is the identity');
-      const [X1, X2] = this.partyId === 1 ? [this.X, Xp] : [Xp, this.X];
-      const share = newKeyShare(this.partyId, this.x, X1, X2, pk);
-      this.x = 0n;
+      const B = addPoints(this.C1, D1);
+      check(B !== null, 'identity');
+      const Y = [1n, 2n, 3n].map((k) => addPoints(pk, mulPoint(B, k)));
+      check(Y.every((y) => y !== null), 'verifying share is the identity');
+      const mine = add(this.f(BigInt(me)), fromPeer);
+      check(mine !== 0n, 'share is zero');
+      const share = newKeyShare(me, mine, Y as [Uint8Array, Uint8Array, Uint8Array], pk);
+      const offline = { sender: me, share: bigToBytes(this.f(3n)), commitments: concat(this.C0, this.C1) };
       this.close();
-      return share;
+      return { share, offline };
     });
   }
 
   protected override wipe(): void {
     super.wipe();
-    this.x = 0n;
+    this.a0 = this.a1 = 0n;
   }
 }

@@ -3,7 +3,8 @@
  * "Threshold ECDSA in Three Rounds", IACR ePrint 2023/765). No service code: no transport, no storage.
  * @module
  */
-export { DkgSession } from './dkg.ts';
+export { DkgSession, type DkgResult, type OfflineContribution } from './dkg.ts';
+export { combineOfflineContributions } from './offline.ts';
 export { OtSetupSession } from './baseot.ts';
 export { SignSession, Presignature, type EcdsaSignature, type PendingSignature } from './sign.ts';
 export { KeyShare, type OtStatus } from './keyshare.ts';

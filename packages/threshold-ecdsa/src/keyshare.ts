@@ -1,12 +1,15 @@
 /**
- * The long-lived key share of one party: its additive share x_i of the key, both public shares
- * X_1, X_2 (X_1 + X_2 = the public key), and the OT correlations of the last OT setup in both
- * directions, with their status. The status is state the caller must persist: after any aborted
- * signing or OT session it is `unusable`, and signing refuses until a fresh OT setup.
+ * The long-lived key share of one online party: its Shamir share p(i) of the key (degree 1, so any
+ * two of participants 1, 2 and 3 determine it; 3 is the offline recovery participant), the verifying
+ * shares Y_k = p(k)·G of all three, and the OT correlations of the last OT setup in both directions,
+ * with their status. Signing between 1 and 2 uses the additive shares x_i = λ_i·p(i) (λ_1 = 2,
+ * λ_2 = −1) with public shares X_i = λ_i·Y_i, X_1 + X_2 = the public key. The OT status is state the
+ * caller must persist: after any aborted signing or OT session it is `unusable`, and signing refuses
+ * until a fresh OT setup.
  * @module
  */
 import { Reader, Writer } from './codec.ts';
-import { assertPeerPoint, bigToBytes, bytesToBig, mulBase, N, addPoints, equalBytes } from './curve.ts';
+import { assertPeerPoint, bigToBytes, bytesToBig, mulBase, mulPoint, negPoint, N, addPoints, equalBytes, mul } from './curve.ts';
 import { CheckFailed, invalidInput, ThresholdEcdsaError } from './errors.ts';
 import { KAPPA } from './ote.ts';
 import type { PartyId } from './session.ts';
@@ -28,17 +31,24 @@ export type OtStatus = 'absent' | 'ready' | 'unusable';
 const SHARE_MAGIC = 0x4b; // 'K'
 const SHARE_VERSION = 1;
 
+/** Lagrange coefficients at 0 for the signing set {1, 2}: λ_1 = 2/(2−1), λ_2 = 1/(1−2). */
+const LAMBDA: Record<PartyId, bigint> = { 1: 2n, 2: N - 1n };
+
 export class KeyShare {
   private otStatus: OtStatus;
+  /** X_i = λ_i·Y_i for the signing set {1, 2}: X_1 + X_2 = publicKey. */
+  readonly publicShares: Readonly<Record<PartyId, Uint8Array>>;
   constructor(
     readonly partyId: PartyId,
-    private readonly secret: Uint8Array, // x_i, 32 bytes
-    readonly publicShares: Readonly<Record<PartyId, Uint8Array>>,
+    private readonly secret: Uint8Array, // p(i), 32 bytes
+    /** Y_1, Y_2, Y_3: p(k)·G for participants 1, 2 and the offline participant 3. */
+    readonly verifyingShares: readonly [Uint8Array, Uint8Array, Uint8Array],
     readonly publicKey: Uint8Array,
     private otState: OtCorrelations | null,
     status?: OtStatus,
   ) {
     this.otStatus = status ?? (otState ? 'ready' : 'absent');
+    this.publicShares = { 1: mulPoint(verifyingShares[0], 2n), 2: negPoint(verifyingShares[1]) };
   }
 
   get peerId(): PartyId {
@@ -52,9 +62,9 @@ export class KeyShare {
   markOtUnusable(): void {
     if (this.otState) this.otStatus = 'unusable';
   }
-  /** @internal */
+  /** @internal the additive signing share x_i = λ_i·p(i) (BigInt: see the README). */
   secretScalar(): bigint {
-    return bytesToBig(this.secret);
+    return mul(LAMBDA[this.partyId], bytesToBig(this.secret));
   }
   /** @internal the correlations, only while `ready`. */
   readyOt(): OtCorrelations {
@@ -86,7 +96,8 @@ export class KeyShare {
   /** Serializes the share, with its OT correlations and their status. Secret: seal it at rest. */
   encode(): Uint8Array {
     const w = new Writer().u8(SHARE_MAGIC).u8(SHARE_VERSION).u8(this.partyId).bytes(this.secret);
-    w.bytes(this.publicShares[1]).bytes(this.publicShares[2]).bytes(this.publicKey);
+    for (const Y of this.verifyingShares) w.bytes(Y);
+    w.bytes(this.publicKey);
     const ot = this.otState;
     const status = { absent: 0, ready: 1, unusable: 2 }[this.otStatus];
     w.u8(ot ? status : 0);
@@ -107,11 +118,15 @@ export class KeyShare {
       const secret = r.bytes(32);
       const x = bytesToBig(secret);
       if (x === 0n || x >= N) throw new CheckFailed('secret');
-      const X1 = assertPeerPoint(r.bytes(33));
-      const X2 = assertPeerPoint(r.bytes(33));
+      const Y1 = assertPeerPoint(r.bytes(33));
+      const Y2 = assertPeerPoint(r.bytes(33));
+      const Y3 = assertPeerPoint(r.bytes(33));
       const pk = assertPeerPoint(r.bytes(33));
-      const sum = addPoints(X1, X2);
-      if (!sum || !equalBytes(sum, pk) || !equalBytes(mulBase(x), id === 1 ? X1 : X2)) throw new CheckFailed('public shares');
+      if (!equalBytes(mulBase(x), id === 1 ? Y1 : Y2)) throw new CheckFailed('secret does not match its verifying share');
+      // degree 1: Y_k = A + k·B, so 2·Y_1 − Y_2 = A = pk and 2·Y_2 − Y_1 = Y_3
+      const pk2 = addPoints(mulPoint(Y1, 2n), negPoint(Y2));
+      const y3 = addPoints(mulPoint(Y2, 2n), negPoint(Y1));
+      if (!pk2 || !equalBytes(pk2, pk) || !y3 || !equalBytes(y3, Y3)) throw new CheckFailed('verifying shares');
       const statusByte = r.u8();
       if (statusByte > 2) throw new CheckFailed('status');
       let ot: OtCorrelations | null = null;
@@ -123,7 +138,7 @@ export class KeyShare {
       }
       r.end();
       const status: OtStatus = statusByte === 0 ? 'absent' : statusByte === 1 ? 'ready' : 'unusable';
-      return new KeyShare(id, secret, { 1: X1, 2: X2 }, pk, ot, status);
+      return new KeyShare(id, secret, [Y1, Y2, Y3], pk, ot, status);
     } catch (e) {
       if (e instanceof CheckFailed) throw invalidInput(`key share: ${e.message}`);
       throw e;
@@ -131,6 +146,6 @@ export class KeyShare {
   }
 }
 
-export function newKeyShare(id: PartyId, x: bigint, X1: Uint8Array, X2: Uint8Array, pk: Uint8Array): KeyShare {
-  return new KeyShare(id, bigToBytes(x), { 1: X1, 2: X2 }, pk, null);
+export function newKeyShare(id: PartyId, share: bigint, verifying: readonly [Uint8Array, Uint8Array, Uint8Array], pk: Uint8Array): KeyShare {
+  return new KeyShare(id, bigToBytes(share), verifying, pk, null);
 }

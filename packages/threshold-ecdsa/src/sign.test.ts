@@ -63,7 +63,7 @@ describe('DKG, OT setup and signing, end to end', () => {
   it('the key share round-trips through bytes with its OT correlations and still signs', () => {
     const bytes1 = s1.encode();
     const bytes2 = s2.encode();
-    expect(bytes1.length).toBe(3 + 32 + 99 + 1 + 64 + 3 * 256 * 32);
+    expect(bytes1.length).toBe(3 + 32 + 4 * 33 + 1 + 64 + 3 * 256 * 32);
     const t1 = KeyShare.decode(bytes1);
     const t2 = KeyShare.decode(bytes2);
     const d = randomBytes(32);

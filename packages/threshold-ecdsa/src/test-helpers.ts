@@ -1,5 +1,5 @@
 /** Runs the protocols between two in-process parties; `tamper` lets a test play a deviating peer. */
-import { DkgSession } from './dkg.ts';
+import { DkgSession, type DkgResult } from './dkg.ts';
 import { OtSetupSession } from './baseot.ts';
 import { SignSession, type EcdsaSignature, type Presignature } from './sign.ts';
 import type { KeyShare } from './keyshare.ts';
@@ -16,6 +16,11 @@ function exchange<T1, T2>(step: string, tamper: Tamper, f1: (m: Uint8Array) => T
 }
 
 export function runDkg(tamper: Tamper = none, context?: Uint8Array): [KeyShare, KeyShare] {
+  const [a, b] = runDkgFull(tamper, context);
+  return [a.share, b.share];
+}
+
+export function runDkgFull(tamper: Tamper = none, context?: Uint8Array): [DkgResult, DkgResult] {
   const a = new DkgSession(1, context);
   const b = new DkgSession(2, context);
   let [m1, m2] = [a.hello(), b.hello()];
