@@ -58,6 +58,14 @@ export class KeyShare {
   get otStatusValue(): OtStatus {
     return this.otStatus;
   }
+  /**
+   * Hex id of the OT setup the current correlations come from (null before any). The status inside an
+   * encoded share is only as fresh as that copy: a party that must not be fooled by a replayed old copy
+   * (the signer, against a compromised API) keeps its own record of the id and of any abort under it.
+   */
+  get otSetupId(): string | null {
+    return this.otState ? Buffer.from(this.otState.setupId).toString('hex') : null;
+  }
   /** Marks the OT correlations unusable (done by every abort of a signing or OT session). */
   markOtUnusable(): void {
     if (this.otState) this.otStatus = 'unusable';
