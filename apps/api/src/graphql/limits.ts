@@ -1,6 +1,9 @@
 import {
   GraphQLError,
   Kind,
+  Lexer,
+  Source,
+  TokenKind,
   type ASTVisitor,
   type FragmentDefinitionNode,
   type SelectionSetNode,
@@ -9,6 +12,8 @@ import {
 
 export const MAX_DEPTH = 10;
 export const MAX_COST = 5_000;
+/** Tokens a document may have (the console's largest has a few hundred). */
+export const MAX_TOKENS = 2_000;
 /** Items a list field without `first` is assumed to return (deliveries of a record, attempts). */
 const UNBOUNDED_LIST_GUESS = 10;
 const MAX_PAGE = 100;
@@ -16,6 +21,27 @@ const LIST_FIELDS = new Set(['webhookDeliveries', 'attempts', 'projects', 'edges
 
 const limitError = (message: string) =>
   new GraphQLError(message, { extensions: { code: 'INVALID_REQUEST', status: 400, message } });
+
+const OPENING = new Set<string>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const CLOSING = new Set<string>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
+
+/**
+ * Why a document may not be parsed (more than MAX_TOKENS tokens, or braces, brackets and
+ * parentheses nested deeper than `maxNesting`: REST's limit for JSON bodies), read with
+ * graphql-js's lexer, which does not recurse; graphql-js's parser does, and a few thousand nested
+ * lists overflow its stack. Undefined when it may; the lexer's own syntax errors are thrown.
+ */
+export function unparseableBecause(source: string | Source, maxNesting: number): string | undefined {
+  const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+  let tokens = 0;
+  let nesting = 0;
+  for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+    if (++tokens > MAX_TOKENS) return `Document has more than ${MAX_TOKENS} tokens`;
+    if (OPENING.has(token.kind) && ++nesting > maxNesting) return `Document is nested deeper than ${maxNesting} levels`;
+    if (CLOSING.has(token.kind)) nesting--;
+  }
+  return undefined;
+}
 
 /**
  * Refuses documents deeper than MAX_DEPTH or costlier than MAX_COST before anything runs. Cost:

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../cli/commands.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { staffClient, trpcFailure } from '../testing/staff-client.ts';
+import { CSRF_HEADER } from './context.ts';
 
 describe.each(testDatabaseKinds)('console sign-in over tRPC on %s', (kind) => {
   let app: TestApp;
@@ -85,6 +86,30 @@ describe.each(testDatabaseKinds)('console sign-in over tRPC on %s', (kind) => {
     await b.signIn(staff.email, staff.password);
     expect(await a.client.auth.signOutEverywhere.mutate()).toEqual({ revoked: 2 });
     expect(await b.client.auth.me.query()).toBeNull();
+  });
+
+  it('signs out idempotently: without a session, with an unknown one or one already ended, 200 and nothing changes', async () => {
+    const staff = await newStaff();
+    const other = staffClient(app.baseUrl);
+    await other.signIn(staff.email, staff.password);
+    const ended = staffClient(app.baseUrl);
+    await ended.signIn(staff.email, staff.password);
+    const endedCookie = ended.state.cookie!;
+    await ended.client.auth.signOut.mutate();
+    const sessions = () => app.database.prisma.staffSession.findMany({ orderBy: { id: 'asc' } });
+    const before = await sessions();
+
+    for (const cookie of [undefined, 'wallet_session=unknown-token', endedCookie]) {
+      const response = await fetch(`${app.baseUrl}/trpc/auth.signOut`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [CSRF_HEADER]: '1', ...(cookie ? { cookie } : {}) },
+      });
+      expect(response.status, cookie).toBe(200);
+      expect(await response.json()).toEqual({ result: { data: { signedOut: true } } });
+      expect(response.headers.getSetCookie()).toEqual([expect.stringMatching(/^wallet_session=; Path=\/; .*Max-Age=0$/)]);
+    }
+    expect(await sessions()).toEqual(before);
+    expect(await other.client.auth.me.query()).toMatchObject({ email: staff.email });
   });
 
   it('expires sessions and refuses disabled accounts', async () => {

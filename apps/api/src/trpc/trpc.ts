@@ -1,6 +1,21 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import { ApiError, forbidden, internalError, requireWriteAccess, unauthorized, validationError, type StaffPrincipal } from '@wallet/domain';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import {
+  ApiError,
+  CONTROL_CHARACTER_MESSAGE,
+  fieldError,
+  forbidden,
+  hasControlCharacter,
+  internalError,
+  invalidRequest,
+  requireWriteAccess,
+  unauthorized,
+  validationError,
+  type StaffPrincipal,
+} from '@wallet/domain';
 import { ZodError } from 'zod';
+import { MAX_BODY_DEPTH, nestedDeeperThan } from '../http/pipeline.ts';
+import { clientError } from './client-error.ts';
 import { CSRF_HEADER, type TrpcContext } from './context.ts';
 
 const codeByStatus: Record<number, TRPCError['code']> = {
@@ -15,16 +30,36 @@ const codeByStatus: Record<number, TRPCError['code']> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-/** The spec's error body for any error a procedure ends with: the same `{code, message, ...}` REST answers. */
+/**
+ * The spec's error body for any error a procedure or the request ends with: the same
+ * `{code, message, ...}` REST answers. An error tRPC raised itself keeps the HTTP status of its
+ * code (`getHTTPStatusCodeFromError`: UNSUPPORTED_MEDIA_TYPE 415, METHOD_NOT_SUPPORTED 405,
+ * PARSE_ERROR 400, ...); anything else that is not an ApiError is a 500 whose message says nothing.
+ */
 export function apiErrorOf(error: TRPCError): ApiError {
   const cause = error.cause;
   if (cause instanceof ApiError) return cause;
   if (cause instanceof ZodError) return validationError(cause);
-  if (error.code === 'UNAUTHORIZED') return unauthorized(error.message);
-  if (error.code === 'NOT_FOUND') return new ApiError(404, 'NOT_FOUND', 'Procedure not found');
-  if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') return new ApiError(400, 'INVALID_REQUEST', error.message);
-  if (error.code === 'METHOD_NOT_SUPPORTED') return new ApiError(405, 'INVALID_REQUEST', error.message);
-  return internalError();
+  const status = getHTTPStatusCodeFromError(error);
+  if (status >= 500) return internalError();
+  // tRPC's only NOT_FOUND: no procedure at the path.
+  return clientError(status, error.code === 'NOT_FOUND' ? 'Procedure not found' : error.message);
+}
+
+/**
+ * The first field of a procedure's input (a top-level key, or its string value, or a string of its
+ * array value) that holds a control character: REST's rule for path and query values (dispatch.ts,
+ * `controlCharacterField`), since a procedure's top-level fields are its arguments (ids, names,
+ * filters, cursors, addresses); nested documents (a policy, a dry run's body) are judged by their
+ * use cases as REST judges its bodies. So no such id or name reaches a use case or the database.
+ */
+export function controlCharacterField(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  for (const [name, value] of Object.entries(input)) {
+    const strings: unknown[] = Array.isArray(value) ? value : [value];
+    if (hasControlCharacter(name) || strings.some((item) => typeof item === 'string' && hasControlCharacter(item))) return name;
+  }
+  return undefined;
 }
 
 const t = initTRPC.context<TrpcContext>().create({
@@ -54,9 +89,19 @@ const csrf = t.middleware(({ ctx, type, next }) => {
 export const router = t.router;
 export const publicProcedure = t.procedure.use(mapErrors).use(csrf);
 
-/** Signed-in staff of any role: reads are scoped to `ctx.staff.partnerId`. */
-export const staffProcedure = publicProcedure.use(({ ctx, next }) => {
+/**
+ * Signed-in staff of any role: reads are scoped to `ctx.staff.partnerId`. REST's input rules
+ * apply before the input is parsed, after the 401 as in REST: a field (an id, a name, a filter)
+ * holding a control character, or an input nested deeper than MAX_BODY_DEPTH levels, is a 400
+ * INVALID_REQUEST.
+ */
+export const staffProcedure = publicProcedure.use(async ({ ctx, getRawInput, next }) => {
   if (!ctx.staff) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first', cause: unauthorized('Sign in first') });
+  // A body that is not JSON: the procedure's input parser answers it (400), or nothing reads it (no input).
+  const input = await getRawInput().catch(() => undefined);
+  const refused = controlCharacterField(input);
+  if (refused !== undefined) throw fieldError(refused, CONTROL_CHARACTER_MESSAGE);
+  if (nestedDeeperThan(input, MAX_BODY_DEPTH)) throw invalidRequest(`Invalid request: input is nested deeper than ${MAX_BODY_DEPTH} levels`);
   return next({ ctx: { ...ctx, staff: ctx.staff as StaffPrincipal } });
 });
 
