@@ -1,6 +1,8 @@
 /**
- * @wallet/threshold-ecdsa: 2-of-2 threshold ECDSA on secp256k1 by DKLs23 (Doerner, Kondi, Lee, shelat,
- * "Threshold ECDSA in Three Rounds", IACR ePrint 2023/765). No service code: no transport, no storage.
+ * @wallet/threshold-ecdsa: threshold ECDSA on secp256k1 by DKLs23 (Doerner, Kondi, Lee, shelat,
+ * "Threshold ECDSA in Three Rounds", IACR ePrint 2023/765): 2-of-2 signing between participants 1 and 2,
+ * with a degree-1 key sharing that also gives the offline recovery participant 3 a share.
+ * No service code: no transport, no storage. Implemented from the paper, not externally audited.
  * @module
  */
 export { DkgSession, type DkgResult, type OfflineContribution } from './dkg.ts';
