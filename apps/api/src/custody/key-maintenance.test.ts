@@ -20,6 +20,7 @@ import {
 import { testDatabaseKinds } from '@wallet/db';
 import { recoverShare, startSigning, finishSigning, respondToSigning, wipeKeyPackage } from '@wallet/frost-ed25519';
 import { recoverMessageAddress, type Hex } from 'viem';
+import { compareWithAudit } from '@wallet/signer/signature-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { loadConfig } from '../config.ts';
@@ -32,11 +33,21 @@ type WalletType = (typeof TYPES)[number];
 describe.each(testDatabaseKinds)('npm run custody: convert, refresh, recovery on %s', (kind) => {
   let app: TestApp;
   let key: string;
+  /** While set, the in-process signer answers signatures that do not verify (its secp256k1 `sign`). */
+  let corruptSignatures = false;
   const wallets = {} as Record<WalletType, { id: string; address: string; publicKey: string }>;
 
   beforeAll(async () => {
     // Wallets made by the old path: Ed25519 keys as XOR halves sealed by the signer.
-    app = await startTestApp(kind, { xorEd25519Wallets: true });
+    app = await startTestApp(kind, {
+      xorEd25519Wallets: true,
+      signerTamper: (method, result) => {
+        if (!corruptSignatures || method !== VAULT_METHODS.sign) return result;
+        const signed = result as { response: { signature: string } };
+        const flipped = (signed.response.signature[0] === '0' ? '1' : '0') + signed.response.signature.slice(1);
+        return { ...signed, response: { ...signed.response, signature: flipped } };
+      },
+    });
     key = (await app.createKey()).apiKey;
     for (const type of TYPES) {
       const response = await app.request('POST', '/v1/wallets', { key, body: { type, userIdentifier: `custody-${type}`, userIdentifierType: 'CUSTOM_ID' } });
@@ -113,13 +124,39 @@ describe.each(testDatabaseKinds)('npm run custody: convert, refresh, recovery on
     await expect(createVaultCall(app.signer)(VAULT_METHODS.sign, { wallet, shares: [{ ...stale, role: 'user' }, stale], operation: 'raw', input: { data: '0x01' }, requestId: null, action: 't' })).rejects.toMatchObject({ status: 500 });
   });
 
+  it('refresh: a secp256k1 pair whose test signature does not verify under the stored key is not written', async () => {
+    const before = await roles('EVM');
+    corruptSignatures = true;
+    try {
+      const counts = await refreshWalletShares(deps());
+      expect(counts.failures).toEqual(
+        expect.arrayContaining([{ walletId: wallets.EVM.id, error: 'the test signature of the new shares does not verify' }, { walletId: wallets.COSMOS.id, error: 'the test signature of the new shares does not verify' }]),
+      );
+    } finally {
+      corruptSignatures = false;
+    }
+    expect(await roles('EVM')).toEqual(before);
+    // The FROST wallets went on (each wallet stands alone); the next run refreshes the rest.
+    await signsEverywhere();
+  });
+
   it('refresh: new shares at the next epoch for every wallet, same addresses; a replayed older signer share is refused', async () => {
     const before = await shares('SUI');
     const oldSignerShare = before.find((s) => s.role === 'frost-signer')!;
     const counts = await refreshWalletShares(deps());
     expect(counts).toMatchObject({ command: 'refresh', wallets: 5, done: 5, failed: 0 });
-    expect(await roles('SUI')).toEqual(['frost-api@2', 'frost-signer@2', 'recovery-api@2', 'recovery-signer@1', 'recovery-signer@2']);
+    expect(await roles('SUI')).toEqual(['frost-api@3', 'frost-signer@3', 'recovery-api@2', 'recovery-api@3', 'recovery-signer@1', 'recovery-signer@2', 'recovery-signer@3']);
     expect(await roles('EVM')).toEqual(['service@1', 'user@1']);
+    // Every test signature the signer made for convert and refresh has its audit row (verify-log pairs
+    // them), also those of the killed conversion and of the refused pairs: each was recorded when made.
+    const checks = app.signer.store.signatures.filter((e) => e.action === 'wallet.sign.custody-check');
+    const rows = await app.database.prisma.auditLog.findMany({ where: { action: 'wallet.sign.custody-check' } });
+    expect(checks.length).toBeGreaterThanOrEqual(5 + 3);
+    const paired = compareWithAudit(
+      checks.map((e, seq) => ({ ...e, seq, time: '', prevHash: '', hash: '' })) as never,
+      rows.map((r) => ({ walletId: r.walletId!, digest: (r.details as { digest: string }).digest, requestId: r.requestId, action: r.action, at: '' })),
+    );
+    expect([paired.missingInAudit, paired.missingInLog]).toEqual([[], []]);
     await signsEverywhere();
 
     // The old sealed signer share (epoch 1), replayed with a fresh API request, is refused by the signer.

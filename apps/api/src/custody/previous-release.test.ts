@@ -89,6 +89,13 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
       (error: { code: number | null; signal: string | null }) => ({ exit: error.signal ?? error.code ?? -1, counts: null }),
     );
 
+  /** `npm run custody -- verify-log`: its exit status and report. */
+  const verifyLog = () =>
+    run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/custody.ts', 'verify-log'], { cwd: repoRoot, env }).then(
+      ({ stdout }) => ({ exit: 0, report: JSON.parse(stdout.trim()) as Record<string, unknown> }),
+      (error: { code: number; stdout: string }) => ({ exit: error.code, report: JSON.parse(error.stdout.trim() || '{}') as Record<string, unknown> }),
+    );
+
   /**
    * A convert run whose working process SIGKILLs itself at `crashAt`. On PostgreSQL the CLI does the
    * work; on PGlite the CLI asks the running service (the embedded database is one process's), so
@@ -235,6 +242,9 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
     expect(signerEpochs()).toEqual(Object.fromEntries(ed25519Ids.map((id) => [id, 1])));
     expect(converted.audits).toEqual([...ed25519Ids].sort().map((id) => ({ wallet_id: id, n: 1 })));
     expect(converted.wallets).toEqual([...fixture.wallets].sort((a, b) => (a.id < b.id ? -1 : 1)).map((w) => ({ id: w.id, type: w.type, address: w.address, public_key: w.publicKey })));
+    // Every signature the signer logged (the conversions' test signatures of the killed runs too) pairs with an audit row.
+    if (!service) await start();
+    expect(await verifyLog()).toMatchObject({ exit: 0, report: { ok: true, chain: { ok: true }, missingInAudit: { count: 0 }, missingInLog: { count: 0 } } });
   }, 150_000);
 });
 

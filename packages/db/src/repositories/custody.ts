@@ -77,6 +77,10 @@ export function createKeyMaintenanceStore(prisma: PrismaClient): KeyMaintenanceS
       }));
     },
 
+    async appendAudit(audit) {
+      await prisma.auditLog.create({ data: auditData(audit) });
+    },
+
     async replaceShares(walletId, remove, add, audit) {
       try {
         return await prisma.$transaction(async (tx) => {

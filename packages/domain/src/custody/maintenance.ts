@@ -17,17 +17,16 @@
  * next run (the commit is repeated for converted wallets; a refresh simply runs again).
  */
 import { refreshFinish, refreshRound1, refreshRound2, wipeKeyPackage, wipeRoundSecret, type Round1Package, type Round2Package } from '@wallet/frost-ed25519';
-import { randomBytes } from 'node:crypto';
 import type { AuditEntry, WalletRecord } from '../ports.ts';
-import { verifyEd25519 } from '../signing/ed25519.ts';
-import { frostKeyMaterial, isFrostWallet, latestShare, openApiShare, type VaultCall } from './frost-coordinator.ts';
+import { isFrostWallet, latestShare, openApiShare, type VaultCall } from './frost-coordinator.ts';
 import { decodeFrostShare, frostRefreshContext, samePublicKeyPackage, sealFrostShare } from './frost-share.ts';
 import { frostGroupKey } from './group-key.ts';
 import { sealToRecovery, type RecoveryPublicKey } from './recovery-seal.ts';
+import { checkFrostShares, checkXorShares, type ShareCheckRecorder } from './share-check.ts';
 import type { EncryptedShare, KekProvider } from './types.ts';
 import { wipe } from './types.ts';
 import { VAULT_METHODS } from './vault-rpc.ts';
-import type { FrostImportResult, FrostRoundStart, FrostSealedShares, FrostSignShare, VaultWallet } from './vault.ts';
+import type { FrostImportResult, FrostRoundStart, FrostSealedShares, VaultWallet } from './vault.ts';
 
 export interface StoredKeyWallet {
   wallet: WalletRecord;
@@ -42,6 +41,8 @@ export interface KeyMaintenanceStore {
    * nothing written) when one of `remove` is no longer there (another run got there first).
    */
   replaceShares(walletId: string, remove: Array<Pick<EncryptedShare, 'role' | 'epoch'>>, add: EncryptedShare[], audit: AuditEntry): Promise<boolean>;
+  /** The audit row of a signature made for a share check (as every signature has one). */
+  appendAudit(audit: AuditEntry): Promise<void>;
 }
 
 export interface KeyMaintenanceDeps {
@@ -69,6 +70,11 @@ export interface MaintenanceCounts {
 
 const vaultWallet = (w: WalletRecord): VaultWallet => ({ id: w.id, type: w.type, scheme: w.scheme, address: w.address, publicKey: w.publicKey });
 const audit = (w: WalletRecord, action: string, details: Record<string, unknown>): AuditEntry => ({ projectId: w.projectId, apiKeyId: null, walletId: w.id, requestId: null, action, details });
+/** Where a share check's signature is recorded: an audit row as for every signature (verify-log pairs it with the signer's log). */
+const checkRecorder =
+  (deps: KeyMaintenanceDeps, w: WalletRecord, purpose: 'convert' | 'refresh'): ShareCheckRecorder =>
+  ({ digest, requestId }) =>
+    deps.store.appendAudit({ ...audit(w, 'wallet.sign.custody-check', { digest, purpose }), requestId });
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
 async function commitEpoch(deps: KeyMaintenanceDeps, wallet: VaultWallet, share: EncryptedShare): Promise<void> {
@@ -102,21 +108,7 @@ async function convertOne(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKe
     }
     const apiShare = sealFrostShare(deps.keks.current('api'), wallet.id, 'frost-api', opened, epoch);
     // A signature through the new shares, checked under the wallet's stored key, before anything is written.
-    const message = new Uint8Array(Buffer.from(`wallet custody conversion test ${wallet.id} ${randomBytes(16).toString('hex')}`));
-    const key = frostKeyMaterial(opened, vw, (m, commitments) =>
-      deps.call<FrostSignShare>(VAULT_METHODS.frostSign, {
-        wallet: vw,
-        share: imported.signerShare,
-        operation: 'raw',
-        input: { data: Buffer.from(m).toString('hex') },
-        requestId: null,
-        action: 'custody.convert.test',
-        message: m,
-        commitments,
-      }),
-    );
-    const signature = await key.signEd25519(message);
-    if (!verifyEd25519(groupKey, message, signature)) throw new Error('the test signature of the new shares does not verify');
+    await checkFrostShares(deps.call, vw, opened, imported.signerShare, groupKey, checkRecorder(deps, wallet, 'convert'));
     await deps.beforeWrite?.(wallet.id);
     const written = await deps.store.replaceShares(
       wallet.id,
@@ -153,6 +145,9 @@ async function refreshFrost(deps: KeyMaintenanceDeps, { wallet, shares }: Stored
       if (!samePublicKeyPackage(theirs.publicKeyPackage, next.publicKeyPackage)) throw new Error('the signer refreshed to another public key package');
       if (theirs.signerShare.role !== 'frost-signer' || theirs.signerShare.epoch !== epoch || theirs.recoveryShare.epoch !== epoch) throw new Error('the signer answered shares of another epoch');
       const groupKey = next.publicKeyPackage.groupPublicKey;
+      if (!sameBytes(groupKey, opened.keyPackage.groupPublicKey)) throw new Error('the refresh changed the group key');
+      // The new pair must sign for the wallet's key before it replaces the old one.
+      await checkFrostShares(deps.call, vw, next, theirs.signerShare, groupKey, checkRecorder(deps, wallet, 'refresh'));
       const add = [
         sealFrostShare(deps.keks.current('api'), wallet.id, 'frost-api', next, epoch),
         theirs.signerShare,
@@ -180,6 +175,7 @@ async function repadXor(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyW
   const { shares: next } = await deps.call<{ shares: EncryptedShare[] }>(VAULT_METHODS.xorRepad, { wallet: vw, shares: halves });
   const service = next.find((s) => s.role === 'service');
   if (next.length !== 2 || !service || !next.some((s) => s.role === 'user')) throw new Error('the signer answered other shares');
+  await checkXorShares(deps.call, vw, next, checkRecorder(deps, wallet, 'refresh'));
   await deps.beforeWrite?.(wallet.id);
   const written = await deps.store.replaceShares(wallet.id, halves.map((s) => ({ role: s.role, epoch: s.epoch })), next, audit(wallet, 'wallet.custody.refresh', { epoch: service.epoch }));
   if (!written) return;
