@@ -118,11 +118,15 @@ export function routeTemplateOf(routes: RouteDef[], mount: string): (method: str
   };
 }
 
-/** The first name whose value (a string, or strings of a repeated query parameter) holds a control character. */
-function controlCharacterField(values: Record<string, unknown>): string | undefined {
-  for (const name in values) {
-    const value = values[name];
-    const strings = Array.isArray(value) ? value : [value];
+/**
+ * The first name whose value (a string, or strings of a repeated query parameter or array) holds a
+ * control character, or that holds one itself; undefined for anything but a plain object. REST's
+ * path and query values, and tRPC's procedure arguments (trpc.ts), go through it.
+ */
+export function controlCharacterField(values: unknown): string | undefined {
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) return undefined;
+  for (const [name, value] of Object.entries(values)) {
+    const strings: unknown[] = Array.isArray(value) ? value : [value];
     if (hasControlCharacter(name) || strings.some((item) => typeof item === 'string' && hasControlCharacter(item))) return name;
   }
   return undefined;

@@ -5,7 +5,6 @@ import {
   CONTROL_CHARACTER_MESSAGE,
   fieldError,
   forbidden,
-  hasControlCharacter,
   internalError,
   invalidRequest,
   requireWriteAccess,
@@ -14,6 +13,7 @@ import {
   type StaffPrincipal,
 } from '@wallet/domain';
 import { ZodError } from 'zod';
+import { controlCharacterField } from '../http/dispatch.ts';
 import { MAX_BODY_DEPTH, nestedDeeperThan } from '../http/pipeline.ts';
 import { clientError } from './client-error.ts';
 import { CSRF_HEADER, type TrpcContext } from './context.ts';
@@ -47,20 +47,12 @@ export function apiErrorOf(error: TRPCError): ApiError {
 }
 
 /**
- * The first field of a procedure's input (a top-level key, or its string value, or a string of its
- * array value) that holds a control character: REST's rule for path and query values (dispatch.ts,
- * `controlCharacterField`), since a procedure's top-level fields are its arguments (ids, names,
- * filters, cursors, addresses); nested documents (a policy, a dry run's body) are judged by their
- * use cases as REST judges its bodies. So no such id or name reaches a use case or the database.
+ * REST's rule for path and query values (http/dispatch.ts) on a procedure's top-level fields, its
+ * arguments (ids, names, filters, cursors, addresses); nested documents (a policy, a dry run's body)
+ * are judged by their use cases as REST judges its bodies. So no such id or name reaches a use case
+ * or the database.
  */
-export function controlCharacterField(input: unknown): string | undefined {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
-  for (const [name, value] of Object.entries(input)) {
-    const strings: unknown[] = Array.isArray(value) ? value : [value];
-    if (hasControlCharacter(name) || strings.some((item) => typeof item === 'string' && hasControlCharacter(item))) return name;
-  }
-  return undefined;
-}
+export { controlCharacterField };
 
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
