@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,9 +11,12 @@ import { documentedShapes, quickstartBlocks, shapeMismatch } from './testing/rea
  * other shell block pasted in order into one bash. Two things differ from a laptop, both forced by sharing
  * the machine with other suites: the service listens on a free port (the blocks' `127.0.0.1:8080` is
  * rewritten to it) and the console is off (the Quickstart never opens it). Every output the README
- * documents (`# {…}` after a command) must have the keys and values it shows, in order.
+ * documents (`# {…}` after a command) must have the keys and values it shows, in order. The Quickstart's
+ * files go to the temporary folder it names (`mktemp -d`, under a TMPDIR of the test's), so the clone's
+ * working tree is as clean afterwards as before (`git status`, the clone's files staged in a new repository).
  */
 const clone = freshClone('wallet-quickstart-');
+const tmp = path.join(clone, '.data', 'quickstart-tmp'); // .data is ignored: the folder itself is no change
 const processes: ChildProcess[] = [];
 
 afterAll(() => {
@@ -53,6 +56,11 @@ describe('the README Quickstart', () => {
   it('runs as written from a fresh clone, and every output has the documented shape', async () => {
     const [start, ...rest] = quickstartBlocks();
     expect(start!.trim()).toBe('npm install && npm start');
+    execFileSync('git', ['init', '-q'], { cwd: clone });
+    execFileSync('git', ['add', '--all'], { cwd: clone });
+    const status = () => execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--ignored=no'], { cwd: clone, encoding: 'utf8' });
+    const before = status();
+    mkdirSync(tmp, { recursive: true });
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, APP_ENV: 'local', DATABASE_URL: '', DATA_DIR: '', REDIS_URL: '', LOG_LEVEL: 'info' };
     delete env.DATA_DIR;
@@ -60,10 +68,13 @@ describe('the README Quickstart', () => {
     await service.started;
 
     const script = rest.join('\n').replaceAll('http://127.0.0.1:8080', `http://127.0.0.1:${port}`);
-    const session = run('bash', ['-e', '-o', 'pipefail', '-c', script], env);
+    const session = run('bash', ['-e', '-o', 'pipefail', '-c', script], { ...env, TMPDIR: tmp });
     const code = await Promise.race([session.exited, new Promise((resolve) => setTimeout(() => resolve('timed out'), 200_000))]);
     const log = () => `${session.output.stdout}\n--- stderr\n${session.output.stderr}\n--- listen.log\n${readOrEmpty('listen.log')}`;
     expect(code, log()).toBe(0);
+    // Nothing the Quickstart (npm start included) wrote is left in the tree, and nothing tracked changed.
+    const [was, is] = [before, status()].map((text) => text.split('\n').filter(Boolean));
+    expect({ new: is!.filter((line) => !was!.includes(line)), gone: was!.filter((line) => !is!.includes(line)) }).toEqual({ new: [], gone: [] });
 
     const outputs = session.output.stdout.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as Record<string, unknown>);
     const shapes = documentedShapes(rest.join('\n'));
@@ -91,9 +102,12 @@ describe('the README Quickstart', () => {
   }, 300_000);
 });
 
+/** A file of the Quickstart's folder: the one `mktemp -d` made under the test's TMPDIR (tsx and npm may add their own). */
 function readOrEmpty(file: string): string {
   try {
-    return readFileSync(path.join(clone, file), 'utf8');
+    const folders = readdirSync(tmp).filter((name) => name.startsWith('tmp.'));
+    if (folders.length !== 1) return '';
+    return readFileSync(path.join(tmp, folders[0]!, file), 'utf8');
   } catch {
     return '';
   }
