@@ -5,6 +5,7 @@ import { callApi, callApiOk, cli, expect, nav, rememberSecret, signIn, snap, sta
  * refused by a policy over REST (a key and a policy of the owner's partner made through the local
  * CLI control route, as an operator would), then the support account opens the Request log, filters
  * by the refused request's id, sees its code and the deciding rule, and clicks through to the wallet.
+ * Then it pages a key's 130 entries: the newest 100, and "Load more" for the 30 older ones.
  */
 test.describe.configure({ mode: 'serial' });
 
@@ -59,4 +60,42 @@ test('support filters the Request log by a refused transfer\'s request id, sees 
   await page.getByTestId(`request-${requestId}`).getByRole('link', { name: /^Wallet / }).click();
   await expect(page).toHaveURL(new RegExp(`/wallets/${wallet.id as string}$`));
   await expect(page.getByRole('heading', { name: 'Wallet', exact: true })).toBeVisible();
+});
+
+test('the Request log pages past its newest 100 entries with "Load more", on the API\'s cursor, each entry once', async ({ page }) => {
+  // 130 refused requests (400, logged with the key) of a key of their own: one page of 100 and 30 more.
+  const key = await cli('keys.create', { partner: 'local', project: 'request log paging e2e', plan: 'scale', rateLimitPerMinute: 0 });
+  const apiKey = key.apiKey as string;
+  rememberSecret(apiKey);
+  const sent: string[] = [];
+  for (let batch = 0; batch < 130 / 26; batch += 1) {
+    const answers = await Promise.all(Array.from({ length: 26 }, () => callApi(apiKey, 'POST', '/v1/wallets', { type: 'EVM' })));
+    for (const answer of answers) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      sent.push(answer.headers.get('x-request-id')!);
+    }
+  }
+  expect(new Set(sent).size).toBe(130);
+
+  await signIn(page, stack.support);
+  const entries = page.locator('[data-testid^="request-"]');
+  const loadMore = page.getByRole('button', { name: 'Load more' });
+  // The log is written in batches within a second: reload until the last request is on the first page.
+  await expect(async () => {
+    await page.goto(`/request-log?apiKeyId=${key.apiKeyId as string}`);
+    await expect(page.getByTestId(`request-${sent.at(-1)!}`)).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(entries).toHaveCount(100);
+  await expect(loadMore).toBeVisible();
+  const ids = async () => (await entries.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-testid')!))).map((id) => id.slice('request-'.length));
+  const first = await ids();
+
+  await loadMore.click();
+  await expect(entries).toHaveCount(130);
+  await expect(loadMore).toHaveCount(0);
+  const all = await ids();
+  expect(all.slice(0, 100)).toEqual(first);
+  expect(new Set(all).size).toBe(130);
+  expect([...all].sort()).toEqual([...sent].sort());
+  await snap(page, 'request-log-load-more');
 });

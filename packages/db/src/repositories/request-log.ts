@@ -61,8 +61,12 @@ export function createRequestLogStore({ query }: Database): RequestLogStore {
       if (filter.code !== undefined) add('code = ?', filter.code);
       if (filter.from !== undefined) add('at >= ?', filter.from);
       if (filter.to !== undefined) add('at < ?', filter.to);
+      if (filter.before !== undefined) {
+        values.push(filter.before.at, filter.before.requestId);
+        where.push(`(at, request_id) < ($${values.length - 1}, $${values.length}::uuid)`);
+      }
       values.push(filter.limit);
-      const rows = await query<Row>(`SELECT ${COLUMNS} FROM request_log WHERE ${where.join(' AND ')} ORDER BY at DESC, id DESC LIMIT $${values.length}`, values);
+      const rows = await query<Row>(`SELECT ${COLUMNS} FROM request_log WHERE ${where.join(' AND ')} ORDER BY at DESC, request_id DESC LIMIT $${values.length}`, values);
       return rows.map((r) => ({
         projectId: r.project_id,
         requestId: r.request_id,

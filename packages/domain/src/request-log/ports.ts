@@ -37,13 +37,15 @@ export interface RequestLogFilter {
   /** Inclusive lower and exclusive upper bound of `at`. */
   from?: Date;
   to?: Date;
+  /** A keyset position: only entries after it in the list's order (`at` desc, then request id desc). */
+  before?: { at: Date; requestId: string };
   limit: number;
 }
 
 export interface RequestLogStore {
   /** Inserts the entries in one statement. */
   append(entries: RequestLogEntry[]): Promise<void>;
-  /** Entries of the partner's projects, newest first. */
+  /** Entries of the partner's projects, newest first (ties on `at` by request id, descending). */
   list(filter: RequestLogFilter): Promise<RequestLogEntry[]>;
   /** Deletes up to `limit` entries older than `before`; returns how many. */
   prune(before: Date, limit: number): Promise<number>;

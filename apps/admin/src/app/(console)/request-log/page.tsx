@@ -1,13 +1,16 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, type FormEvent } from 'react';
-import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, Loading, Mono, PageHeader, short, Table, Td } from '@/components/ui';
+import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, LoadMore, Loading, Mono, PageHeader, short, Table, Td } from '@/components/ui';
 import { useTRPC, type RouterInputs } from '@/lib/trpc';
 
-type Filters = RouterInputs['requestLog']['list'];
+type Filters = Omit<RouterInputs['requestLog']['list'], 'cursor' | 'direction' | 'limit'>;
+
+/** Entries a page: the newest first, then older ones a "Load more" at a time, on the API's keyset cursor. */
+const PAGE = 100;
 
 /** The URL query's names: the page's filters, so a link (`/request-log?requestId=…`) opens them. */
 const TEXT_FILTERS = ['requestId', 'code', 'apiKeyId', 'walletId'] as const;
@@ -94,10 +97,13 @@ function FilterForm({ filters }: { filters: Filters }) {
 
 function Entries({ filters }: { filters: Filters }) {
   const trpc = useTRPC();
-  const list = useQuery(trpc.requestLog.list.queryOptions({ ...filters, limit: 100 }));
+  const list = useInfiniteQuery(
+    trpc.requestLog.list.infiniteQueryOptions({ ...filters, limit: PAGE }, { getNextPageParam: (last) => last.pagination.cursor ?? undefined }),
+  );
   if (list.isPending) return <Loading />;
   if (list.error) return <ErrorBox error={list.error} />;
-  if (list.data.length === 0) {
+  const entries = list.data.pages.flatMap((page) => page.data);
+  if (entries.length === 0) {
     return (
       <Empty title={Object.keys(filters).length > 0 ? 'No request matches these filters' : 'No requests logged yet'}>
         Requests that changed state or were refused appear here within a second.
@@ -105,57 +111,60 @@ function Entries({ filters }: { filters: Filters }) {
     );
   }
   return (
-    <Table head={['At', 'Request', 'Status', 'Code', 'Request id', 'API key', 'Links', 'Deciding rules', 'Latency']}>
-      {list.data.map((entry) => (
-        <tr key={`${entry.requestId}-${entry.at}`} data-testid={`request-${entry.requestId}`} className="align-top hover:bg-slate-50">
-          <Td className="whitespace-nowrap">{formatDate(entry.at)}</Td>
-          <Td>
-            <span className="font-medium">{entry.method}</span> <Mono>{entry.route}</Mono>
-          </Td>
-          <Td>{entry.status}</Td>
-          <Td>{entry.code ? <Badge value={entry.code} /> : '—'}</Td>
-          <Td>
-            <Mono title={entry.requestId}>{entry.requestId}</Mono>
-          </Td>
-          <Td>{entry.apiKeyId ? <Mono title={entry.apiKeyId}>{short(entry.apiKeyId, 8, 4)}</Mono> : '—'}</Td>
-          <Td className="space-y-1">
-            {entry.transactionId ? (
-              <Link className="block text-indigo-600 hover:underline" href={`/transactions/${entry.transactionId}`}>
-                Record {short(entry.transactionId, 8, 4)}
-              </Link>
-            ) : null}
-            {entry.walletId ? (
-              <Link className="block text-indigo-600 hover:underline" href={`/wallets/${entry.walletId}`}>
-                Wallet {short(entry.walletId, 8, 4)}
-              </Link>
-            ) : null}
-            {entry.caseId && entry.projectId ? (
-              <Link className="block text-indigo-600 hover:underline" href={`/cases?project=${entry.projectId}&case=${entry.caseId}`}>
-                Approval case {short(entry.caseId, 8, 4)}
-              </Link>
-            ) : null}
-            {!entry.transactionId && !entry.walletId && !entry.caseId ? '—' : null}
-          </Td>
-          <Td>
-            {entry.deniedBy?.length ? (
-              <ul aria-label="Deciding rules" className="space-y-0.5">
-                {entry.deniedBy.map((rule) => (
-                  <li key={`${rule.policyId}:${rule.policyVersion}:${rule.ruleId}`}>
-                    <Mono>
-                      {rule.policyId} v{rule.policyVersion}
-                      {rule.ruleId ? ` / ${rule.ruleId}` : ''}
-                    </Mono>
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              '—'
-            )}
-          </Td>
-          <Td className="whitespace-nowrap">{entry.latencyMs.toFixed(1)} ms</Td>
-        </tr>
-      ))}
-    </Table>
+    <div className="space-y-3">
+      <Table head={['At', 'Request', 'Status', 'Code', 'Request id', 'API key', 'Links', 'Deciding rules', 'Latency']}>
+        {entries.map((entry) => (
+          <tr key={`${entry.requestId}-${entry.at}`} data-testid={`request-${entry.requestId}`} className="align-top hover:bg-slate-50">
+            <Td className="whitespace-nowrap">{formatDate(entry.at)}</Td>
+            <Td>
+              <span className="font-medium">{entry.method}</span> <Mono>{entry.route}</Mono>
+            </Td>
+            <Td>{entry.status}</Td>
+            <Td>{entry.code ? <Badge value={entry.code} /> : '—'}</Td>
+            <Td>
+              <Mono title={entry.requestId}>{entry.requestId}</Mono>
+            </Td>
+            <Td>{entry.apiKeyId ? <Mono title={entry.apiKeyId}>{short(entry.apiKeyId, 8, 4)}</Mono> : '—'}</Td>
+            <Td className="space-y-1">
+              {entry.transactionId ? (
+                <Link className="block text-indigo-600 hover:underline" href={`/transactions/${entry.transactionId}`}>
+                  Record {short(entry.transactionId, 8, 4)}
+                </Link>
+              ) : null}
+              {entry.walletId ? (
+                <Link className="block text-indigo-600 hover:underline" href={`/wallets/${entry.walletId}`}>
+                  Wallet {short(entry.walletId, 8, 4)}
+                </Link>
+              ) : null}
+              {entry.caseId && entry.projectId ? (
+                <Link className="block text-indigo-600 hover:underline" href={`/cases?project=${entry.projectId}&case=${entry.caseId}`}>
+                  Approval case {short(entry.caseId, 8, 4)}
+                </Link>
+              ) : null}
+              {!entry.transactionId && !entry.walletId && !entry.caseId ? '—' : null}
+            </Td>
+            <Td>
+              {entry.deniedBy?.length ? (
+                <ul aria-label="Deciding rules" className="space-y-0.5">
+                  {entry.deniedBy.map((rule) => (
+                    <li key={`${rule.policyId}:${rule.policyVersion}:${rule.ruleId}`}>
+                      <Mono>
+                        {rule.policyId} v{rule.policyVersion}
+                        {rule.ruleId ? ` / ${rule.ruleId}` : ''}
+                      </Mono>
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                '—'
+              )}
+            </Td>
+            <Td className="whitespace-nowrap">{entry.latencyMs.toFixed(1)} ms</Td>
+          </tr>
+        ))}
+      </Table>
+      <LoadMore list={list} />
+    </div>
   );
 }
 
