@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,9 +20,31 @@ const tmp = path.join(clone, '.data', 'quickstart-tmp'); // .data is ignored: th
 const processes: ChildProcess[] = [];
 
 afterAll(() => {
-  for (const child of processes) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+  // Whole process groups, also of a session that exited: a background job it left runs on in its group.
+  for (const child of processes) {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* the group is gone */
+    }
+  }
   rmSync(clone, { recursive: true, force: true });
 });
+
+/** The webhook listeners still running in the clone (their working directory is in it). */
+function listenersInClone(): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readlinkSync(`/proc/${pid}/cwd`).startsWith(clone)) continue;
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      if (command.includes('webhooks.ts')) found.push(`${pid} ${command}`);
+    } catch {
+      /* gone meanwhile, or not ours to read */
+    }
+  }
+  return found;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -96,9 +118,15 @@ describe('the README Quickstart', () => {
     expect(fromClient.transactionId).not.toBe(record.transactionId);
     expect(documented('"type":"rest.transaction.confirmed"')).toMatchObject({ type: 'rest.transaction.confirmed' });
     expect(JSON.stringify(documented('"type":"rest.transaction.confirmed"'))).toContain(String(record.transactionId));
-    // The listener printed every delivery it received, and stopped with the last block.
+    // The listener printed every delivery it received, and the last block's `kill %1` stopped it.
     expect(readOrEmpty('events.jsonl').split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(3);
     expect(readOrEmpty('listen.log')).toMatch(/ready: https:\/\/127\.0\.0\.1:\d+/);
+    let left = listenersInClone();
+    for (let i = 0; i < 50 && left.length > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      left = listenersInClone();
+    }
+    expect(left).toEqual([]);
   }, 300_000);
 });
 
