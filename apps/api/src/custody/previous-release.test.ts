@@ -6,7 +6,7 @@
  * wallet in FROST shares at epoch 1, its XOR halves gone, every wallet signing over REST with the
  * address and public key the previous release gave it; a further run changes nothing.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restorePGliteSnapshot } from '../../../../packages/db/src/pglite-template.ts';
 import { loadConfig, repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
-import { localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
+import { processAlive } from '../local/process-alive.ts';
+import { exited, localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
 import { signingMatrix } from '../testing/signing-matrix.ts';
 
 const run = promisify(execFile);
@@ -43,15 +44,6 @@ const dumpSql = readFileSync(path.join(fixtureDir, 'dump.sql'), 'utf8')
   .join('\n');
 
 const { children, cleanups } = suiteProcesses();
-const stopped = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode ?? child.exitCode) : child.once('exit', (code, signal) => resolve(signal ?? code))));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface ShareRow {
   wallet_id: string;
@@ -72,13 +64,13 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
   async function start(extra: Record<string, string> = {}) {
     // A signer left by a killed service exits with it; the next one takes its store over.
     const lock = path.join(dataDir, 'signer', 'signer.lock');
-    for (let i = 0; existsSync(lock) && alive(Number(readFileSync(lock, 'utf8'))) && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; existsSync(lock) && processAlive(Number(readFileSync(lock, 'utf8'))) && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
     service = await spawnService({ ...env, ...extra }, children);
   }
   async function stop() {
     if (!service) return;
     service.child.kill('SIGTERM');
-    await stopped(service.child);
+    await exited(service.child);
     service = undefined;
   }
 
@@ -110,7 +102,7 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
     await start({ CUSTODY_CRASH_AT: crashAt });
     const outcome = await convert();
     expect(outcome.exit).toBe(1); // the service it asked died mid-request
-    expect(await stopped(service!.child)).toBe('SIGKILL');
+    expect(await exited(service!.child)).toBe('SIGKILL');
     service = undefined;
   }
 
@@ -208,7 +200,7 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
     // Killed once the signer has split the second wallet's key and its test signature verified, before the database write.
     if (kind === 'pglite') {
       expect((await convert()).exit).toBe(1); // the service it asked died mid-request
-      expect(await stopped(service!.child)).toBe('SIGKILL');
+      expect(await exited(service!.child)).toBe('SIGKILL');
       service = undefined;
     } else {
       await killedConvert('before-write:2');

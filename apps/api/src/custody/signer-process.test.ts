@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredentialSet } from '../../../signer/src/config/credentials.ts';
 import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
-import { localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
+import { exited, localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
 import { spawnSigner } from '../testing/signer-process.ts';
 import { signingMatrix, type MatrixWallet } from '../testing/signing-matrix.ts';
 
@@ -21,7 +21,6 @@ const { children, cleanups } = suiteProcesses();
 /** The signer's operator cap on native value per EVM transaction, in wei (its own host's limit). */
 const EVM_VALUE_CAP = 1_000_000n;
 
-const stopped = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
 
 const server = process.env.TEST_DATABASE_URL;
 // The service runs on PostgreSQL here so the test can read its database while it runs.
@@ -83,7 +82,7 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     const wallet = await call(service.url, 'POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'outage@example.com', userIdentifierType: 'EMAIL' });
     expect(wallet.status).toBe(201);
     signer.kill('SIGTERM');
-    await stopped(signer);
+    await exited(signer);
     const rowsBefore = await auditRows();
     const down = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-message`, { message: 'while the signer is away' });
     expect(down).toMatchObject({ status: 503, body: { code: 'SIGNER_UNAVAILABLE' } });
@@ -200,6 +199,6 @@ describe('npm start supervises its signer', () => {
     expect(await stellarMessage.verify(wallet.body as never, answer.body, {})).toBe(true);
     expect(Number(readFileSync(path.join(dataDir, 'signer', 'signer.lock'), 'utf8'))).not.toBe(pid);
     service.child.kill('SIGTERM');
-    await stopped(service.child);
+    await exited(service.child);
   });
 });

@@ -4,18 +4,11 @@
  * lock whose pid is gone (a SIGKILLed holder) is stale and taken over.
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { processAlive } from './process-alive.ts';
 
 /** A lock file still empty after this long was left by a holder that died between creating and writing it. */
 const EMPTY_LOCK_STALE_MS = 10_000;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 function read(lockFile: string): string | undefined {
   try {
@@ -52,7 +45,7 @@ function isStale(lockFile: string, content: string): boolean {
     }
   }
   const pid = Number(content);
-  return !Number.isInteger(pid) || pid <= 0 || !alive(pid);
+  return !Number.isInteger(pid) || pid <= 0 || !processAlive(pid);
 }
 
 export interface LockOptions {

@@ -1,16 +1,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { processAlive } from './process-alive.ts';
 
 const preload = fileURLToPath(new URL('./exit-with-parent.cjs', import.meta.url));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('exit-with-parent (preloaded into the console processes)', () => {
   it('ends a process when the process that started it is SIGKILLed, and not before', async () => {
@@ -27,13 +20,13 @@ describe('exit-with-parent (preloaded into the console processes)', () => {
     const grandchild = await new Promise<number>((resolve) => parent.stdout!.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
     try {
       await new Promise((r) => setTimeout(r, 1500));
-      expect(alive(grandchild)).toBe(true);
+      expect(processAlive(grandchild)).toBe(true);
       parent.kill('SIGKILL');
       const deadline = Date.now() + 5000;
-      while (alive(grandchild) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(alive(grandchild)).toBe(false);
+      while (processAlive(grandchild) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(processAlive(grandchild)).toBe(false);
     } finally {
-      if (alive(grandchild)) process.kill(grandchild, 'SIGKILL');
+      if (processAlive(grandchild)) process.kill(grandchild, 'SIGKILL');
       parent.kill('SIGKILL');
     }
   });

@@ -68,6 +68,11 @@ export async function spawnService(
  * The child processes and cleanups of a test file: after the suite, children still running are
  * killed and the cleanups run in reverse order. Call it at the top level of the file.
  */
+/** Resolves once `child` has exited (at once when it has): with the signal that ended it, or its exit code. */
+export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode ?? child.exitCode) : child.once('exit', (code, signal) => resolve(signal ?? code))));
+}
+
 export function suiteProcesses() {
   const children: ChildProcess[] = [];
   const cleanups: Array<() => Promise<unknown>> = [];
