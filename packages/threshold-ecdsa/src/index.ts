@@ -12,3 +12,4 @@ export { SignSession, Presignature, type EcdsaSignature, type PendingSignature }
 export { KeyShare, type OtStatus } from './keyshare.ts';
 export { ThresholdEcdsaError, ABORT_MESSAGE, type ThresholdEcdsaErrorCode } from './errors.ts';
 export type { PartyId } from './session.ts';
+export { keygenParty, otSetupParty, presignParty, type Party, type KeygenResult } from './parties.ts';
