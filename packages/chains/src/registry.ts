@@ -1,4 +1,16 @@
-import type { ChainDirectory, ChainGateways, ChainInfo, EvmGateway, SolanaGateway, SponsoredOperationChain, SponsorshipChainConfig } from '@wallet/domain';
+import type {
+  BalanceChains,
+  ChainDirectory,
+  ChainGateways,
+  ChainInfo,
+  EvmBalanceReads,
+  EvmGateway,
+  SolanaBalanceReads,
+  SolanaGateway,
+  SponsoredOperationChain,
+  SponsorshipChainConfig,
+} from '@wallet/domain';
+import { createEvmBalanceReads, createSolanaBalanceReads } from './gateways/balance-reads.ts';
 import { createSponsoredOperationChain } from './evm/sponsorship/operation-chain.ts';
 import { createEvmGateway } from './gateways/evm-gateway.ts';
 import { createSolanaGateway } from './gateways/solana-gateway.ts';
@@ -26,6 +38,8 @@ export type ChainEntry =
 export interface ChainRegistry {
   directory: ChainDirectory;
   gateways: ChainGateways;
+  /** The balances route's batched reads, over the same RPCs. */
+  balances: BalanceChains;
   /** Sponsored user operations on a configured EVM chain (undefined when the chain is not configured). */
   sponsoredOperations: (config: SponsorshipChainConfig) => SponsoredOperationChain | undefined;
 }
@@ -34,6 +48,8 @@ export interface ChainRegistry {
 export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?: number } = {}): ChainRegistry {
   const evm = new Map<number, EvmGateway>();
   const solana = new Map<string, SolanaGateway>();
+  const evmBalances = new Map<number, EvmBalanceReads>();
+  const solanaBalances = new Map<string, SolanaBalanceReads>();
   const infos: ChainInfo[] = [];
   const evmRpcUrls = new Map<number, string>();
   for (const entry of entries) {
@@ -41,6 +57,7 @@ export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?
       if (evm.has(entry.chainId)) throw new Error(`chain ${entry.chainId} is configured twice`);
       evm.set(entry.chainId, createEvmGateway({ chainId: entry.chainId, rpcUrl: entry.rpcUrl, timeoutMs: options.timeoutMs }));
       evmRpcUrls.set(entry.chainId, entry.rpcUrl);
+      evmBalances.set(entry.chainId, createEvmBalanceReads({ chainId: entry.chainId, rpcUrl: entry.rpcUrl, timeoutMs: options.timeoutMs }));
       infos.push({
         type: 'EVM',
         chainId: String(entry.chainId),
@@ -52,6 +69,7 @@ export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?
     } else {
       if (solana.has(entry.network)) throw new Error(`network ${entry.network} is configured twice`);
       solana.set(entry.network, createSolanaGateway({ network: entry.network, rpcUrl: entry.rpcUrl, timeoutMs: options.timeoutMs }));
+      solanaBalances.set(entry.network, createSolanaBalanceReads({ network: entry.network, rpcUrl: entry.rpcUrl, timeoutMs: options.timeoutMs }));
       infos.push({
         type: 'SOLANA',
         network: entry.network,
@@ -65,6 +83,7 @@ export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?
   return {
     directory: { list: () => infos },
     gateways: { evm: (chainId) => evm.get(chainId), solana: (network) => solana.get(network) },
+    balances: { evm: (chainId) => evmBalances.get(chainId), solana: (network) => solanaBalances.get(network) },
     sponsoredOperations: (config) => {
       const rpcUrl = evmRpcUrls.get(config.chainId);
       return rpcUrl === undefined ? undefined : createSponsoredOperationChain(rpcUrl, config);

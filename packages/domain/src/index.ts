@@ -154,3 +154,6 @@ export * from './delegation/enforcement.ts';
 export * from './search/recognise.ts';
 export * from './search/ports.ts';
 export * from './search/service.ts';
+export * from './balances/ports.ts';
+export * from './balances/schemas.ts';
+export * from './balances/service.ts';

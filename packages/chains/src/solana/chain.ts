@@ -36,6 +36,9 @@ const SYSTEM_PROGRAM = address('11111111111111111111111111111111');
 /** System instruction index of AdvanceNonceAccount, and the size of a nonce account (nonce::state::Versions). */
 const ADVANCE_NONCE_ACCOUNT = 4;
 const NONCE_ACCOUNT_SIZE = 80;
+const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+/** A Token-2022 account longer than a classic one says what it is at this offset (2: an account, 1: a mint). */
+const TOKEN_2022_ACCOUNT_TYPE_OFFSET = 165;
 
 /** JSON-RPC error carrying code/message/data. */
 export class RpcError extends Error {
@@ -114,6 +117,8 @@ export class LocalChain {
   private readonly slotTime = new Map<number, number>();
   private readonly txs = new Map<string, TxRecord>();
   private writes: AccountWrite[] = [];
+  /** Every account a landed transaction left as a token account (either program), for getTokenAccountsByOwner. */
+  private readonly tokenAccountAddresses = new Set<Address>();
   private airdropNonce = 0;
   transactionCount = 0;
 
@@ -136,6 +141,7 @@ export class LocalChain {
     for (const stored of restored.txs) {
       const { tx, message } = this.decode(stored.wire);
       this.txs.set(stored.signature, { ...stored, tx, message });
+      this.noteTokenAccounts(message.staticAccounts);
     }
     this.slot = restored.slot;
     // The journal of the last two slots is not kept: two more slots make everything before the stop final.
@@ -348,23 +354,49 @@ export class LocalChain {
       message,
     });
     this.transactionCount++;
+    this.noteTokenAccounts(keys);
     return signature;
+  }
+
+  private noteTokenAccounts(keys: readonly Address[]): void {
+    for (const k of keys) if (this.tokenAccountFields(this.svm.getAccount(k))) this.tokenAccountAddresses.add(k);
+  }
+
+  /** Mint, owner and amount of a token account of either program (the first 165 bytes are the same layout), else null. */
+  tokenAccountFields(a: MaybeEncodedAccount): { mint: Address; owner: Address; amount: bigint } | null {
+    if (!a.exists || (a.programAddress !== TOKEN_PROGRAM_ADDRESS && a.programAddress !== TOKEN_2022_PROGRAM)) return null;
+    const size = getTokenSize();
+    const data = a.data as Uint8Array;
+    if (a.programAddress === TOKEN_PROGRAM_ADDRESS ? data.length !== size : data.length < size || (data.length > size && data[TOKEN_2022_ACCOUNT_TYPE_OFFSET] !== 2)) return null;
+    const token = tokenDecoder.decode(data.subarray(0, size));
+    return { mint: token.mint, owner: token.owner, amount: token.amount };
+  }
+
+  /** The token accounts of `owner` under `program` as the bank at `commitment` sees them. */
+  tokenAccountsOf(owner: Address, program: Address, commitment?: Commitment): { address: Address; account: MaybeEncodedAccount }[] {
+    const out: { address: Address; account: MaybeEncodedAccount }[] = [];
+    for (const addr of this.tokenAccountAddresses) {
+      const account = this.account(addr, commitment);
+      if (account.exists && account.programAddress === program && this.tokenAccountFields(account)?.owner === owner) out.push({ address: addr, account });
+    }
+    return out;
   }
 
   private tokenBalances(accounts: MaybeEncodedAccount[]): TokenBalance[] {
     const out: TokenBalance[] = [];
     accounts.forEach((a, i) => {
       const t = this.decodeTokenAccount(a);
-      if (t) out.push({ accountIndex: i, mint: t.mint, owner: t.owner, programId: TOKEN_PROGRAM_ADDRESS, uiTokenAmount: uiTokenAmount(t.amount, t.decimals) });
+      if (t && a.exists) out.push({ accountIndex: i, mint: t.mint, owner: t.owner, programId: a.programAddress, uiTokenAmount: uiTokenAmount(t.amount, t.decimals) });
     });
     return out;
   }
 
   decodeTokenAccount(a: MaybeEncodedAccount, commitment?: Commitment): { mint: Address; owner: Address; amount: bigint; decimals: number } | null {
-    if (!a.exists || a.programAddress !== TOKEN_PROGRAM_ADDRESS || a.data.length !== getTokenSize()) return null;
-    const token = tokenDecoder.decode(a.data);
+    const token = this.tokenAccountFields(a);
+    if (!token) return null;
     const mint = this.account(token.mint, commitment);
-    const decimals = mint.exists && mint.data.length === getMintSize() ? mintDecoder.decode(mint.data).decimals : 0;
+    // A Token-2022 mint with extensions is longer; its first 82 bytes are the classic layout.
+    const decimals = mint.exists && mint.data.length >= getMintSize() ? mintDecoder.decode(mint.data.subarray(0, getMintSize())).decimals : 0;
     return { mint: token.mint, owner: token.owner, amount: token.amount, decimals };
   }
 

@@ -101,6 +101,21 @@ export function createRpcHandler({ chain, faucet, advanceSlots, fundWallet }: Rp
       if (!t) throw new RpcError(-32602, 'Invalid param: could not find account');
       return { context: { slot: BigInt(chain.commitmentSlot(commitment)) }, value: uiTokenAmount(t.amount, t.decimals) };
     },
+    getTokenAccountsByOwner: (p) => {
+      const filter = cfg(p, 1);
+      const c = cfg(p, 2);
+      const commitment = commitmentOf(c);
+      if (c?.encoding !== 'base64') throw new RpcError(-32602, 'Invalid params: this devnet answers getTokenAccountsByOwner in base64 encoding only');
+      let accounts: ReturnType<typeof chain.tokenAccountsOf>;
+      if (typeof filter?.programId === 'string') accounts = chain.tokenAccountsOf(addr(p, 0), addr([filter.programId], 0), commitment);
+      else if (typeof filter?.mint === 'string') {
+        const mint = addr([filter.mint], 0);
+        const program = chain.account(mint, commitment);
+        if (!program.exists) throw new RpcError(-32602, 'Invalid param: could not find mint');
+        accounts = chain.tokenAccountsOf(addr(p, 0), program.programAddress, commitment).filter((t) => chain.tokenAccountFields(t.account)?.mint === mint);
+      } else throw new RpcError(-32602, 'Invalid params: expected {mint} or {programId}');
+      return { context: { slot: BigInt(chain.commitmentSlot(commitment)) }, value: accounts.map((t) => ({ pubkey: t.address, account: encodeAccount(t.account, 'base64') })) };
+    },
     sendTransaction: (p) => {
       const c = cfg(p, 1);
       return chain.send(wireBytes(str(p, 0, 'transaction'), c?.encoding), { skipPreflight: c?.skipPreflight === true });
