@@ -61,7 +61,7 @@ export interface SignerBenchOptions {
 }
 
 /** Starts the signer as its own process and resolves with it once it listens (apps/api/src/testing/signer-process.ts on the signer-tests branch). */
-async function spawnSigner(env: Record<string, string>): Promise<ChildProcess> {
+export async function spawnSigner(env: Record<string, string>): Promise<ChildProcess> {
   await buildSigner();
   // stdin is a pipe and SIGNER_EXIT_WITH_PARENT=1: if this process dies the signer exits too.
   // BENCH_SIGNER_NODE_ARGS: extra node options for the signer, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
@@ -101,7 +101,7 @@ async function spawnSigner(env: Record<string, string>): Promise<ChildProcess> {
   return child;
 }
 
-async function stopSigner(child: ChildProcess): Promise<void> {
+export async function stopSigner(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
@@ -151,12 +151,12 @@ function signerDelta(before: SignerCounters, after: SignerCounters): SignerSide 
   };
 }
 
-interface BenchWallet {
+export interface BenchWallet {
   wallet: VaultWallet;
   shares: EncryptedShare[];
 }
 
-async function createWallet(vault: KeyVault, type: WalletType): Promise<BenchWallet> {
+export async function createWallet(vault: KeyVault, type: WalletType): Promise<BenchWallet> {
   const id = randomUUID();
   const key = await vault.createWalletKey({ walletId: id, scheme: schemeOfType[type], clientHeldUserShare: false });
   return {
@@ -168,7 +168,7 @@ async function createWallet(vault: KeyVault, type: WalletType): Promise<BenchWal
 /** One sign-message call at the vault level, as the signing pipeline makes it after its policy stage. */
 type Call = () => Promise<unknown>;
 
-function signer(vault: KeyVault, { wallet, shares }: BenchWallet): Call {
+export function signer(vault: KeyVault, { wallet, shares }: BenchWallet): Call {
   const input = parseSigningInput(wallet.type, 'message', { message: 'benchmark message: sign me' });
   return () => vault.sign({ wallet, shares, operation: 'message', input, requestId: randomUUID(), action: 'wallet.sign.sign-message' });
 }
