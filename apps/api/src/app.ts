@@ -20,6 +20,7 @@ import { signingRoutes } from './routes/signing.ts';
 import { walletRoutes } from './routes/wallets.ts';
 import { yieldRoutes } from './routes/yield.ts';
 import { yieldPositionRoutes } from './routes/yield-position.ts';
+import { balanceRoutes } from './routes/balances.ts';
 import type { Services } from './services.ts';
 import { trpcHandler } from './trpc/middleware.ts';
 import type { graphqlHandler } from './graphql/handler.ts';
@@ -43,6 +44,7 @@ export interface AppOptions {
 export function allRoutes(services: Services): RouteDef[] {
   return [
     ...walletRoutes(services.wallets),
+    ...balanceRoutes(services.balances),
     ...signingRoutes(services.signing),
     ...transactionRoutes(services.transactions),
     ...migrationRoutes(services.migration),

@@ -72,6 +72,8 @@ import {
   type LocalYieldContracts,
   type KeyVault,
   createConsoleRequestLog,
+  createBalanceService,
+  type BalanceChains,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
@@ -82,6 +84,7 @@ import { crashAtPoint, withLocalSponsorship } from './service-wiring.ts';
 import { apiKekProvider } from './custody/signer-connection.ts';
 import { createCustodyServices } from './custody/custody-services.ts';
 import type { SignerCaller } from './custody/remote-vault.ts';
+import { createMovedTokens } from './balances/moved-tokens.ts';
 
 export interface ServiceOptions {
   /**
@@ -91,6 +94,8 @@ export interface ServiceOptions {
   chains?: {
     directory: ChainDirectory;
     gateways: ChainGateways;
+    /** The balances route's batched reads (absent: every chain's balances answer 503). */
+    balances?: BalanceChains;
     /** Sponsored user operations over a configured chain's RPC (absent: no sponsorship). */
     sponsoredOperations?: (config: SponsorshipChainConfig) => SponsoredOperationChain | undefined;
     faucet?: LocalFaucet;
@@ -454,6 +459,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     }),
     /** Advances yield operations step by step; run by the yield worker (workers/yield-worker.ts). */
     yieldRunner,
+    /** Wallet balances read from the chain: REST GET .../balances, the console (tRPC, GraphQL). */
+    balances: createBalanceService({
+      directory,
+      chains: options.chains?.balances ?? { evm: () => undefined, solana: () => undefined },
+      movedTokens: createMovedTokens(database),
+      loadWallet: wallets.loadWallet,
+      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
+    }),
     /** Yield positions, read from the chain (GET .../yield/position). */
     yieldPositions,
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */

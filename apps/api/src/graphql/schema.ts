@@ -18,6 +18,7 @@ import { addAuthorizationScopeFields } from './authorization-scopes.ts';
 import { addSearchFields } from './search.ts';
 import { addRequestLogFields } from './request-log.ts';
 import { addSponsorshipFields } from './sponsorship.ts';
+import { addBalanceFields } from './balances.ts';
 
 export interface GraphQLContext {
   services: Services;
@@ -427,6 +428,7 @@ addApprovalCaseFields(builder, principal);
 addSearchFields(builder, principal);
 addRequestLogFields(builder, principal);
 addSponsorshipFields(builder, principal);
+addBalanceFields(builder, principal);
 
 /** The support schema: queries only (no mutations). */
 export const graphqlSchema = builder.toSchema();

@@ -43,6 +43,7 @@ export interface DevnetReset extends DevnetIdentity {
 export interface LocalDevnets {
   directory: ChainDirectory;
   gateways: ChainGateways;
+  balances: ChainRegistry['balances'];
   sponsoredOperations: ChainRegistry['sponsoredOperations'];
   faucet: LocalFaucet;
   evmRpcUrl: string;

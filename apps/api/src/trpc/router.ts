@@ -8,6 +8,7 @@ import { scopesRouter } from './authorization-scopes.ts';
 import { searchRouter } from './search.ts';
 import { sponsorshipRouter } from './sponsorship.ts';
 import { autoRetryRouter } from './auto-retry.ts';
+import { balancesRouter } from './balances.ts';
 import { requestLogRouter } from './request-log.ts';
 import { router } from './trpc.ts';
 
@@ -31,6 +32,7 @@ export const appRouter = router({
   requestLog: requestLogRouter,
   sponsorship: sponsorshipRouter,
   autoRetry: autoRetryRouter,
+  balances: balancesRouter,
 });
 
 export type AppRouter = typeof appRouter;

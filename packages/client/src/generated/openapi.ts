@@ -55,6 +55,26 @@ export interface paths {
         patch: operations["updateWallet"];
         trace?: never;
     };
+    "/v1/wallets/{walletId}/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet's balances, read from the chain
+         * @description Read from the chain at the time of the request, never from records. EVM wallets (`chainId` required): the native currency, the chain's USDC when it is configured, and every other ERC-20 the wallet's transaction records moved on that chain, all read at one block (`blockNumber`). Solana wallets (`network`, default `SOLANA`): SOL and every mint of the wallet's token accounts under the Token and Token-2022 programs, with the network's USDC listed even without an account, each with the slot it was read at. Each entry carries `rawBalance` (base units) and `balance` (whole tokens), both decimal strings. COSMOS, STELLAR and SUI wallets answer 400 UNSUPPORTED_WALLET_TYPE.
+         */
+        get: operations["getWalletBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/wallets/{walletId}/sign-message": {
         parameters: {
             query?: never;
@@ -1204,6 +1224,85 @@ export interface components {
             /** @enum {string} */
             userIdentifierType?: "EMAIL" | "PHONE" | "CUSTOM_ID" | "GUEST_ID" | "DISCORD" | "TWITTER" | "TELEGRAM" | "FARCASTER";
         };
+        WalletBalances: {
+            walletId: string;
+            /** @constant */
+            type: "EVM";
+            address: string;
+            /** @description The chain read, as a decimal string */
+            chainId: string;
+            /** @description The native currency first, then the chain's USDC when configured, then every other ERC-20 the wallet's transaction records moved on this chain */
+            balances: components["schemas"]["EvmBalance"][];
+        } | {
+            walletId: string;
+            /** @constant */
+            type: "SOLANA";
+            address: string;
+            network: string;
+            /** @description SOL first, then the network's USDC when configured, then every other mint of the wallet's token accounts (both token programs; accounts of one mint summed) */
+            balances: components["schemas"]["SolanaBalance"][];
+        };
+        EvmBalance: {
+            /** @enum {string} */
+            asset: "native" | "erc20";
+            /** @description The ERC-20 contract; null for the native currency */
+            tokenAddress: string | null;
+            /** @description ETH, SOL, USDC, the ERC-20's symbol(); the token address or mint when the token has none on chain */
+            symbol: string;
+            decimals: number;
+            /** @description Base units as a decimal string: wei, lamports, or the token's smallest unit ("1000000" is 1 USDC) */
+            rawBalance: string;
+            /** @description The same amount in whole tokens, as a decimal string without trailing zeros ("1.5") */
+            balance: string;
+            /** @description The block every balance of the answer was read at */
+            blockNumber: number;
+        };
+        SolanaBalance: {
+            /** @enum {string} */
+            asset: "native" | "spl";
+            /** @description The SPL mint; null for SOL */
+            tokenAddress: string | null;
+            /** @description The token program of the mint (Token or Token-2022); null for SOL */
+            tokenProgram: string | null;
+            /** @description ETH, SOL, USDC, the ERC-20's symbol(); the token address or mint when the token has none on chain */
+            symbol: string;
+            decimals: number;
+            /** @description Base units as a decimal string: wei, lamports, or the token's smallest unit ("1000000" is 1 USDC) */
+            rawBalance: string;
+            /** @description The same amount in whole tokens, as a decimal string without trailing zeros ("1.5") */
+            balance: string;
+            /** @description The slot this balance was read at (SOL and each token program are separate reads) */
+            slot: number;
+        };
+        UnsupportedChain: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "UNSUPPORTED_CHAIN";
+            message: string;
+        };
+        UnsupportedWalletType: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "UNSUPPORTED_WALLET_TYPE";
+            message: string;
+        };
+        BalanceReadFailed: {
+            /** @constant */
+            code: "BALANCE_READ_FAILED";
+            message: string;
+        };
+        RpcUnavailable: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "RPC_UNAVAILABLE";
+            message: string;
+        };
         SignatureResponse: {
             /** @description EVM: 65 bytes r‖s‖v as hex without 0x; Solana, Stellar, Cosmos and Sui sign-raw: hex; Sui sign-message and sign-transaction: the serialized signature, base64 (docs/signing.md) */
             signature: string;
@@ -1354,14 +1453,6 @@ export interface components {
             message: string;
             caseId: string;
             nonce: number;
-        };
-        RpcUnavailable: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            code: "RPC_UNAVAILABLE";
-            message: string;
         };
         EvmSignTransactionRequest: {
             transaction: {
@@ -3102,6 +3193,132 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getWalletBalances: {
+        parameters: {
+            query?: {
+                chainId?: string;
+                network?: string;
+            };
+            header?: never;
+            path: {
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balances (EVM: at one block; Solana: with the slot of each read) */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletBalances"];
+                };
+            };
+            /** @description INVALID_REQUEST: a malformed or unknown query parameter, no `chainId` for an EVM wallet, or the other chain type's parameter; UNSUPPORTED_CHAIN: a chain or network GET /v1/chains does not list; UNSUPPORTED_WALLET_TYPE: a COSMOS, STELLAR or SUI wallet; or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["UnsupportedChain"] | components["schemas"]["UnsupportedWalletType"];
+                };
+            };
+            /** @description Missing API key, or address outside the allowlist */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Invalid API key */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description NOT_FOUND: no such wallet in this project */
+            404: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KB */
+            431: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description BALANCE_READ_FAILED: the chain's configured USDC did not answer balanceOf (the configuration or the chain is wrong) */
+            502: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceReadFailed"];
+                };
+            };
+            /** @description RPC_UNAVAILABLE: the chain's RPC could not be reached; retry later */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcUnavailable"];
                 };
             };
         };
