@@ -16,6 +16,7 @@ import {
   createPolicyDryRun,
   createUserService,
   createWalletService,
+  createCustodyModeService,
   systemClock,
   type ChainDirectory,
   type ChainGateways,
@@ -146,7 +147,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const keks = apiKekProvider(config);
   const custody = createCustodyServices(config, options, { stores, keks, database });
   const { vault, keyMaintenance } = custody;
-  const wallets = createWalletService({ wallets: stores.wallets, vault });
+  const wallets = createWalletService({ wallets: stores.wallets, vault, custodySettings: stores.custodySettings });
+  const custodyMode = createCustodyModeService({ settings: stores.custodySettings });
   const directory = options.chains?.directory ?? { list: () => [] };
   const gateways = options.chains?.gateways ?? { evm: () => undefined, solana: () => undefined };
   // Policies decide every signature at the one signing choke point, reserving spend as they decide.
@@ -333,6 +335,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     localDevnets: devnetEndpoints,
     /** Console staff accounts and sessions (tRPC, GraphQL, the staff CLI). */
     staff: createStaffService({ store: stores.staff, clock }),
+    /** The custody mode of new EVM and COSMOS wallets (npm run custody -- mode). */
+    custodyMode,
     users: createUserService({ users: stores.users, custody: stores.custody, vault }),
     rateLimit: createRateLimiter(redis ?? stores.rateLimits, clock),
     runIdempotent: createIdempotency(stores.idempotency, clock, { leaseMs: config.idempotencyLeaseMs }),

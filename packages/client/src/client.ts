@@ -1,9 +1,13 @@
 import createFetchClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import { balancesResource, type BalancesResource } from './balances.ts';
 import type { paths } from './generated/openapi.ts';
 import { retryingFetch, type RetryOptions } from './retrying-fetch.ts';
 
-/** The typed client: openapi-fetch over the service's `/v1` routes. */
-export type WalletClient = Client<paths, 'application/json'>;
+/** The typed client: openapi-fetch over the service's `/v1` routes, plus the resources that wrap a route (`balances`). */
+export type WalletClient = Client<paths, 'application/json'> & {
+  /** `client.balances.get(walletId, { chainId })`: the data, or a thrown `WalletApiError`. */
+  balances: BalancesResource;
+};
 
 export interface WalletClientOptions extends Omit<ClientOptions, 'baseUrl' | 'fetch'> {
   /** The service's origin, e.g. `https://wallets.example.com` (paths start with `/v1`). */
@@ -23,5 +27,6 @@ export interface WalletClientOptions extends Omit<ClientOptions, 'baseUrl' | 'fe
  */
 export function createClient({ baseUrl, apiKey, retry, fetch, ...options }: WalletClientOptions): WalletClient {
   if (!apiKey) throw new TypeError('createClient: apiKey is required');
-  return createFetchClient<paths, 'application/json'>({ ...options, baseUrl, fetch: retryingFetch({ apiKey, retry, fetch }) });
+  const client = createFetchClient<paths, 'application/json'>({ ...options, baseUrl, fetch: retryingFetch({ apiKey, retry, fetch }) });
+  return Object.assign(client, { balances: balancesResource(client) });
 }

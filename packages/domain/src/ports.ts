@@ -1,4 +1,4 @@
-import type { EncryptedShare } from './custody/types.ts';
+import type { CustodyMode, EncryptedShare } from './custody/types.ts';
 import type { KeysetPosition } from './shared/cursor.ts';
 import type { WalletType } from './wallets/addresses.ts';
 
@@ -61,6 +61,8 @@ export interface WalletRecord {
   cosmosPrefix: string | null;
   /** `api_key`: both shares are held here; `client`: the user share is with the client until migrated. */
   custody: WalletCustody;
+  /** `isolated`: the key is joined only inside the signer; `threshold`: it never exists whole (FROST, DKLs23). */
+  custodyMode: CustodyMode;
   claimedAt: Date | null;
   claimedByUserId: string | null;
   migratedAt: Date | null;
@@ -69,6 +71,13 @@ export interface WalletRecord {
 }
 
 export type WalletCustody = 'api_key' | 'client';
+
+/** The custody mode of new secp256k1 (EVM, COSMOS) wallets, per project and environment. */
+export interface CustodySettingsStore {
+  /** `isolated` when none was set. */
+  secp256k1Mode(projectId: string, environment: string): Promise<CustodyMode>;
+  setSecp256k1Mode(projectId: string, environment: string, mode: CustodyMode): Promise<void>;
+}
 
 export type NewWallet = Omit<WalletRecord, 'createdAt' | 'updatedAt' | 'claimedAt' | 'claimedByUserId' | 'migratedAt'>;
 
