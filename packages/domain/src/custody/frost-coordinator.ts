@@ -19,7 +19,6 @@ import { dkgFinish, dkgRound1, dkgRound2, finishSigning, startSigning, wipeKeyPa
 import { ApiError } from '../errors.ts';
 import { signOperation } from '../signing/signers.ts';
 import type { KeyMaterial } from '../signing/types.ts';
-import { deriveAddress } from '../wallets/addresses.ts';
 import { frostDkgContext, openFrostShare, samePublicKeyPackage, sealFrostShare, type OpenedFrostShare } from './frost-share.ts';
 import { frostGroupKey } from './group-key.ts';
 import { sealToRecovery, type RecoveryPublicKey } from './recovery-seal.ts';
@@ -140,7 +139,8 @@ export function createFrostKeyVault({ remote, call, keks, recovery }: FrostVault
     const op = signOperation(wallet.type, operation);
     const opened = openApiShare(keks, wallet, apiShare);
     try {
-      if (deriveAddress(wallet.type, opened.keyPackage.groupPublicKey) !== wallet.address) throw internal("the API's FROST share is of another key");
+      // frostGroupKey checked that this key gives the wallet's address (and remembers that it did).
+      if (!Buffer.from(opened.keyPackage.groupPublicKey).equals(Buffer.from(frostGroupKey(wallet)))) throw internal("the API's FROST share is of another key");
       const key = frostKeyMaterial(opened, wallet, (message, commitments) =>
         call<FrostSignShare>(VAULT_METHODS.frostSign, { wallet, share: signerShare, operation, input, requestId, action, message, commitments }, requestId),
       );

@@ -29,33 +29,50 @@ export const VAULT_METHODS = {
   commitEpoch: 'vault.commitEpoch',
 } as const;
 
+/** Sets `key` as an own data property: a key `__proto__` (JSON.parse makes one) stays one, as Object.fromEntries keeps it, instead of setting the prototype. */
+function setOwn(out: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[key] = v;
+}
+
 /** JSON with bytes as `{ $bytes: base64 }`, dates as `{ $date: iso }` and bigints as `{ $bigint: decimal }`. */
 export function encodeVaultValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? { $bigint: value.toString() } : value;
   if (value instanceof Uint8Array) return { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
   if (value instanceof Date) return { $date: value.toISOString() };
-  if (typeof value === 'bigint') return { $bigint: value.toString() };
-  if (Array.isArray(value)) return value.map(encodeVaultValue);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === undefined ? [] : [[k, encodeVaultValue(v)]])));
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = encodeVaultValue(value[i]);
+    return out;
   }
-  return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) setOwn(out, key, encodeVaultValue(v));
+  }
+  return out;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export function decodeVaultValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(decodeVaultValue);
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    if (entries.length === 1) {
-      const [tag, inner] = entries[0]!;
-      if (tag === '$bytes' && typeof inner === 'string' && BASE64.test(inner)) return new Uint8Array(Buffer.from(inner, 'base64'));
-      if (tag === '$date' && typeof inner === 'string' && !Number.isNaN(Date.parse(inner))) return new Date(inner);
-      if (tag === '$bigint' && typeof inner === 'string' && /^-?\d{1,80}$/.test(inner)) return BigInt(inner);
-    }
-    return Object.fromEntries(entries.map(([k, v]) => [k, decodeVaultValue(v)]));
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = decodeVaultValue(value[i]);
+    return out;
   }
-  return value;
+  const keys = Object.keys(value);
+  if (keys.length === 1) {
+    const tag = keys[0]!;
+    const inner = (value as Record<string, unknown>)[tag];
+    if (tag === '$bytes' && typeof inner === 'string' && BASE64.test(inner)) return new Uint8Array(Buffer.from(inner, 'base64'));
+    if (tag === '$date' && typeof inner === 'string' && !Number.isNaN(Date.parse(inner))) return new Date(inner);
+    if (tag === '$bigint' && typeof inner === 'string' && /^-?\d{1,80}$/.test(inner)) return BigInt(inner);
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of keys) setOwn(out, key, decodeVaultValue((value as Record<string, unknown>)[key]));
+  return out;
 }
 
 const bytes = (length?: number) => z.instanceof(Uint8Array).refine((b) => length === undefined || b.length === length, `must be ${length} bytes`);
