@@ -143,8 +143,10 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       let stream: http2.ClientHttp2Stream | undefined;
       try {
         active = session();
-        inFlight.get(active)?.add(pending);
-        active.ref();
+        const set = inFlight.get(active);
+        // Held (ref) while a call is in flight, released by the last one to settle.
+        if (set?.size === 0) active.ref();
+        set?.add(pending);
         stream = active.request(headers, { endStream: body === undefined });
       } catch (error) {
         pending.fail(new SignerUnavailableError(`cannot reach the signer at ${where}: ${reasonOf(error)}`));

@@ -1,17 +1,18 @@
 /**
  * Append-only JSON-lines files with group commit, and their crash repair.
  *
- * Group commit: an append joins the batch that the next write takes; the writer takes every line
- * that arrived while the previous fdatasync ran, writes them with one write and makes them durable
- * with one fdatasync, then resolves them all. One fsync per batch instead of per line is what lets
- * hundreds of appends per second each wait a single fsync or two. The file is opened O_DSYNC, so
- * the one write of a batch returns only once its data is durable (write and fdatasync in one call,
- * one trip to the thread pool instead of two). A write failure leaves
+ * Group commit: an append joins the batch of the current event-loop turn; once the turn's callbacks
+ * have run (setImmediate), every line that arrived is written with one write on a descriptor opened
+ * O_DSYNC (the write returns only once its data is durable: write and fdatasync in one system call),
+ * then they all resolve. One fsync per batch instead of per line is what lets hundreds of appends per
+ * second each wait a single fsync or two. The write is synchronous, on this thread: a signature
+ * cannot leave before its line is durable anyway, and a write here saves the two thread wake-ups of
+ * a thread-pool write (the pool's worker, then this thread again), each of which waits for a core on
+ * a busy machine; appends made while it blocks queue up for the next batch. A write failure leaves
  * the file's tail unknown, so the journal refuses every later append (the process must restart,
  * which repairs the tail).
  */
-import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 
 interface Waiting {
   data: string;
@@ -23,13 +24,14 @@ export class GroupCommitJournal {
   private queue: Waiting[] = [];
   private flushing: Promise<void> | undefined;
   private failure: Error | undefined;
+  private closed = false;
   /** Bytes known to be durable (complete lines). */
   durableBytes: number;
   batches = 0;
   lines = 0;
 
   private constructor(
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     readonly file: string,
     size: number,
   ) {
@@ -37,39 +39,42 @@ export class GroupCommitJournal {
   }
 
   static async open(file: string): Promise<GroupCommitJournal> {
-    const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC, 0o600);
-    const { size } = await handle.stat();
-    return new GroupCommitJournal(handle, file, size);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC, 0o600);
+    return new GroupCommitJournal(fd, file, fstatSync(fd).size);
   }
 
   append(line: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error(`${this.file}: the journal is closed`));
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ data: line, resolve, reject });
-      this.flushing ??= this.flush();
+      this.flushing ??= new Promise<void>((done) =>
+        setImmediate(() => {
+          this.flushing = undefined;
+          this.flush();
+          done();
+        }),
+      );
     });
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      const buffer = Buffer.from(batch.map((w) => w.data).join(''), 'utf8');
-      try {
-        let offset = 0;
-        while (offset < buffer.length) offset += (await this.handle.write(buffer, offset, buffer.length - offset)).bytesWritten;
-      } catch (error) {
-        this.failure = new Error(`${this.file}: write failed (${(error as NodeJS.ErrnoException).code ?? 'error'}); the journal refuses appends until the process restarts`);
-        for (const w of [...batch, ...this.queue]) w.reject(this.failure);
-        this.queue = [];
-        break;
-      }
-      this.durableBytes += buffer.length;
-      this.batches++;
-      this.lines += batch.length;
-      for (const w of batch) w.resolve();
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const buffer = Buffer.from(batch.length === 1 ? batch[0]!.data : batch.map((w) => w.data).join(''), 'utf8');
+    try {
+      let offset = 0;
+      while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset, buffer.length - offset);
+    } catch (error) {
+      this.failure = new Error(`${this.file}: write failed (${(error as NodeJS.ErrnoException).code ?? 'error'}); the journal refuses appends until the process restarts`);
+      for (const w of batch) w.reject(this.failure);
+      return;
     }
-    this.flushing = undefined;
+    this.durableBytes += buffer.length;
+    this.batches++;
+    this.lines += batch.length;
+    for (const w of batch) w.resolve();
   }
 
   /** Resolves when every append made so far is durable (or failed). */
@@ -79,7 +84,9 @@ export class GroupCommitJournal {
 
   async close(): Promise<void> {
     await this.idle();
-    await this.handle.close();
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
   }
 }
 

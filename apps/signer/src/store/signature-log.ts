@@ -40,11 +40,15 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+/** canonicalJson of an entry without its hash, its keys written in sorted order: the same bytes without sorting per line. */
+function canonicalEntry({ seq, time, walletId, digest, requestId, action, prev }: Omit<LogEntry, 'hash'>): string {
+  if (action === undefined || requestId === undefined) return canonicalJson({ seq, time, walletId, digest, requestId, action, prev });
+  const j = JSON.stringify;
+  return `{"action":${j(action)},"digest":${j(digest)},"prev":${j(prev)},"requestId":${j(requestId)},"seq":${j(seq)},"time":${j(time)},"walletId":${j(walletId)}}`;
+}
+
 export function entryHash(entry: Omit<LogEntry, 'hash'>): string {
-  const { seq, time, walletId, digest, requestId, action, prev } = entry;
-  return createHash('sha256')
-    .update(`${prev}\n${canonicalJson({ seq, time, walletId, digest, requestId, action, prev })}`)
-    .digest('hex');
+  return createHash('sha256').update(`${entry.prev}\n${canonicalEntry(entry)}`).digest('hex');
 }
 
 const isNullableString = (v: unknown) => v === null || typeof v === 'string';

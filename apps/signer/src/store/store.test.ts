@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from './lock.ts';
-import { GENESIS_HASH, entryHash, type LogEntry } from './signature-log.ts';
+import { GENESIS_HASH, canonicalJson, entryHash, type LogEntry } from './signature-log.ts';
 import { openSignerStore, SIGNATURE_LOG_FILE } from './store.ts';
 import { compareWithAudit, verifySignatureLog } from './verify-log.ts';
 
@@ -38,6 +39,8 @@ describe('signer store', () => {
       if (i > 0) expect(e.prev).toBe(entries[i - 1]!.hash);
       const { hash, ...rest } = e;
       expect(entryHash(rest)).toBe(hash);
+      // The format's definition: sha256(prev + "\n" + canonical JSON, keys sorted).
+      expect(createHash('sha256').update(`${e.prev}\n${canonicalJson(rest)}`).digest('hex')).toBe(hash);
     });
     expect(entries[1]).toMatchObject({ walletId: 'w1', requestId: 'r1', action: 'sign' });
     await expect(store.verifyLog()).resolves.toEqual({ ok: true, entries: 20 });

@@ -126,7 +126,7 @@ async function openLocked(dir: string, lock: StoreLock, logger: StoreLogger): Pr
       const hash = entryHash(entry);
       lastSeq = entry.seq;
       lastHash = hash;
-      await log.append(`${JSON.stringify({ ...entry, hash })}\n`);
+      await log.append(`${JSON.stringify(entry).slice(0, -1)},"hash":"${hash}"}\n`);
       return { seq: entry.seq, hash };
     },
 
