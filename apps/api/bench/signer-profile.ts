@@ -6,7 +6,7 @@
  * profiler, and prints each side's self time by function (top 25) and the CPU per signature.
  * The .cpuprofile files stay in BENCH_PROFILE_DIR (default a temporary directory) for DevTools.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -116,7 +116,8 @@ for (const [i, who] of ['API', 'signer'].entries()) {
 }
 if (!profile) process.exit(0);
 print('API (this process, load loop included)', profile, result.ok);
-const signerFile = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profileDir, f)).at(-1);
+const signerFile = readdirSync(profileDir).filter((f) => f.startsWith('CPU.') && f.endsWith('.cpuprofile')).map((f) => path.join(profileDir, f)).at(-1);
+writeFileSync(path.join(profileDir, `api-${process.pid}.cpuprofile`), JSON.stringify(profile));
 // The signer's profile covers its whole life (start-up, warm-up): its per-signature figures are upper bounds.
 if (signerFile) print('signer (whole run, warm-up included)', JSON.parse(readFileSync(signerFile, 'utf8')) as Profile, result.ok + warm.ok + 1);
 rmSync(dataDir, { recursive: true, force: true });
