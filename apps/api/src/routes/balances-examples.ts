@@ -22,6 +22,10 @@ export const balancesExamples = {
       },
       400: { summary: 'A chain this deployment does not list', value: { code: 'UNSUPPORTED_CHAIN', message: 'chain 1 is not configured in this deployment (see GET /v1/chains)' } },
       404: walletNotFound,
+      502: {
+        summary: "The chain's configured USDC is no contract",
+        value: { code: 'BALANCE_READ_FAILED', message: "Reading balances failed: USDC 0x036CbD53842c5426634e7929541eC2318f3dCF7e.balanceOf(wallet) at block 18734521 answered no balance (is the chain's USDC address right?)" },
+      },
       503: { summary: "The chain's RPC did not answer", value: { code: 'RPC_UNAVAILABLE', message: "The chain's RPC could not be reached; retry later (evm:84532 RPC unavailable: timed out after 10000 ms)" } },
     },
   },
