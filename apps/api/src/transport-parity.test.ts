@@ -24,7 +24,7 @@ function movableClock() {
 const RECORD_FIELDS = `transactionId walletId projectId walletType intentKind status createdAt chainId network to value tokenAddress hash nonce
   blockNumber blockHash failureStage failureCode failureMessage submittedAt resolvedAt executionMode monitoring { chainOutcome winningHash winningStatus state }
   autoRetry { enabled maxFeePerGas reason attempts { hash maxFeePerGas maxPriorityFeePerGas recentBlockhash sentAt outcome } }`;
-const WALLET_FIELDS = 'id type scheme status createdAt address publicKey userIdentifier userIdentifierType';
+const WALLET_FIELDS = 'id type scheme status createdAt address publicKey userIdentifier userIdentifierType custodyMode';
 
 /** A GraphQL record without the fields REST leaves out when absent (null here), for comparison. */
 const withoutNulls = (value: Record<string, unknown>) =>

@@ -82,6 +82,10 @@ const commands = {
     services.permissionsExtension.set(await services.policies.operatorScope(String(args.projectId), args.environment), args.enabled === true),
   'custody.convert': (services: Services) => keyMaintenanceOf(services).convert(),
   'custody.refresh': (services: Services) => keyMaintenanceOf(services).refresh(),
+  'custody.mode': async (services: Services, args: Record<string, unknown>) => ({
+    command: 'mode',
+    ...(await services.custodyMode.set(await services.policies.operatorScope(String(args.projectId), args.environment), args.mode)),
+  }),
   'custody.verify-log': (services: Services) => {
     if (!services.checkSignatureLog) throw new ApiError(503, 'SIGNER_UNAVAILABLE', "checking the signature log needs the signer process");
     return services.checkSignatureLog();

@@ -13,6 +13,11 @@ const usage = `usage:
       once, when upgrading a PostgreSQL deployment to the signer process: webhook secrets sealed under the
       former service-share KEKs are sealed again under API_KEKS (local mode does it at start by itself);
       prints { command, endpoints }
+  npm run custody -- mode --project-id P --env ENV --mode threshold|isolated
+      the custody mode of the project's new EVM and COSMOS wallets in that environment: isolated (the
+      default: the key is joined only inside the signer) or threshold (DKLs23 2-of-2 between the API
+      and the signer, with an offline recovery share; implemented from the paper, not externally
+      audited); existing wallets keep theirs; prints { command, projectId, environment, secp256k1Mode, review }
   npm run custody -- verify-log
       checks the signer's hash-chained signature log and pairs its entries with the API's audit rows
       of wallet signatures; exit code 1 when the chain is broken or either side has a signature the
@@ -21,8 +26,16 @@ convert and refresh print one JSON line: { command, wallets, done, skipped, fail
 verify-log: { ok, chain, walletSignatures, serviceKeySignatures, matched, missingInAudit, missingInLog }.`;
 
 await main(async () => {
-  const { positionals } = parseArgs({ allowPositionals: true, options: {} });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { 'project-id': { type: 'string' }, env: { type: 'string' }, mode: { type: 'string' } },
+  });
   switch (positionals[0]) {
+    case 'mode': {
+      const { 'project-id': projectId, env, mode } = values;
+      if (!projectId || !env || !mode) throw new UsageError(`mode needs --project-id, --env and --mode\n${usage}`);
+      return execute('custody.mode', { projectId, environment: env, mode });
+    }
     case 'convert':
       return execute('custody.convert', {});
     case 'refresh':

@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import { createKeyMaintenance } from './key-maintenance.ts';
 import { createVaultCall, type SignerCaller } from './remote-vault.ts';
 import { checkSignatureLog } from './signature-log-check.ts';
-import { apiRecoveryKey, apiVault, connectSigner } from './signer-connection.ts';
+import { apiRecoveryKey, apiVault, connectSigner, renewSharesIn } from './signer-connection.ts';
 
 export interface CustodyOptions {
   /** A vault holding the keys in this process (tests). */
@@ -20,9 +20,10 @@ export interface CustodyOptions {
 }
 
 export function createCustodyServices(config: Config, options: CustodyOptions, deps: { stores: Stores; keks: KekProvider; database: Database }) {
-  const signer = options.vault || options.signerCaller ? null : connectSigner(config);
+  const renewShares = renewSharesIn(deps.stores);
+  const signer = options.vault || options.signerCaller ? null : connectSigner(config, renewShares);
   const signerCaller = options.signerCaller ?? signer?.caller;
-  const vault = options.vault ?? (options.signerCaller ? apiVault(config, options.signerCaller) : signer!.vault);
+  const vault = options.vault ?? (options.signerCaller ? apiVault(config, options.signerCaller, renewShares) : signer!.vault);
   return {
     vault,
     /** The operator's convert and refresh (npm run custody), over the same signer; undefined without one. */

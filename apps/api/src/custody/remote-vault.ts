@@ -7,9 +7,12 @@
 import {
   ApiError,
   createFrostKeyVault,
+  createThresholdKeyVault,
+  thresholdRefusal,
   decodeVaultValue,
   encodeVaultValue,
   VAULT_METHODS,
+  type EncryptedShare,
   type KekProvider,
   type KeyVault,
   type RecoveryPublicKey,
@@ -36,6 +39,8 @@ function translate(error: unknown): never {
   if (error instanceof SignerRefusedError && error.code === 'SIGNER_LIMIT_EXCEEDED') {
     throw new ApiError(403, 'SIGNER_LIMIT_EXCEEDED', error.message, { limit: String(error.details?.limit ?? 'unknown') });
   }
+  // A threshold session that could not complete (an abort, a lost session, an OT setup to renew): retryable.
+  if (error instanceof SignerRefusedError && error.status === 409 && (error.code.startsWith('DKLS_') || error.code === 'FROST_SESSION_UNKNOWN')) throw thresholdRefusal(error.code);
   if (error instanceof SignerRefusedError) throw new ApiError(500, 'INTERNAL_ERROR', `the signer refused the call (${error.code})`);
   throw error;
 }
@@ -55,7 +60,7 @@ export function createVaultCall(signer: SignerCaller): VaultCall {
 export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
   const call = createVaultCall(signer);
   return {
-    createWalletKey: (request) => call(VAULT_METHODS.createWalletKey, request),
+    createWalletKey: ({ walletId, scheme, clientHeldUserShare }) => call(VAULT_METHODS.createWalletKey, { walletId, scheme, clientHeldUserShare }),
     sign: (request) => call(VAULT_METHODS.sign, request, request.requestId),
     createEnclaveKey: (now) => call(VAULT_METHODS.createEnclaveKey, { now }),
     sealMigratedUserShare: (request) => call(VAULT_METHODS.sealMigratedUserShare, request),
@@ -65,9 +70,15 @@ export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
 }
 
 /**
- * The API's vault: FROST(Ed25519) wallets are created and signed with the API as participant 1 (its
- * share sealed under the API's KEK), everything else goes to the signer (createRemoteKeyVault).
+ * The API's vault: FROST(Ed25519) and threshold ECDSA (DKLs23) wallets are created and signed with
+ * the API as participant 1 (its share sealed under the API's KEK), everything else goes to the
+ * signer (createRemoteKeyVault). `renewShares` stores threshold shares renewed by a fresh OT setup.
  */
-export function createApiKeyVault(signer: SignerCaller, options: { keks: KekProvider; recovery: () => RecoveryPublicKey }): KeyVault {
-  return createFrostKeyVault({ remote: createRemoteKeyVault(signer), call: createVaultCall(signer), keks: options.keks, recovery: options.recovery });
+export function createApiKeyVault(
+  signer: SignerCaller,
+  options: { keks: KekProvider; recovery: () => RecoveryPublicKey; renewShares?: (walletId: string, shares: EncryptedShare[]) => Promise<void> },
+): KeyVault {
+  const call = createVaultCall(signer);
+  const frost = createFrostKeyVault({ remote: createRemoteKeyVault(signer), call, keks: options.keks, recovery: options.recovery });
+  return createThresholdKeyVault({ remote: frost, call, keks: options.keks, recovery: options.recovery, renewShares: options.renewShares });
 }

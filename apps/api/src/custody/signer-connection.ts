@@ -5,7 +5,7 @@
  * the signer's credentials; credentials that cannot be read make that call 503 SIGNER_UNAVAILABLE.
  */
 import { join } from 'node:path';
-import { API_KEK_ROLES, envKekProvider, fileKekProvider, resolveRecoveryPublicKey, type KekProvider, type KeyVault, type RecoveryPublicKey } from '@wallet/domain';
+import { API_KEK_ROLES, type EncryptedShare, envKekProvider, fileKekProvider, resolveRecoveryPublicKey, type KekProvider, type KeyVault, type RecoveryPublicKey } from '@wallet/domain';
 import { createSignerClient, signerClientSettings, SignerUnavailableError, type SignerClient, type SignerHealth } from '@wallet/signer/client';
 import type { Config } from '../config.ts';
 import { createApiKeyVault, type SignerCaller } from './remote-vault.ts';
@@ -18,7 +18,10 @@ export interface SignerConnection {
   close(): Promise<void>;
 }
 
-export function connectSigner(config: Config): SignerConnection {
+/** Stores threshold shares renewed by a fresh OT setup (or marked unusable after an abort), replacing the stored ones. */
+export type RenewShares = (walletId: string, shares: EncryptedShare[]) => Promise<void>;
+
+export function connectSigner(config: Config, renewShares?: RenewShares): SignerConnection {
   let client: SignerClient | undefined;
   const connected = (): SignerClient => {
     if (client) return client;
@@ -33,7 +36,7 @@ export function connectSigner(config: Config): SignerConnection {
   const caller: SignerCaller = { call: (method, params, requestId) => connected().call(method, params, requestId) };
   return {
     caller,
-    vault: apiVault(config, caller),
+    vault: apiVault(config, caller, renewShares),
     health: async () => {
       try {
         return await connected().health();
@@ -56,7 +59,14 @@ export function apiRecoveryKey(config: Config): () => RecoveryPublicKey {
   return () => (key ??= resolveRecoveryPublicKey({ appEnv: config.appEnv, file: config.recoveryPublicKeyFile, localDir: join(config.dataDir, 'recovery') }));
 }
 
-/** The API's vault over a signer caller: FROST wallets with the API's own share, the rest in the signer. */
-export function apiVault(config: Config, signer: SignerCaller): KeyVault {
-  return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config) });
+/** The API's vault over a signer caller: FROST and DKLs23 wallets with the API's own share, the rest in the signer. */
+export function apiVault(config: Config, signer: SignerCaller, renewShares?: RenewShares): KeyVault {
+  return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config), renewShares });
+}
+
+/** `RenewShares` over the database: one transaction per wallet; a share a refresh replaced meanwhile is not written back. */
+export function renewSharesIn(stores: { resealThresholdShares(walletId: string, shares: EncryptedShare[], action: string): Promise<boolean> }): RenewShares {
+  return async (walletId, shares) => {
+    await stores.resealThresholdShares(walletId, shares, shares.length === 1 ? 'wallet.custody.ot-unusable' : 'wallet.custody.ot-renewal');
+  };
 }

@@ -32,6 +32,7 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
   let env: Record<string, string>;
   let databaseUrl: string;
   let apiKey = '';
+  let projectId = '';
   const call = checkedServiceCalls(() => apiKey);
   const auditRows = async () => {
     const database = await openDatabase({ databaseUrl, migrate: false });
@@ -50,7 +51,7 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     env = localServiceEnv(dataDir, { DATABASE_URL: databaseUrl, SIGNER_URL: `unix:${path.join(dataDir, 'signer', 'signer.sock')}` });
     service = await spawnService(env, children);
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/keys.ts', 'create', '--partner', 'signer-process'], { cwd: repoRoot, env });
-    apiKey = (JSON.parse(stdout.trim()) as { apiKey: string }).apiKey;
+    ({ apiKey, projectId } = JSON.parse(stdout.trim()) as { apiKey: string; projectId: string });
   }, 120_000);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -77,6 +78,37 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     expect(signingMatrix.map((c) => c.route).filter((r, i, all) => all.indexOf(r) === i)).toHaveLength(5);
     expect(logLines() - before).toBe(signingMatrix.length);
   });
+
+  it('threshold ECDSA (DKLs23): the operator CLI sets the mode, and EVM and COSMOS wallets sign every route 2-of-2 with the signer process, within its value cap', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/custody.ts', 'mode', '--project-id', projectId, '--env', 'development', '--mode', 'threshold'], { cwd: repoRoot, env });
+    expect(JSON.parse(stdout.trim())).toEqual({ command: 'mode', projectId, environment: 'development', secp256k1Mode: 'threshold', review: expect.stringMatching(/not externally audited/) });
+    const thresholdFile = path.join(dataDir, 'signer', 'threshold.jsonl');
+    const records = (kind: string) => (existsSync(thresholdFile) ? readFileSync(thresholdFile, 'utf8').split('\n').filter((l) => l.includes(`"kind":"${kind}"`)).length : 0);
+    const usedBefore = records('presignature-used');
+    const wallets = new Map<string, MatrixWallet & { id: string }>();
+    for (const type of ['EVM', 'COSMOS']) {
+      const wallet = await call(service.url, 'POST', '/v1/wallets', { type, userIdentifier: `dkls-${type}@example.com`, userIdentifierType: 'EMAIL' });
+      expect(wallet.status, type).toBe(201);
+      expect(wallet.body.custodyMode).toBe('threshold');
+      wallets.set(type, wallet.body as never);
+    }
+    expect(records('ot-setup')).toBeGreaterThanOrEqual(2);
+    const cells = signingMatrix.filter((c) => c.type === 'EVM' || c.type === 'COSMOS');
+    for (const cell of cells) {
+      const wallet = wallets.get(cell.type)!;
+      const body = await cell.body(wallet);
+      const signed = await call(service.url, 'POST', `/v1/wallets/${wallet.id}/${cell.route}`, body);
+      expect(signed.status, `${cell.type} ${cell.route}: ${JSON.stringify(signed.body)}`).toBe(200);
+      expect(await cell.verify(wallet, signed.body, body), `${cell.type} ${cell.route}`).toBe(true);
+    }
+    // Each signature used one presignature, recorded in the signer's own store before its last message left.
+    expect(records('presignature-used') - usedBefore).toBe(cells.length);
+    const evm = wallets.get('EVM')!;
+    const transaction = { transaction: { to: '0x000000000000000000000000000000000000dEaD', value: (EVM_VALUE_CAP + 1n).toString(), chainId: 84532, type: 2, nonce: 0, gasLimit: '21000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' } };
+    const rowsBefore = await auditRows();
+    expect(await call(service.url, 'POST', `/v1/wallets/${evm.id}/sign-transaction`, transaction)).toMatchObject({ status: 403, body: { code: 'SIGNER_LIMIT_EXCEEDED' } });
+    expect(await auditRows()).toBe(rowsBefore);
+  }, 120_000);
 
   it('answers 503 SIGNER_UNAVAILABLE while the signer is down, writing nothing, and signs again once it is back, without an API restart', async () => {
     const wallet = await call(service.url, 'POST', '/v1/wallets', { type: 'EVM', userIdentifier: 'outage@example.com', userIdentifierType: 'EMAIL' });
@@ -146,7 +178,7 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     const signerKeks = JSON.parse(readFileSync(path.join(dataDir, 'signer', 'keks.json'), 'utf8')) as { keys: { role: string; key: string }[] };
     const serviceKek = signerKeks.keys.find((k) => k.role === 'service')!.key;
     const copied = spawnService({ ...env, API_KEKS: `copied:${serviceKek}` }, children);
-    await expect(copied).rejects.toThrow(/API KEK copied opens the (service|frost-signer) share of wallet/);
+    await expect(copied).rejects.toThrow(/API KEK copied opens the (service|frost-signer|dkls-signer) share of wallet/);
   });
 
   it("verify-log: the signer's chained log matches the audit log, and a log line edited afterwards is found", async () => {

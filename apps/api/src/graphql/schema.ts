@@ -116,6 +116,7 @@ builder.objectType('Wallet', {
     userIdentifierType: t.exposeString('userIdentifierType'),
     cosmosPrefix: t.exposeString('cosmosPrefix', { nullable: true }),
     custody: t.exposeString('custody'),
+    custodyMode: t.exposeString('custodyMode', { description: '`isolated` (joined only inside the signer) or `threshold` (never whole)' }),
     claimedAt: t.exposeString('claimedAt', { nullable: true }),
     claimedByUserId: t.exposeString('claimedByUserId', { nullable: true }),
     transactions: t.field({

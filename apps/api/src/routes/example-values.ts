@@ -32,6 +32,7 @@ export const exampleWallet = {
   publicKey: '0x04aafb10dd802f05b58e7e8a6154fa76f2177aae269e58a358f8332dd45658d22bba6da38a77f5156d86f9555c4291c036791ac60ed4d3d480341bb95d3223b041',
   userIdentifier: 'ada@example.com',
   userIdentifierType: 'EMAIL',
+  custodyMode: 'isolated',
 };
 
 /** The chain and transfer of a request awaiting approval: 0.002 ETH to the dead address on Base Sepolia. */

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { ensureLocalRecoveryKey, fileKekProvider, type Clock, type KeyVault } from '@wallet/domain';
 import { createLocalKeyVault } from '@wallet/domain/custody/local-vault.ts';
 import { createInProcessSigner, type InProcessSigner } from '@wallet/signer/in-process';
-import { apiVault } from '../custody/signer-connection.ts';
+import { apiVault, renewSharesIn } from '../custody/signer-connection.ts';
 import { expect } from 'vitest';
-import { createTestDatabase, type Database, type DatabaseKind } from '@wallet/db';
+import { createStores, createTestDatabase, type Database, type DatabaseKind } from '@wallet/db';
 import { createApp, type AppOptions } from '../app.ts';
 import { answerClientErrorsWithJson } from '../http/client-errors.ts';
 import { loadConfig } from '../config.ts';
@@ -108,7 +108,7 @@ export async function startTestApp(
   // the signer process itself spawn it.
   const signerKeks = fileKekProvider(path.join(dataDir, 'signer'));
   const signer = alongside?.signer ?? createInProcessSigner({ keks: signerKeks, recovery: ensureLocalRecoveryKey(path.join(dataDir, 'recovery')), tamper: options.signerTamper });
-  const frostVault = apiVault(config, signer);
+  const frostVault = apiVault(config, signer, renewSharesIn(createStores(database)));
   const vault: KeyVault = options.xorEd25519Wallets
     ? { ...frostVault, createWalletKey: createLocalKeyVault({ keks: signerKeks, xorEd25519Wallets: true }).createWalletKey }
     : frostVault;

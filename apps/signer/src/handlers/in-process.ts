@@ -10,6 +10,7 @@ import { SignerRefusedError } from '../client/client.ts';
 import { createSignerLimits, type SignerLimitsOptions } from '../limits/limits.ts';
 import { isSignerError, SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
+import { createMemoryThresholdStore, type ThresholdStore } from '../store/threshold-store.ts';
 import { createVaultHandlers } from './vault-handlers.ts';
 
 export interface MemorySignerStore {
@@ -39,6 +40,7 @@ export function createMemorySignerStore(): MemorySignerStore {
 export interface InProcessSigner {
   call<T>(method: string, params: unknown, requestId?: string): Promise<T>;
   store: MemorySignerStore;
+  threshold: ThresholdStore;
   handlers: Record<string, SignerHandler>;
 }
 
@@ -47,10 +49,13 @@ export function createInProcessSigner(options: {
   recovery: RecoveryPublicKey;
   limits?: SignerLimitsOptions;
   store?: MemorySignerStore;
+  /** Threshold ECDSA's OT setups and used presignatures, in memory by default. */
+  threshold?: ThresholdStore;
   /** Replaces a handler's answer (adversarial tests: a signer that answers wrong). */
   tamper?: (method: string, result: unknown) => unknown;
 }): InProcessSigner {
   const store = options.store ?? createMemorySignerStore();
+  const threshold = options.threshold ?? createMemoryThresholdStore();
   const limits = createSignerLimits(options.limits ?? { perWalletPerMinute: 1_000_000, nativeValueCaps: {} });
   const handlers = createVaultHandlers({
     vault: createLocalKeyVault({ keks: options.keks }),
@@ -61,9 +66,11 @@ export function createInProcessSigner(options: {
     epochs: store,
     keks: options.keks,
     recovery: options.recovery,
+    threshold,
   });
   return {
     store,
+    threshold,
     handlers,
     async call<T>(method: string, params: unknown, requestId?: string): Promise<T> {
       const handler = handlers[method];

@@ -12,6 +12,7 @@ import type { SignerLogger } from '../server/logger.ts';
 import type { SignerHandler } from '../server/server.ts';
 import type { SignerStore } from '../store/store.ts';
 import { createLogHandlers } from './log-handlers.ts';
+import { openThresholdStore } from '../store/threshold-store.ts';
 import { createVaultHandlers } from './vault-handlers.ts';
 
 export interface SignerHandlerDeps {
@@ -30,8 +31,10 @@ export function signerRecoveryKey(config: SignerConfig): RecoveryPublicKey {
   return resolveRecoveryPublicKey({ appEnv: config.appEnv, file: config.recoveryPublicKeyFile, localDir: join(config.dataDir, 'recovery') });
 }
 
-export function createSignerHandlers({ config, store, limits }: SignerHandlerDeps): Record<string, SignerHandler> {
+export async function createSignerHandlers({ config, store, limits, logger }: SignerHandlerDeps): Promise<Record<string, SignerHandler>> {
   const keks = signerKekProvider(config);
+  // Beside the signature log, under the same store lock (held by `store`).
+  const threshold = await openThresholdStore(config.signerDataDir, logger);
   const vault = createLocalKeyVault({ keks });
   const vaultHandlers = createVaultHandlers({
     vault,
@@ -42,6 +45,7 @@ export function createSignerHandlers({ config, store, limits }: SignerHandlerDep
     epochs: store,
     keks,
     recovery: signerRecoveryKey(config),
+    threshold,
   });
   return { ...vaultHandlers, ...createLogHandlers(store) };
 }

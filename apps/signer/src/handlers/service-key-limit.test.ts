@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSignerLimits } from '../limits/limits.ts';
 import { createMemorySignerStore } from './in-process.ts';
 import { createVaultHandlers } from './vault-handlers.ts';
+import { createMemoryThresholdStore } from '../store/threshold-store.ts';
 
 describe("the signer's limit on service-key signatures", () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'signer-service-limit-'));
@@ -25,6 +26,7 @@ describe("the signer's limit on service-key signatures", () => {
       epochs: store,
       keks,
       recovery: ensureLocalRecoveryKey(path.join(dir, 'recovery')),
+      threshold: createMemoryThresholdStore(),
     });
     const context = { requestId: 'r', client: 'wallet-api' };
     const newKey = async (purpose: string) => decodeVaultValue(await handlers[VAULT_METHODS.createServiceKey]!(encodeVaultValue({ purpose, chainId: 84532, now: new Date() }), context)) as { address: string };

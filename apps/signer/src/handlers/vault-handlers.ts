@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
 import type { SignerHandler } from '../server/server.ts';
 import { createCustodyHandlers } from './custody-handlers.ts';
 import { createFrostHandlers } from './frost-handlers.ts';
+import { createThresholdHandlers } from './threshold-handlers.ts';
+import type { ThresholdStore } from '../store/threshold-store.ts';
 import { admitSignature, assertCurrentEpoch, domainCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
 
 export type { SignatureLimits, SignatureLog } from './rpc.ts';
@@ -28,6 +30,8 @@ export interface VaultHandlerDeps {
   keks: KekProvider;
   /** What participant 3's contributions are sealed to. */
   recovery: RecoveryPublicKey;
+  /** Threshold ECDSA's OT setups and used presignatures (threshold-store.ts). */
+  threshold: ThresholdStore;
   /** How long a DKG or refresh session waits for its second round trip (default 30 s). */
   sessionTtlMs?: number;
 }
@@ -38,6 +42,7 @@ export function createVaultHandlers(deps: VaultHandlerDeps): Record<string, Sign
   const { vault, log, epochs } = deps;
   return {
     ...createFrostHandlers(deps),
+    ...createThresholdHandlers(deps),
     ...createCustodyHandlers(deps),
 
     [VAULT_METHODS.createWalletKey]: async (params) => {

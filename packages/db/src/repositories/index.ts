@@ -1,3 +1,4 @@
+import type { EncryptedShare } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import { createApiKeyStore } from './api-keys.ts';
 import { createAuditStore } from './audit.ts';
@@ -6,6 +7,7 @@ import { createDatabaseRateLimitStore } from './rate-limits.ts';
 import { createWalletStore } from './wallets.ts';
 import { createUserStore } from './users.ts';
 import { createCustodyStore, createKeyMaintenanceStore } from './custody.ts';
+import { createCustodySettingsStore, resealThresholdShares } from './custody-settings.ts';
 import { createChainResetStore, createTransactionStore } from './transactions.ts';
 import { createNonceGapStore } from './nonce-gaps.ts';
 import { createTransactionAttemptStore } from './transaction-attempts.ts';
@@ -46,6 +48,10 @@ export function createStores(database: Database) {
     users: createUserStore(prisma),
     custody: createCustodyStore(prisma),
     keyMaintenance: createKeyMaintenanceStore(prisma),
+    /** The custody mode of new EVM and COSMOS wallets per project and environment. */
+    custodySettings: createCustodySettingsStore(prisma),
+    /** Threshold shares re-sealed in place after a fresh OT setup or an abort. */
+    resealThresholdShares: (walletId: string, shares: EncryptedShare[], action: string) => resealThresholdShares(prisma, walletId, shares, action),
     transactions: createTransactionStore(database),
     /** Fee replacements of EVM transfer records (managed automatic retry). */
     transactionAttempts: createTransactionAttemptStore(database),

@@ -21,7 +21,7 @@ describe.each(testDatabaseKinds)('key shares: FROST roles, epochs, replacement i
     const id = randomUUID();
     const wallet = {
       id, projectId, type: 'SOLANA' as const, scheme: 'ED25519' as const, address: `addr-${id}`, publicKey: `pk-${id}`, status: 'ready' as const,
-      userIdentifier: id, userIdentifierType: 'CUSTOM_ID' as const, cosmosPrefix: null, custody: 'api_key' as const,
+      userIdentifier: id, userIdentifierType: 'CUSTOM_ID' as const, cosmosPrefix: null, custody: 'api_key' as const, custodyMode: 'threshold' as const,
     };
     await stores.wallets.create(wallet, shares, { projectId, apiKeyId: null, walletId: id, requestId: null, action: 'wallet.create', details: {} });
     return id;

@@ -1,5 +1,6 @@
 import type {
   AuditEntry,
+  CustodyMode,
   EncryptedShare,
   ShareRole,
   WalletRecord,
@@ -25,12 +26,13 @@ export function toWalletRecord(row: Row): WalletRecord {
     scheme: row.scheme as WalletRecord['scheme'],
     status: row.status as WalletStatus,
     custody: row.custody as WalletCustody,
+    custodyMode: row.custodyMode as CustodyMode,
   };
 }
 
 const walletColumns = `id, project_id AS "projectId", type, scheme, address, public_key AS "publicKey", status,
   user_identifier AS "userIdentifier", user_identifier_type AS "userIdentifierType", cosmos_prefix AS "cosmosPrefix",
-  custody, claimed_at AS "claimedAt", claimed_by_user_id AS "claimedByUserId", migrated_at AS "migratedAt",
+  custody, custody_mode AS "custodyMode", claimed_at AS "claimedAt", claimed_by_user_id AS "claimedByUserId", migrated_at AS "migratedAt",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export function createWalletStore({ prisma, query }: Database): WalletStore {
@@ -55,21 +57,21 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
 
   return {
     async create(wallet, shares, audit) {
-      // XOR halves (user, service) or FROST (frost-api, frost-signer and the recovery contributions).
+      // XOR halves (user, service), or FROST or DKLs23 (the two online shares and the recovery contributions).
       if (shares.length < 2 || shares.length > 6) throw new Error('a wallet is stored with two to six shares');
       try {
         // One statement (so one implicit transaction, one round trip): wallet, every share, audit row
         // and the wallet.created event.
         const createdAt = new Date();
         const event = walletCreatedEvent({ ...wallet, createdAt, claimedByUserId: null });
-        const base = 18;
+        const base = 19;
         const shareRows = shares.map((_, i) => `($1, $${base + 5 * i}, $${base + 5 * i + 1}, $${base + 5 * i + 2}, $${base + 5 * i + 3}, $${base + 5 * i + 4})`);
         const ev = base + 5 * shares.length;
         const [row] = await query<Row>(
           `WITH wallet AS (
              INSERT INTO wallets (id, project_id, type, scheme, address, public_key, status, user_identifier,
-                                  user_identifier_type, cosmos_prefix, custody, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $16, $17, $17)
+                                  user_identifier_type, cosmos_prefix, custody, custody_mode, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $16, $18, $17, $17)
              RETURNING ${walletColumns}),
            shares AS (
              INSERT INTO key_shares (wallet_id, role, epoch, kek_id, iv, ciphertext)
@@ -84,7 +86,7 @@ export function createWalletStore({ prisma, query }: Database): WalletStore {
             wallet.id, wallet.projectId, wallet.type, wallet.scheme, wallet.address, wallet.publicKey, wallet.status,
             wallet.userIdentifier, wallet.userIdentifierType, wallet.cosmosPrefix,
             audit.projectId, audit.apiKeyId, audit.requestId, audit.action, JSON.stringify(audit.details),
-            wallet.custody, createdAt,
+            wallet.custody, createdAt, wallet.custodyMode,
             ...shares.flatMap((share) => [share.role, share.epoch ?? 0, share.kekId, Buffer.from(share.iv), Buffer.from(share.ciphertext)]),
             event.id, event.type, JSON.stringify(event.data),
           ],

@@ -17,6 +17,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomFillSync, type KeyObject } from 'node:crypto';
 import type { KeyPackage, OfflineContribution, PublicKeyPackage } from '@wallet/frost-ed25519';
+import type { OfflineContribution as EcdsaOfflineContribution } from '@wallet/threshold-ecdsa';
 import { decodeFrostShare, encodeFrostShare, toHex } from './frost-share.ts';
 import type { EncryptedShare } from './types.ts';
 import { wipe } from './types.ts';
@@ -36,7 +37,11 @@ export interface RecoveryPublicKey {
 export type RecoveryRole = 'recovery-api' | 'recovery-signer';
 
 /** What one recovery row holds, opened (offline). */
-export type RecoveryItem = { kind: 'contribution'; contribution: OfflineContribution } | { kind: 'key-package'; keyPackage: KeyPackage; publicKeyPackage: PublicKeyPackage };
+export type RecoveryItem =
+  | { kind: 'contribution'; contribution: OfflineContribution }
+  | { kind: 'key-package'; keyPackage: KeyPackage; publicKeyPackage: PublicKeyPackage }
+  /** A threshold ECDSA (DKLs23) dealer's f_i(3) with its commitments C_i0 ‖ C_i1 (66 bytes). */
+  | { kind: 'ecdsa-contribution'; contribution: EcdsaOfflineContribution };
 
 function rawX25519(key: KeyObject): Uint8Array {
   const spki = key.export({ format: 'der', type: 'spki' });
@@ -68,6 +73,15 @@ function aesKey(shared: Uint8Array, ephemeral: Uint8Array, recipient: Uint8Array
 }
 
 function encodeItem(item: RecoveryItem): Uint8Array {
+  if (item.kind === 'ecdsa-contribution') {
+    const c = item.contribution;
+    if (c.share.length !== 32 || c.commitments.length !== 66) throw new Error('a threshold ECDSA contribution is a 32-byte share and 66 bytes of commitments');
+    const out = new Uint8Array(3 + 32 + 66);
+    out.set([1, 3, c.sender]);
+    out.set(c.share, 3);
+    out.set(c.commitments, 35);
+    return out;
+  }
   if (item.kind === 'key-package') {
     const body = encodeFrostShare(item);
     const out = new Uint8Array(2 + body.length);
@@ -94,6 +108,10 @@ function encodeItem(item: RecoveryItem): Uint8Array {
 function decodeItem(plain: Uint8Array): RecoveryItem {
   if (plain[0] !== 1) throw new Error('unsupported recovery encoding');
   if (plain[1] === 2) return { kind: 'key-package', ...decodeFrostShare(plain.subarray(2)) };
+  if (plain[1] === 3) {
+    if (plain.length !== 101 || (plain[2] !== 1 && plain[2] !== 2)) throw new Error('unsupported recovery encoding');
+    return { kind: 'ecdsa-contribution', contribution: { sender: plain[2], share: Uint8Array.from(plain.subarray(3, 35)), commitments: Uint8Array.from(plain.subarray(35)) } };
+  }
   if (plain[1] !== 1 || plain.length < 38) throw new Error('unsupported recovery encoding');
   // Copies, never views (a Buffer's slice is a view, and the caller wipes `plain`).
   const copy = (from: number, to: number) => Uint8Array.from(plain.subarray(from, to));

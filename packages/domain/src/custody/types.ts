@@ -10,9 +10,19 @@ export type XorShareRole = 'user' | 'service';
  */
 export type FrostShareRole = 'frost-api' | 'frost-signer' | 'recovery-api' | 'recovery-signer';
 
-export type ShareRole = XorShareRole | FrostShareRole;
+/**
+ * Threshold ECDSA (DKLs23) 2-of-3 on secp256k1: `dkls-api` (participant 1's key share with its OT
+ * correlations, under the API's KEK) and `dkls-signer` (participant 2's, under the signer's service
+ * KEK); participant 3's contributions are the `recovery-*` rows as for FROST.
+ */
+export type ThresholdShareRole = 'dkls-api' | 'dkls-signer';
 
-export const SHARE_ROLES: readonly ShareRole[] = ['user', 'service', 'frost-api', 'frost-signer', 'recovery-api', 'recovery-signer'];
+export type ShareRole = XorShareRole | FrostShareRole | ThresholdShareRole;
+
+export const SHARE_ROLES: readonly ShareRole[] = ['user', 'service', 'frost-api', 'frost-signer', 'recovery-api', 'recovery-signer', 'dkls-api', 'dkls-signer'];
+
+/** How a wallet's key is held: `isolated` (joined only inside the signer process) or `threshold` (never whole: FROST or DKLs23). */
+export type CustodyMode = 'isolated' | 'threshold';
 
 /** Whose KEK: `user` and `service` are the signer's; `api` seals the API's own secrets (webhook secrets, its FROST shares). */
 export type KekRole = XorShareRole | 'api';

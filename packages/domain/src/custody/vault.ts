@@ -12,7 +12,7 @@ import type { WalletType } from '../wallets/addresses.ts';
 import type { Scheme } from './keys.ts';
 import type { ServiceKeyPurpose, ServiceKeyRow } from './service-keys.ts';
 import type { PublicKeyPackage, Round1Package, Round2Package, SigningCommitments } from '@wallet/frost-ed25519';
-import type { EncryptedShare } from './types.ts';
+import type { CustodyMode, EncryptedShare } from './types.ts';
 
 /** What the vault needs to know of a wallet to sign with it (public data). */
 export interface VaultWallet {
@@ -76,7 +76,7 @@ export interface MigrationRequest {
 
 export interface KeyVault {
   /** Generates a wallet key and seals its shares; the joined key is wiped before this returns. */
-  createWalletKey(request: { walletId: string; scheme: Scheme; clientHeldUserShare: boolean }): Promise<NewWalletKey>;
+  createWalletKey(request: { walletId: string; scheme: Scheme; clientHeldUserShare: boolean; custodyMode?: CustodyMode }): Promise<NewWalletKey>;
   /** One signature with the wallet's key, of the payload the operation builds from `input`. */
   sign(request: WalletSignRequest): Promise<WalletSignResult>;
   /** A fresh enclave key pair (P-256) with its private half sealed. */

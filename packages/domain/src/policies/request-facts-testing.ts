@@ -25,6 +25,7 @@ export function signingContext(
     userIdentifierType: 'EMAIL',
     cosmosPrefix: type === 'COSMOS' ? 'cosmos' : null,
     custody: 'api_key',
+    custodyMode: 'isolated',
     claimedAt: null,
     claimedByUserId: null,
     migratedAt: null,

@@ -91,7 +91,7 @@ function ed25519Key(publicKey: Uint8Array): Uint8Array {
   return publicKey;
 }
 
-function compressedSecp256k1(publicKey: Uint8Array): Uint8Array {
+export function compressedSecp256k1(publicKey: Uint8Array): Uint8Array {
   if (publicKey.length === 33 && (publicKey[0] === 0x02 || publicKey[0] === 0x03)) return publicKey;
   if (publicKey.length === 65 && publicKey[0] === 0x04) return convert(publicKey, 'compressed');
   throw new Error('a secp256k1 public key must be 33 bytes compressed (or 65 bytes uncompressed)');

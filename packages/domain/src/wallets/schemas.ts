@@ -131,6 +131,11 @@ export const walletSchema = z
     userIdentifier: z.string(),
     userIdentifierType: z.enum(userIdentifierTypes),
     cosmosPrefix: z.string().optional().describe('COSMOS wallets only'),
+    custodyMode: z
+      .enum(['isolated', 'threshold'])
+      .describe(
+        'How the key is held. `isolated`: joined only inside the signer process, for each signature. `threshold`: never whole (Ed25519: FROST 2-of-3; EVM and COSMOS: DKLs23 2-of-2 online with an offline recovery share; DKLs23 is implemented from the paper, not externally audited).',
+      ),
   })
   .meta({ id: 'Wallet' });
 

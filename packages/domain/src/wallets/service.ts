@@ -3,6 +3,7 @@ import { ApiError, notFound } from '../errors.ts';
 import {
   DuplicateWalletError,
   type AuditEntry,
+  type CustodySettingsStore,
   type WalletRecord,
   type WalletStore,
 } from '../ports.ts';
@@ -22,6 +23,8 @@ import { newWallet } from './new-wallet.ts';
 export interface WalletServiceDeps {
   wallets: WalletStore;
   vault: Pick<KeyVault, 'createWalletKey'>;
+  /** The project's custody mode for new EVM and COSMOS wallets (`npm run custody -- mode`); `isolated` without one. */
+  custodySettings?: Pick<CustodySettingsStore, 'secp256k1Mode'>;
 }
 
 export function toWalletView(wallet: WalletRecord): WalletView {
@@ -36,6 +39,7 @@ export function toWalletView(wallet: WalletRecord): WalletView {
     userIdentifier: wallet.userIdentifier,
     userIdentifierType: wallet.userIdentifierType as UserIdentifierType,
     ...(wallet.cosmosPrefix !== null ? { cosmosPrefix: wallet.cosmosPrefix } : {}),
+    custodyMode: wallet.custodyMode,
   };
 }
 
@@ -55,7 +59,7 @@ function audit(caller: Caller, walletId: string, action: string, details: Record
   };
 }
 
-export function createWalletService({ wallets, vault }: WalletServiceDeps) {
+export function createWalletService({ wallets, vault, custodySettings }: WalletServiceDeps) {
   async function loadWallet(caller: Caller, walletId: string): Promise<WalletRecord> {
     if (!uuidSchema.safeParse(walletId).success) throw notFound('Wallet');
     const wallet = await wallets.findInProject(caller.projectId, walletId);
@@ -81,12 +85,14 @@ export function createWalletService({ wallets, vault }: WalletServiceDeps) {
      */
     async create(caller: Caller, body: unknown): Promise<WalletView> {
       const input = parseInput(createWalletBody, body);
-      const { wallet: row, shares } = await newWallet(vault, { ...input, projectId: caller.projectId }, 'api_key');
+      const secp256k1 = input.type === 'EVM' || input.type === 'COSMOS';
+      const mode = secp256k1 && custodySettings ? await custodySettings.secp256k1Mode(caller.projectId, caller.environment) : 'isolated';
+      const { wallet: row, shares } = await newWallet(vault, { ...input, projectId: caller.projectId }, 'api_key', mode);
       try {
         const wallet = await wallets.create(
           row,
           shares,
-          audit(caller, row.id, 'wallet.create', { type: row.type, scheme: row.scheme }),
+          audit(caller, row.id, 'wallet.create', { type: row.type, scheme: row.scheme, custodyMode: row.custodyMode }),
         );
         return toWalletView(wallet);
       } catch (error) {

@@ -34,6 +34,7 @@ export default function WalletPage() {
               ['Status', <Badge key="s" value={w.status} />],
               ['User', `${w.userIdentifier} (${w.userIdentifierType})`],
               ['Custody', w.custody],
+              ['Custody mode', w.custodyMode],
               ['Claim state', w.claimedAt ? `claimed ${formatDate(w.claimedAt)} by user ${w.claimedByUserId ?? '—'}` : 'not claimed'],
               ['Project', <Mono key="pr">{w.projectId}</Mono>],
               ['Created', formatDate(w.createdAt)],

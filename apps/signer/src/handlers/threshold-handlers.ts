@@ -1,0 +1,237 @@
+/**
+ * The signer's side of threshold ECDSA (DKLs23) 2-of-3 on secp256k1: participant 2; the API is
+ * participant 1 and starts every exchange; participant 3 is the offline recovery key.
+ *
+ * - Key generation (5 exchanges): DKG then OT setup; the last exchange seals participant 2's share
+ *   (service KEK) and its contribution to participant 3 (recovery key), and records the OT setup as
+ *   the wallet's current one.
+ * - OT setup (4 exchanges) for an existing share, of the current epoch: fresh correlations, the new
+ *   setup recorded; the old sealed shares no longer sign.
+ * - A signature (3 exchanges): the share opens only of the current epoch and the current, usable OT
+ *   setup; two message-independent exchanges make a presignature; in the last the signer derives
+ *   the digest from the operation and input itself, refuses one that differs from the API's,
+ *   applies its limits, records the presignature used, combines and verifies the signature, logs
+ *   it, and only then answers its final message.
+ * - Any failed protocol check aborts the session the same way (409 `DKLS_ABORTED`, no detail) and,
+ *   for OT setup and signing, marks the wallet's OT setup unusable first.
+ *
+ * Sessions live only in memory, each exchange under a new single-use id; a lost session fails the
+ * request, which starts again (new nonces, a new presignature).
+ */
+import {
+  dklsDkgContext,
+  dklsParams,
+  dklsShareSetupId,
+  DKLS_METHODS,
+  encodeVaultValue,
+  openDklsShare,
+  parseSigningInput,
+  sealDklsShare,
+  sealToRecovery,
+  secp256k1KeyOfWallet,
+  signOperation,
+  type KekProvider,
+  type KeyMaterial,
+  type RecoveryPublicKey,
+  type VaultWallet,
+} from '@wallet/domain';
+import { keygenParty, otSetupParty, presignParty, ThresholdEcdsaError, type KeygenResult, type KeyShare, type Party, type Presignature } from '@wallet/threshold-ecdsa';
+import { SignerError } from '../server/errors.ts';
+import type { SignerHandler } from '../server/server.ts';
+import type { ThresholdStore } from '../store/threshold-store.ts';
+import { admitSignature, assertCurrentEpoch, domainCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
+import { createSessionTable } from './sessions.ts';
+
+export interface ThresholdHandlerDeps {
+  keks: KekProvider;
+  recovery: RecoveryPublicKey;
+  epochs: EpochStore;
+  log: SignatureLog;
+  limits: SignatureLimits;
+  capsValue(chain: 'EVM' | 'SOLANA'): boolean;
+  threshold: ThresholdStore;
+  sessionTtlMs?: number;
+}
+
+type Session =
+  | { kind: 'keygen'; party: Party<KeygenResult> }
+  | { kind: 'ot-setup'; party: Party<KeyShare>; epoch: number; otSetupId: string }
+  | { kind: 'presign'; party: Party<Presignature>; share: KeyShare; otSetupId: string }
+  | { kind: 'presigned'; presignature: Presignature; share: KeyShare; otSetupId: string };
+
+const aborted = () => new SignerError('DKLS_ABORTED', 'threshold-ecdsa: session aborted', 409);
+
+function wipeSession(session: Session): void {
+  if (session.kind === 'keygen') session.party.abandon();
+  else if (session.kind === 'ot-setup') session.party.abandon();
+  else if (session.kind === 'presign') {
+    session.party.abandon();
+    session.share.wipe();
+  } else {
+    session.presignature.discard();
+    session.share.wipe();
+  }
+}
+
+/** The wallet's key, refused as a 400 when its stored key and address disagree. */
+function publicKeyOf(wallet: VaultWallet): Uint8Array {
+  try {
+    return secp256k1KeyOfWallet(wallet);
+  } catch (error) {
+    throw new SignerError('INVALID_PARAMS', (error as Error).message, 400);
+  }
+}
+
+/** The digest the operation signs for this input: it runs with a key that records the digest and answers a placeholder. */
+async function deriveDigest(wallet: VaultWallet, operation: Parameters<typeof signOperation>[1], input: Record<string, unknown>, publicKey: Uint8Array) {
+  const captured: Uint8Array[] = [];
+  const key: KeyMaterial = {
+    address: wallet.address,
+    publicKey,
+    signDigest: async (digest) => {
+      captured.push(Uint8Array.from(digest));
+      return { signature: new Uint8Array(64), recoveryId: 0 };
+    },
+    signEd25519: async () => {
+      throw new SignerError('INVALID_PARAMS', 'a secp256k1 wallet makes no Ed25519 signature', 400);
+    },
+  };
+  const out = await domainCall(() => signOperation(wallet.type, operation).sign(key, input));
+  if (captured.length !== 1) throw new SignerError('DKLS_NOTHING_TO_SIGN', 'the operation asks for no single signature with this input', 409);
+  return { digest: captured[0]!, logDigest: out.digest };
+}
+
+export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<string, SignerHandler> {
+  const { keks, recovery, epochs, log, threshold } = deps;
+  const sessions = createSessionTable<Session>({ ttlMs: deps.sessionTtlMs ?? 30_000, max: 1000, wipe: wipeSession });
+
+  /** Runs the peer's messages through the party; an abort wipes the session, marks the OT setup unusable where it has one, and answers one code. */
+  async function advance<R>(walletId: string, session: Session, party: Party<R>, messages: Uint8Array[], out: Uint8Array[] = []): Promise<Uint8Array[]> {
+    try {
+      for (const message of messages) {
+        const next = party.step(message);
+        if (next) out.push(next);
+      }
+      return out;
+    } catch (error) {
+      wipeSession(session);
+      if (!(error instanceof ThresholdEcdsaError)) throw error;
+      if (session.kind !== 'keygen') await threshold.markUnusable(walletId, session.otSetupId);
+      throw aborted();
+    }
+  }
+
+  /** The share the signer signs or renews with: its role, the current epoch, and (unless renewing) the current usable OT setup. */
+  function openShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsShare>[3], purpose: 'sign' | 'ot-setup') {
+    assertCurrentEpoch(epochs, wallet.id, [sealed.epoch]);
+    const otSetupId = dklsShareSetupId(sealed);
+    if (otSetupId === null) throw new SignerError('SHARE_REFUSED', 'the sealed signer share has no OT setup', 400);
+    if (purpose === 'sign') {
+      const current = threshold.setupOf(wallet.id);
+      if (!current || current.otSetupId !== otSetupId) {
+        throw new SignerError('DKLS_OT_SETUP_RETIRED', "the sealed share's OT setup is not this wallet's current one; use the current shares", 409, { walletId: wallet.id });
+      }
+      if (!current.usable) throw new SignerError('DKLS_OT_UNUSABLE', "an aborted session made this wallet's OT setup unusable; run a fresh OT setup", 409, { walletId: wallet.id });
+    }
+    try {
+      return { share: openDklsShare(keks, wallet.id, 'dkls-signer', sealed, publicKeyOf(wallet)), otSetupId };
+    } catch {
+      throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
+    }
+  }
+
+  return {
+    [DKLS_METHODS.keygenStart]: async (params) => {
+      const { walletId, messages } = parseParams(dklsParams.keygenStart, params);
+      const party = keygenParty(2, dklsDkgContext(walletId));
+      const session: Session = { kind: 'keygen', party };
+      const out = await advance(walletId, session, party, messages, [party.first()]);
+      return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: out, done: false });
+    },
+
+    [DKLS_METHODS.otSetupStart]: async (params) => {
+      const { wallet, share: sealed, messages } = parseParams(dklsParams.otSetupStart, params);
+      const { share, otSetupId } = openShare(wallet, sealed, 'ot-setup');
+      const party = otSetupParty(share);
+      const session: Session = { kind: 'ot-setup', party, epoch: sealed.epoch, otSetupId };
+      const out = await advance(wallet.id, session, party, messages, [party.first()]);
+      return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
+    },
+
+    [DKLS_METHODS.signStart]: async (params) => {
+      const { wallet, share: sealed, messages } = parseParams(dklsParams.signStart, params);
+      const { share, otSetupId } = openShare(wallet, sealed, 'sign');
+      let party: Party<Presignature>;
+      try {
+        party = presignParty(share);
+      } catch {
+        share.wipe();
+        throw new SignerError('DKLS_OT_UNUSABLE', "this wallet's OT correlations are unusable; run a fresh OT setup", 409, { walletId: wallet.id });
+      }
+      const session: Session = { kind: 'presign', party, share, otSetupId };
+      const out = await advance(wallet.id, session, party, messages, [party.first()]);
+      return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
+    },
+
+    [DKLS_METHODS.step]: async (params) => {
+      const { sessionId, walletId, messages } = parseParams(dklsParams.step, params);
+      const session = sessions.take(sessionId, walletId);
+      if (session.kind === 'presigned') {
+        wipeSession(session);
+        throw new SignerError('DKLS_SESSION_STATE', 'this session waits for the digest; it was dropped', 409);
+      }
+      const out = await advance(walletId, session, session.party as Party<unknown>, messages);
+      if (!session.party.done) return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: out, done: false, sealed: null });
+
+      if (session.kind === 'presign') {
+        const next: Session = { kind: 'presigned', presignature: session.party.result(), share: session.share, otSetupId: session.otSetupId };
+        return encodeVaultValue({ sessionId: sessions.put(walletId, next), messages: out, done: true, sealed: null });
+      }
+      const { share, offline } = session.kind === 'keygen' ? session.party.result() : { share: session.party.result(), offline: null };
+      try {
+        const epoch = session.kind === 'keygen' ? epochs.epochOf(walletId) : session.epoch;
+        const signerShare = sealDklsShare(keks.current('service'), walletId, 'dkls-signer', share, epoch);
+        const recoveryShare = offline ? sealToRecovery(recovery, walletId, 'recovery-signer', share.publicKey, epoch, { kind: 'ecdsa-contribution', contribution: offline }) : null;
+        const otSetupId = share.otSetupId!;
+        await threshold.recordSetup(walletId, otSetupId);
+        return encodeVaultValue({ sessionId, messages: out, done: true, sealed: { signerShare, recoveryShare, publicKey: share.publicKey, otSetupId } });
+      } finally {
+        share.wipe();
+        offline?.share.fill(0);
+      }
+    },
+
+    [DKLS_METHODS.signFinish]: async (params, context) => {
+      const request = parseParams(dklsParams.signFinish, params);
+      const { wallet } = request;
+      const session = sessions.take(request.sessionId, wallet.id);
+      if (session.kind !== 'presigned') {
+        wipeSession(session);
+        throw new SignerError('DKLS_SESSION_STATE', 'this session has no presignature yet; it was dropped', 409);
+      }
+      try {
+        const publicKey = publicKeyOf(wallet);
+        if (!Buffer.from(publicKey).equals(Buffer.from(session.share.publicKey))) throw new SignerError('SHARE_REFUSED', 'the session is of another key', 400);
+        const input = await domainCall(async () => parseSigningInput(wallet.type, request.operation, request.input));
+        const { digest, logDigest } = await deriveDigest(wallet, request.operation, input, publicKey);
+        if (!Buffer.from(digest).equals(Buffer.from(request.digest))) {
+          throw new SignerError('DKLS_DIGEST_MISMATCH', 'the digest to sign is not the one the operation signs for this input', 400);
+        }
+        await admitSignature(deps, wallet, request.operation, input);
+        const pending = session.presignature.prepareFinalMessage(digest);
+        await threshold.markPresignatureUsed(wallet.id, pending.presignatureId);
+        try {
+          pending.finish(request.message);
+        } catch (error) {
+          if (!(error instanceof ThresholdEcdsaError)) throw error;
+          await threshold.markUnusable(wallet.id, session.otSetupId);
+          throw aborted();
+        }
+        await log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action });
+        return encodeVaultValue({ message: pending.message });
+      } finally {
+        wipeSession(session);
+      }
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Threshold ECDSA (DKLs23) between the API (participant 1, who starts every exchange) and the signer
+ * (participant 2) over the vault transport: method names and the strict schemas the signer checks
+ * every call's params with. Each exchange carries the protocol messages one party made since its
+ * last one (`@wallet/threshold-ecdsa`'s step machines): key generation takes 5 exchanges, an OT
+ * setup 4, a signature 3 (2 message independent, then the digest).
+ */
+import { z } from 'zod';
+import { DKLS_SHARE_MAX_BYTES } from './dkls-share.ts';
+import { vaultWalletSchema } from './vault-rpc.ts';
+
+export const DKLS_METHODS = {
+  /** Exchange 1 of key generation: the API's DKG hello; the signer's hello and commitment back, under a new session. */
+  keygenStart: 'vault.dkls.keygenStart',
+  /** Exchange 1 of a fresh OT setup for an existing wallet (after an abort). */
+  otSetupStart: 'vault.dkls.otSetupStart',
+  /** Exchange 1 of a signature: the signer opens its share (current epoch and OT setup only). */
+  signStart: 'vault.dkls.signStart',
+  /** Any later exchange of a session; the last one of key generation or OT setup answers the signer's sealed share. */
+  step: 'vault.dkls.step',
+  /** The digest exchange: the signer derives the digest itself, applies its limits, records the presignature used, then answers. */
+  signFinish: 'vault.dkls.signFinish',
+} as const;
+
+const bytes = (max: number) => z.instanceof(Uint8Array).refine((b) => b.length > 0 && b.length <= max, `must be 1 to ${max} bytes`);
+/** The largest protocol message is signing round 2 (53 607 bytes). */
+const message = bytes(64 * 1024);
+const messages = z.array(message).min(1).max(2);
+const uuid = z.uuid();
+const sessionId = z.string().regex(/^[0-9a-f]{32}$/);
+const kekId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/);
+const epoch = z.number().int().min(0).max(0x7fffffff);
+
+export const dklsShareSchema = z.strictObject({
+  role: z.enum(['dkls-api', 'dkls-signer']),
+  epoch,
+  kekId,
+  iv: z.instanceof(Uint8Array).refine((b) => b.length === 12, 'must be 12 bytes'),
+  ciphertext: bytes(DKLS_SHARE_MAX_BYTES),
+});
+
+const secpWallet = vaultWalletSchema.extend({ type: z.enum(['EVM', 'COSMOS']), scheme: z.literal('DKLS'), publicKey: z.string().min(1).max(256) });
+const signOperationName = z.enum(['message', 'raw', 'transaction', 'typedData', 'authorization']);
+
+export const dklsParams = {
+  keygenStart: z.strictObject({ walletId: uuid, messages: z.array(message).length(1) }),
+  otSetupStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
+  signStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
+  step: z.strictObject({ sessionId, walletId: uuid, messages }),
+  signFinish: z.strictObject({
+    sessionId,
+    wallet: secpWallet,
+    operation: signOperationName,
+    input: z.record(z.string(), z.unknown()),
+    requestId: z.string().max(256).nullable(),
+    action: z.string().min(1).max(128),
+    /** What the API asks to sign; the signer derives it itself and refuses when they differ. */
+    digest: z.instanceof(Uint8Array).refine((b) => b.length === 32, 'must be 32 bytes'),
+    message,
+  }),
+} as const;
+
+/** What the signer answers to every exchange. */
+export interface DklsExchange {
+  sessionId: string;
+  messages: Uint8Array[];
+  /** True once the signer's side of the protocol has finished. */
+  done: boolean;
+}
+
+/** The last exchange of key generation or OT setup also answers the signer's sealed share (and, for key generation, its recovery contribution). */
+export interface DklsSealed {
+  signerShare: { role: 'dkls-signer'; epoch: number; kekId: string; iv: Uint8Array; ciphertext: Uint8Array };
+  recoveryShare: { role: 'recovery-signer'; epoch: number; kekId: string; iv: Uint8Array; ciphertext: Uint8Array } | null;
+  /** 33-byte compressed public key. */
+  publicKey: Uint8Array;
+  otSetupId: string;
+}
+
+export type DklsStepResult = DklsExchange & { sealed: DklsSealed | null };
+
+export interface DklsFinish {
+  message: Uint8Array;
+}
