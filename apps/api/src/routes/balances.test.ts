@@ -1,6 +1,16 @@
-import { address, blockhash, createSolanaRpc, generateKeyPairSigner, type Address as SolanaAddress } from '@solana/kit';
+import { address, blockhash, createSolanaRpc, generateKeyPairSigner } from '@solana/kit';
 import { createChainRegistry } from '@wallet/chains';
-import { buildSignedTransaction, deployTestUsdc, fundEvmWallet, getAssociatedTokenAddress, getCreateMintInstructions, getMintToOwnerInstructions, TEST_USDC_ABI } from '@wallet/chains/devnets';
+import {
+  buildSignedTransaction,
+  deployTestUsdc,
+  fundEvmWallet,
+  getAssociatedTokenAddress,
+  getCreateMintInstructions,
+  getMintToOwnerInstructions,
+  TEST_USDC_ABI,
+  TOKEN_2022_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@wallet/chains/devnets';
 import { testDatabaseKinds } from '@wallet/db';
 import { createPublicClient, http, parseEther, type Address, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,19 +54,20 @@ afterAll(async () => {
   await devnets?.stop();
 });
 
-/** A new mint (classic SPL Token, `decimals`) with `amount` minted to `owner`'s associated token account. */
-async function splMint(owner: string, decimals: number, amount: bigint): Promise<string> {
+/** A new mint of `tokenProgram` (`decimals`) with `amount` minted to `owner`'s associated token account, finalized. */
+async function splMint(owner: string, decimals: number, amount: bigint, tokenProgram: string = TOKEN_PROGRAM_ADDRESS): Promise<string> {
   const [payer, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
   await devnets.faucet.fund({ type: 'SOLANA', address: payer.address }, 'native', 5_000_000_000n);
   const rent = await solanaRpc.getMinimumBalanceForRentExemption(82n).send();
   const { value: latest } = await solanaRpc.getLatestBlockhash({ commitment: 'processed' }).send();
+  const program = address(tokenProgram);
   const { wire, signature } = await buildSignedTransaction({
     feePayer: payer,
     blockhash: blockhash(latest.blockhash),
     lastValidBlockHeight: latest.lastValidBlockHeight,
     instructions: [
-      ...getCreateMintInstructions({ payer, mint, mintAuthority: payer.address, decimals, rentLamports: rent }),
-      ...(await getMintToOwnerInstructions({ payer, mint: mint.address, mintAuthority: payer, owner: address(owner), amount })),
+      ...getCreateMintInstructions({ payer, mint, mintAuthority: payer.address, decimals, rentLamports: rent, tokenProgram: program }),
+      ...(await getMintToOwnerInstructions({ payer, mint: mint.address, mintAuthority: payer, owner: address(owner), amount, tokenProgram: program })),
     ],
   });
   await solanaRpc.sendTransaction(wire, { encoding: 'base64' }).send();
@@ -136,18 +147,25 @@ describe.each(testDatabaseKinds)('GET /v1/wallets/{walletId}/balances on %s', (k
     expect(other.body.balances.map((b: { tokenAddress: string | null }) => b.tokenAddress)).toEqual([null, usdc]);
   }, 60_000);
 
-  it('Solana: SOL, USDC and another SPL mint, as @solana/kit reads them', async () => {
+  it('Solana: SOL, USDC and mints of both token programs, as @solana/kit reads them', async () => {
     const w = await wallet('SOLANA');
     await devnets.faucet.fund({ type: 'SOLANA', address: w.address }, 'native', 2_000_000_000n);
     await devnets.faucet.fund({ type: 'SOLANA', address: w.address }, 'usdc', 3_500_000n);
-    const mint = await splMint(w.address, 9, 42_000_000_000n);
+    const classic = await splMint(w.address, 9, 42_000_000_000n);
+    const token2022 = await splMint(w.address, 2, 1_234n, TOKEN_2022_PROGRAM_ADDRESS);
     const answer = await balances(w.id, '?network=SOLANA_DEVNET');
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const owner = address(w.address);
     const lamports = (await solanaRpc.getBalance(owner, { commitment: 'confirmed' }).send()).value;
-    const tokenAmount = async (m: string) => (await solanaRpc.getTokenAccountBalance(await getAssociatedTokenAddress(owner, address(m) as SolanaAddress), { commitment: 'confirmed' }).send()).value;
-    const [usdcKit, mintKit] = await Promise.all([tokenAmount(usdcMint), tokenAmount(mint)]);
+    const tokenAmount = async (mint: string, program: string = TOKEN_PROGRAM_ADDRESS) =>
+      (await solanaRpc.getTokenAccountBalance(await getAssociatedTokenAddress(owner, address(mint), address(program)), { commitment: 'confirmed' }).send()).value;
+    const [usdcKit, classicKit, token2022Kit] = await Promise.all([tokenAmount(usdcMint), tokenAmount(classic), tokenAmount(token2022, TOKEN_2022_PROGRAM_ADDRESS)]);
     const slot = expect.any(Number);
+    const spl = (mint: string, program: string, kit: { amount: string; decimals: number }, balance: string, symbol = mint) => ({
+      asset: 'spl', tokenAddress: mint, tokenProgram: program, symbol, decimals: kit.decimals, rawBalance: kit.amount, balance, slot,
+    });
+    // USDC first, then the other mints by address.
+    const others = [spl(classic, TOKEN_PROGRAM_ADDRESS, classicKit, '42'), spl(token2022, TOKEN_2022_PROGRAM_ADDRESS, token2022Kit, '12.34')].sort((a, b) => (a.tokenAddress < b.tokenAddress ? -1 : 1));
     expect(answer.body).toStrictEqual({
       walletId: w.id,
       type: 'SOLANA',
@@ -155,8 +173,8 @@ describe.each(testDatabaseKinds)('GET /v1/wallets/{walletId}/balances on %s', (k
       network: 'SOLANA_DEVNET',
       balances: [
         { asset: 'native', tokenAddress: null, tokenProgram: null, symbol: 'SOL', decimals: 9, rawBalance: lamports.toString(), balance: '2', slot },
-        { asset: 'spl', tokenAddress: usdcMint, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', symbol: 'USDC', decimals: usdcKit.decimals, rawBalance: usdcKit.amount, balance: '3.5', slot },
-        { asset: 'spl', tokenAddress: mint, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', symbol: mint, decimals: mintKit.decimals, rawBalance: mintKit.amount, balance: '42', slot },
+        spl(usdcMint, TOKEN_PROGRAM_ADDRESS, usdcKit, '3.5', 'USDC'),
+        ...others,
       ],
     });
     for (const entry of answer.body.balances) expect(entry.slot).toBeGreaterThan(0);

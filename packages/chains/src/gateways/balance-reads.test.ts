@@ -1,6 +1,5 @@
 import { address, blockhash, createSolanaRpc, generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
-import { getCreateAccountInstruction } from '@solana-program/system';
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getInitializeMint2Instruction, getMintSize, getMintToInstruction } from '@solana-program/token';
+import { findAssociatedTokenPda, getMintSize } from '@solana-program/token';
 import { createPublicClient, encodeFunctionData, http, parseEther, type Address as EvmAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { startAnvil, type AnvilInstance } from '../evm/anvil.ts';
 import { fundEvmWallet } from '../evm/faucet.ts';
 import { TEST_USDC_ABI, deployTestUsdc } from '../evm/test-usdc.ts';
 import { startSolanaDevnet, type SolanaDevnet } from '../solana/devnet.ts';
-import { buildSignedTransaction } from '../solana/spl.ts';
+import { buildSignedTransaction, getCreateMintInstructions, getMintToOwnerInstructions } from '../solana/spl.ts';
 import { startRpcFaultProxy, type RpcFaultProxy } from '../testing/index.ts';
 import { createEvmBalanceReads, createSolanaBalanceReads } from './balance-reads.ts';
 
@@ -63,10 +62,9 @@ describe('Solana balance reads', () => {
   let payer: KeyPairSigner;
   let owner: Address;
 
-  /** A new mint of `program` (classic or Token-2022: the base instructions are the same), `amount` of it minted to `owner`'s associated account. */
+  /** A new mint of `program` (spl.ts helpers: classic or Token-2022), `amount` of it minted to `owner`'s associated account. */
   async function mintOf(program: Address, decimals: number, amount: bigint): Promise<Address> {
     const mint = await generateKeyPairSigner();
-    const [ata] = await findAssociatedTokenPda({ owner, mint: mint.address, tokenProgram: program });
     const rent = await rpc.getMinimumBalanceForRentExemption(BigInt(getMintSize())).send();
     const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'processed' }).send();
     const { wire } = await buildSignedTransaction({
@@ -74,10 +72,8 @@ describe('Solana balance reads', () => {
       blockhash: blockhash(latest.blockhash),
       lastValidBlockHeight: latest.lastValidBlockHeight,
       instructions: [
-        getCreateAccountInstruction({ payer, newAccount: mint, lamports: rent, space: getMintSize(), programAddress: program }),
-        getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: payer.address }, { programAddress: program }),
-        getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner, mint: mint.address, tokenProgram: program }),
-        getMintToInstruction({ mint: mint.address, token: ata, mintAuthority: payer, amount }, { programAddress: program }),
+        ...getCreateMintInstructions({ payer, mint, mintAuthority: payer.address, decimals, rentLamports: rent, tokenProgram: program }),
+        ...(await getMintToOwnerInstructions({ payer, mint: mint.address, mintAuthority: payer, owner, amount, tokenProgram: program })),
       ],
     });
     await rpc.sendTransaction(wire, { encoding: 'base64' }).send();

@@ -10,6 +10,7 @@ export {
 export {
   ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
   TOKEN_PROGRAM_ADDRESS,
+  TOKEN_2022_PROGRAM_ADDRESS,
   USDC_DECIMALS,
   buildSignedTransaction,
   findAssociatedTokenPda,

@@ -1,6 +1,7 @@
 /**
  * Small SPL-token / associated-token-account helpers used by the devnet and by tests.
- * Everything is built with @solana/kit + @solana-program/{system,token} (classic SPL Token program, not Token-2022).
+ * Everything is built with @solana/kit + @solana-program/{system,token}: the classic SPL Token program by default;
+ * mints and accounts of Token-2022 (`tokenProgram: TOKEN_2022_PROGRAM_ADDRESS`) with the same base instructions.
  */
 import {
   appendTransactionMessageInstructions,
@@ -11,6 +12,7 @@ import {
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
+  address,
   type Address,
   type Base64EncodedWireTransaction,
   type Blockhash,
@@ -31,12 +33,15 @@ import {
 
 export { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda };
 
+/** Token-2022: its base instructions (initialize a mint, create an account, mint) have the classic layout. */
+export const TOKEN_2022_PROGRAM_ADDRESS = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+
 /** Decimals of the devnet's test USDC mint (same as mainnet USDC). */
 export const USDC_DECIMALS = 6;
 
-/** The associated token account (classic SPL Token program) of `owner` for `mint`. */
-export async function getAssociatedTokenAddress(owner: Address, mint: Address): Promise<Address> {
-  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+/** The associated token account of `owner` for `mint` (classic SPL Token program unless `tokenProgram`). */
+export async function getAssociatedTokenAddress(owner: Address, mint: Address, tokenProgram: Address = TOKEN_PROGRAM_ADDRESS): Promise<Address> {
+  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
   return ata;
 }
 
@@ -47,16 +52,18 @@ export function getCreateMintInstructions(input: {
   mintAuthority: Address;
   decimals: number;
   rentLamports: bigint;
+  tokenProgram?: Address;
 }): Instruction[] {
+  const programAddress = input.tokenProgram ?? TOKEN_PROGRAM_ADDRESS;
   return [
     getCreateAccountInstruction({
       payer: input.payer,
       newAccount: input.mint,
       lamports: input.rentLamports,
       space: getMintSize(),
-      programAddress: TOKEN_PROGRAM_ADDRESS,
+      programAddress,
     }),
-    getInitializeMint2Instruction({ mint: input.mint.address, decimals: input.decimals, mintAuthority: input.mintAuthority }),
+    getInitializeMint2Instruction({ mint: input.mint.address, decimals: input.decimals, mintAuthority: input.mintAuthority }, { programAddress }),
   ];
 }
 
@@ -67,13 +74,15 @@ export async function getMintToOwnerInstructions(input: {
   mintAuthority: TransactionSigner;
   owner: Address;
   amount: bigint;
+  tokenProgram?: Address;
 }): Promise<Instruction[]> {
-  const ata = await getAssociatedTokenAddress(input.owner, input.mint);
+  const programAddress = input.tokenProgram ?? TOKEN_PROGRAM_ADDRESS;
+  const ata = await getAssociatedTokenAddress(input.owner, input.mint, programAddress);
   const ixs: Instruction[] = [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: input.payer, ata, owner: input.owner, mint: input.mint }),
+    getCreateAssociatedTokenIdempotentInstruction({ payer: input.payer, ata, owner: input.owner, mint: input.mint, tokenProgram: programAddress }),
   ];
   if (input.amount > 0n) {
-    ixs.push(getMintToInstruction({ mint: input.mint, token: ata, mintAuthority: input.mintAuthority, amount: input.amount }));
+    ixs.push(getMintToInstruction({ mint: input.mint, token: ata, mintAuthority: input.mintAuthority, amount: input.amount }, { programAddress }));
   }
   return ixs;
 }
