@@ -232,6 +232,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       isDevnet: transactions.isDevnet,
       loadWalletWithShares: wallets.loadWalletWithShares,
       autoRetryDefault: autoRetrySettings.projectDefault,
+      crashAt: crashAtPoint(config.crashAt),
     }),
     gateways,
     markets: yieldCatalog.list,

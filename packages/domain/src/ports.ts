@@ -136,6 +136,17 @@ export interface AuditStore {
   append(entry: AuditEntry, events?: NewEvent[], spentReservationId?: string | null): Promise<void>;
 }
 
+/**
+ * What a signature writes, handed by the signing pipeline to the store write that records what was
+ * signed (`SigningPipeline.signAndRecord`): the audit row, its events and the spend reservation that
+ * becomes spent, committed in the same statement as the record, or not at all.
+ */
+export interface SignatureWrite {
+  audit: AuditEntry;
+  events: NewEvent[];
+  spentReservationId: string | null;
+}
+
 export interface StoredResponse {
   status: number;
   body: unknown;

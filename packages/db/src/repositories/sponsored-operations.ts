@@ -1,5 +1,6 @@
 import type { SponsoredOperationStore, SponsoredPatch } from '@wallet/domain';
 import type { Database } from '../database.ts';
+import { signatureEvents, signatureWrittenWith } from './audit.ts';
 import { eventsWrittenWithSaved, fieldParams, fromRecordRow, RECORD_COLUMNS, type RecordRow } from './transactions.ts';
 
 /** What a sponsored step may write (callers may pass more: only these fields are written). */
@@ -73,13 +74,18 @@ export function createSponsoredOperationStore({ query }: Database): SponsoredOpe
          ), `;
         guard = ' AND EXISTS (SELECT 1 FROM claimed)';
       }
+      if (options.onlyIfStage !== undefined) {
+        values.push(options.onlyIfStage);
+        guard += ` AND stage = $${values.length}`;
+      }
+      const signed = options.signature ? `, ${signatureWrittenWith(options.signature, values, 'saved', { events: false })}` : '';
       const [row] = await query<RecordRow>(
         `WITH ${claim}saved AS (
            UPDATE transaction_records SET ${sets.join(', ')}
            WHERE id = $1::uuid AND lease_owner = $2 AND execution_mode = 'sponsored'${guard}
            RETURNING ${RECORD_COLUMNS}
-         ), ${eventsWrittenWithSaved(events, values)}
-         SELECT * FROM saved`,
+         ), ${eventsWrittenWithSaved([...signatureEvents(options.signature), ...events], values)}${signed}
+         SELECT saved.* FROM saved${options.signature ? ' CROSS JOIN signature_spent' : ''}`,
         values,
       );
       return row ? fromRecordRow(row) : null;

@@ -1,6 +1,7 @@
 import type { AttemptOutcome, Environment, TransactionAttempt, TransactionAttemptStore } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import { eventsWrittenWithSaved } from './transactions.ts';
+import { signatureWrittenWith } from './audit.ts';
 
 interface AttemptRow {
   id: string;
@@ -44,21 +45,26 @@ export function createTransactionAttemptStore({ query }: Database): TransactionA
       return byRecord;
     },
 
-    async add(owner, a) {
+    async add(owner, a, signature) {
       // The lease, the status and the attempt number are checked in the statement that writes, so two
-      // monitors (or a monitor whose lease lapsed) never store two plans for one nonce.
+      // monitors (or a monitor whose lease lapsed) never store two plans for one nonce; the attempt's
+      // signature (audit row, event) is written with it or not at all.
+      const values: unknown[] = [a.id, a.recordId, a.number, a.hash, a.signedTransaction, a.maxFeePerGas, a.maxPriorityFeePerGas, a.sentBlock.toString(), a.sentAt, a.outcome, a.reason, owner, a.recentBlockhash, a.lastValidBlockHeight?.toString() ?? null];
+      const signed = signature ? `, ${signatureWrittenWith(signature, values)}` : '';
       const rows = await query<{ id: string }>(
         `WITH record AS (
            UPDATE transaction_records SET auto_retry_reason = $11, updated_at = now()
            WHERE id = $2::uuid AND lease_owner = $12 AND status = 'submitted'
              AND NOT EXISTS (SELECT 1 FROM transaction_attempts WHERE record_id = $2::uuid AND number >= $3)
            RETURNING id
-         )
-         INSERT INTO transaction_attempts (id, record_id, number, hash, signed_transaction, max_fee_per_gas, max_priority_fee_per_gas, recent_blockhash, last_valid_block_height, sent_block, sent_at, outcome, reason)
-         SELECT $1::uuid, record.id, $3, $4, $5, $6, $7, $13, $14::bigint, $8::bigint, $9::timestamptz, $10, $11 FROM record
-         ON CONFLICT DO NOTHING
-         RETURNING id`,
-        [a.id, a.recordId, a.number, a.hash, a.signedTransaction, a.maxFeePerGas, a.maxPriorityFeePerGas, a.sentBlock.toString(), a.sentAt, a.outcome, a.reason, owner, a.recentBlockhash, a.lastValidBlockHeight?.toString() ?? null],
+         ), saved AS (
+           INSERT INTO transaction_attempts (id, record_id, number, hash, signed_transaction, max_fee_per_gas, max_priority_fee_per_gas, recent_blockhash, last_valid_block_height, sent_block, sent_at, outcome, reason)
+           SELECT $1::uuid, record.id, $3, $4, $5, $6, $7, $13, $14::bigint, $8::bigint, $9::timestamptz, $10, $11 FROM record
+           ON CONFLICT DO NOTHING
+           RETURNING id
+         )${signed}
+         SELECT saved.id FROM saved${signature ? ' CROSS JOIN signature_spent' : ''}`,
+        values,
       );
       return rows.length === 1;
     },

@@ -17,6 +17,7 @@ import { afterPosition, newestFirst } from './keyset.ts';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { eventData } from './users.ts';
+import { signatureEvents, signatureWrittenWith } from './audit.ts';
 
 type Row = Prisma.TransactionRecordGetPayload<object>;
 
@@ -221,9 +222,10 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
       );
     },
 
-    async create(record, events, reservationId) {
-      // One statement: the record and its events, and with a reservation its nonce taken from it
-      // (nothing is written when the reservation no longer holds that nonce).
+    async create(record, events, reservationId, signature) {
+      // One statement: the record and its events, with a reservation its nonce taken from it
+      // (nothing is written when the reservation no longer holds that nonce), and with a signature
+      // its audit row, event and spend.
       const values: unknown[] = [];
       const { columns, expressions } = fieldParams(record, NEW_RECORD_FIELDS, values);
       let claim = '';
@@ -237,12 +239,13 @@ export function createTransactionStore({ prisma, query }: Database): Transaction
          ), `;
         insert = `SELECT ${expressions.join(', ')}, now() WHERE EXISTS (SELECT 1 FROM claimed)`;
       }
+      const signed = signature ? `, ${signatureWrittenWith(signature, values, 'saved', { events: false })}` : '';
       const [row] = await query<RecordRow>(
         `WITH ${claim}saved AS (
            INSERT INTO transaction_records (${columns.join(', ')}, updated_at) ${insert}
            RETURNING ${RECORD_COLUMNS}
-         ), ${eventsWrittenWithSaved(events, values)}
-         SELECT * FROM saved`,
+         ), ${eventsWrittenWithSaved([...signatureEvents(signature), ...events], values)}${signed}
+         SELECT saved.* FROM saved${signature ? ' CROSS JOIN signature_spent' : ''}`,
         values,
       );
       if (!row) throw new NonceReservationLostError(record.nonce!);

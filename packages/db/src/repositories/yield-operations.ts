@@ -9,7 +9,7 @@ import type {
 } from '@wallet/domain';
 import type { Database } from '../database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { auditData } from './audit.ts';
+import { auditData, signatureWrittenWith } from './audit.ts';
 import { fieldParams, FREE_NONCE_SQL, fromRecordRow, NEW_RECORD_FIELDS, nonceAllocationCtes, RECORD_COLUMNS, type RecordRow } from './transactions.ts';
 
 const ACTIVE = `('pending', 'submitted')`;
@@ -230,10 +230,12 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
       return held?.prepared?.phase === prepared.phase ? held.prepared : null;
     },
 
-    async addStep(owner, operationId, phase, record: NewTransactionRecord, nextRunAt) {
-      // One statement: the record, the step and the operation's move to `submitted`, only while this owner holds it.
+    async addStep(owner, operationId, phase, record: NewTransactionRecord, nextRunAt, signature) {
+      // One statement: the record, the step and the operation's move to `submitted` (with the
+      // step's signature: its audit row, event and spend), only while this owner holds it.
       const values: unknown[] = [operationId, owner, phase, nextRunAt];
       const { columns, expressions } = fieldParams(record, NEW_RECORD_FIELDS, values);
+      const signed = signature ? `, ${signatureWrittenWith(signature, values, 'record')}` : '';
       const [row] = await query<RecordRow>(
         `WITH held AS (
            SELECT id FROM yield_operations WHERE id = $1::uuid AND lease_owner = $2 FOR UPDATE
@@ -246,8 +248,8 @@ export function createYieldOperationStore({ prisma, query }: Database): YieldOpe
          ), moved AS (
            UPDATE yield_operations SET status = 'submitted', plan = plan - 'prepared', next_run_at = $4::timestamptz, updated_at = now()
            WHERE id IN (SELECT id FROM held) AND EXISTS (SELECT 1 FROM record)
-         )
-         SELECT * FROM record`,
+         )${signed}
+         SELECT record.* FROM record${signature ? ' CROSS JOIN signature_spent' : ''}`,
         values,
       );
       return row ? fromRecordRow(row) : null;

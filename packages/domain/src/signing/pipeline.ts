@@ -12,7 +12,8 @@
  * 3. sign: the key vault (the signer process) signs the payload the operation builds from the
  *    input, hashing it itself;
  * 4. audit: the audit row, the `transaction.signed` event and the reservation becoming spent, in
- *    one append.
+ *    one append (`sign`); for what the service records itself (`signAndRecord`), in the same
+ *    statement as that record, so a killed process leaves all of them or none.
  *
  * A failure in 3 or 4 releases the reservation (and gives a claimed case back) and leaves no row.
  * Only this module asks the vault for a wallet signature (`signing-choke-point.test.ts`).
@@ -21,7 +22,7 @@ import { ApiError } from '../errors.ts';
 import type { EncryptedShare } from '../custody/types.ts';
 import type { KeyVault } from '../custody/vault.ts';
 import { transactionSignedEvent } from '../events/events.ts';
-import type { AuditEntry, AuditStore, WalletRecord } from '../ports.ts';
+import type { AuditEntry, AuditStore, SignatureWrite, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseInput } from '../shared/zod.ts';
@@ -245,34 +246,67 @@ export function createSigningPipeline({ audit, vault, clock, policy = allowAllPo
     return { reservation: noReservation, claim: null };
   }
 
-  return {
-    async sign(intent: SigningIntent): Promise<SignatureResult> {
-      const { shares, ...context } = intent;
-      const { caller, wallet } = intent;
-      assertSignable(wallet);
-      // A "no" cell of the capability matrix is refused before any policy runs.
-      signOperation(wallet.type, intent.operation);
-      const { reservation, claim } = intent.serviceInitiated
-        ? exemptGapFiller(intent)
-        : intent.feeReplacementOf
-          ? await decideReplacement(context)
-          : await decide(context);
-      let result: SignatureResult;
-      try {
-        const { id, type, scheme, address, publicKey } = wallet;
-        result = await vault.sign({ wallet: { id, type, scheme, address, publicKey }, shares, operation: intent.operation, input: intent.input, requestId: caller.requestId, action: intent.action });
-        await audit.append(
-          signatureAudit(caller, wallet, shares, intent.action, result.digest, result.chainId),
-          [transactionSignedEvent(caller.projectId, wallet, result.chainId, clock.now())],
-          reservation.id,
-        );
-      } catch (error) {
-        // The caller must see why signing failed; a failed release is the spend store's to report.
-        await reservation.release().catch(() => undefined);
-        await claim?.release().catch(() => undefined);
-        throw error;
+  /**
+   * Decides, signs, and hands the signature's audit row, event and spend to `commit`. A failure of
+   * the vault or of `commit`, or a commit that wrote nothing (null), releases the reservation and
+   * gives a claimed case back.
+   */
+  async function signThen<R>(intent: SigningIntent, commit: (result: SignatureResult, signature: SignatureWrite) => Promise<R | null>): Promise<{ result: SignatureResult; recorded: R } | null> {
+    const { shares, ...context } = intent;
+    const { caller, wallet } = intent;
+    assertSignable(wallet);
+    // A "no" cell of the capability matrix is refused before any policy runs.
+    signOperation(wallet.type, intent.operation);
+    const { reservation, claim } = intent.serviceInitiated
+      ? exemptGapFiller(intent)
+      : intent.feeReplacementOf
+        ? await decideReplacement(context)
+        : await decide(context);
+    const giveBack = async () => {
+      // The caller must see why signing failed; a failed release is the spend store's to report.
+      await reservation.release().catch(() => undefined);
+      await claim?.release().catch(() => undefined);
+    };
+    try {
+      const { id, type, scheme, address, publicKey } = wallet;
+      const result = await vault.sign({ wallet: { id, type, scheme, address, publicKey }, shares, operation: intent.operation, input: intent.input, requestId: caller.requestId, action: intent.action });
+      const signature: SignatureWrite = {
+        audit: signatureAudit(caller, wallet, shares, intent.action, result.digest, result.chainId),
+        events: [transactionSignedEvent(caller.projectId, wallet, result.chainId, clock.now())],
+        spentReservationId: reservation.id,
+      };
+      const recorded = await commit(result, signature);
+      if (recorded === null) {
+        await giveBack();
+        return null;
       }
-      return result;
+      return { result, recorded };
+    } catch (error) {
+      await giveBack();
+      throw error;
+    }
+  }
+
+  return {
+    /** A signature on its own (the REST sign routes): its audit row, event and spend in one append. */
+    async sign(intent: SigningIntent): Promise<SignatureResult> {
+      const signed = await signThen(intent, async (_result, { audit: entry, events, spentReservationId }) => {
+        await audit.append(entry, events, spentReservationId);
+        return true;
+      });
+      return signed!.result;
+    },
+
+    /**
+     * A signature the service records itself (transfers, sponsored operations, yield steps, fee
+     * replacements, cancellations, gap fillers): `record` writes what was signed and, in the same
+     * statement, the `SignatureWrite` it is given (the audit row, the `transaction.signed` event and
+     * the spend becoming spent), so a process that dies before that commit leaves none of them.
+     * `record` answers null when it wrote nothing (e.g. a lease lost meanwhile): then neither does
+     * the signature exist in the database, and the spend is released; so it is when `record` throws.
+     */
+    signAndRecord<R>(intent: SigningIntent, record: (result: SignatureResult, signature: SignatureWrite) => Promise<R | null>): Promise<{ result: SignatureResult; recorded: R } | null> {
+      return signThen(intent, record);
     },
   };
 }

@@ -17,7 +17,7 @@
  * nonce: whichever is included, the other can never execute.
  */
 import { keccak256, type Hex } from 'viem';
-import type { TransactionRecord } from '../ports.ts';
+import type { SignatureWrite, TransactionRecord } from '../ports.ts';
 import { DEFAULT_AUTO_RETRY_AFTER_BLOCKS, DEFAULT_AUTO_RETRY_MAX_ATTEMPTS, nextAttemptFees, type AttemptFees } from '../transactions/attempts.ts';
 import { BroadcastRejectedError, ChainUnavailableError } from '../transactions/gateways.ts';
 import { checkGasCap } from './gas-cap.ts';
@@ -130,47 +130,56 @@ export function createOperationReplacer(
       const sponsorSignature = await serviceKeys.signSponsorship(access.config.chainId, access.chain.sponsorshipHash(repriced.operation, window));
       const sponsored = access.chain.withSponsorSignature(repriced.operation, window, sponsorSignature);
       const userOperationHash = access.chain.userOperationHash(sponsored);
-      let operation: string;
+      const number = operations + 1;
+      const reason = `replacement operation ${number}: operation ${number - 1} offered maxFeePerGas ${fees.maxFeePerGas}, below the base fee ${suggestion.baseFeePerGas}, for ${waited} blocks`;
+      const held: { signed?: boolean; rejected?: unknown } = {};
+      /** Stored before it is sent, in the owner signature's own commit: a crash now leaves bytes the next look sends (see above), or no signature at all. */
+      const storeSigned = async (signature: SignatureWrite, ownerSignature: unknown): Promise<TransactionRecord | null> => {
+        held.signed = true;
+        const operation = access.chain.withOwnerSignature(sponsored, `0x${String(ownerSignature).replace(/^0x/, '')}` as Hex);
+        const stored = { userOperation: operation, userOperationHash, consecutiveErrors: 0 };
+        if (viaBundler) return save(record, { ...stored, monitoring: withContext(record, { retryFrom: latest.toString(), reason }) }, [], { keepLease: true, signature });
+        const relayer = (await serviceKeys.ensureServiceKey('relayer', access.config.chainId)).address as Hex;
+        let signedTransaction: Hex;
+        try {
+          // The stuck bundle transaction's nonce: the node keeps one of the two.
+          const tx = await access.chain.relayerTransaction(operation, relayer, { nonce: context.relayerNonce!, ...next.fees });
+          signedTransaction = await serviceKeys.signRelayerTransaction(access.config.chainId, tx);
+        } catch (error) {
+          // E.g. AA25: the earlier operation was just included; the next look finds its event. Nothing is stored.
+          if (error instanceof OperationRejectedError) {
+            held.rejected = error;
+            return null;
+          }
+          throw error;
+        }
+        const attempts = withAttempt(context.attempts, {
+          hash: keccak256(signedTransaction),
+          userOperationHash,
+          maxFeePerGas: next.fees.maxFeePerGas.toString(),
+          maxPriorityFeePerGas: next.fees.maxPriorityFeePerGas.toString(),
+          sentAt: clock.now().toISOString(),
+          outcome: 'unknown',
+        });
+        return save(record, { ...stored, signedTransaction, monitoring: withContext(record, { attempts, retryFrom: latest.toString(), reason }) }, [], { keepLease: true, signature });
+      };
+      let saved: TransactionRecord | null;
       try {
         const caller = operationCaller(record, 'operation');
         const { wallet, shares } = await deps.loadWalletWithShares(caller, record.walletId);
-        const signed = await pipeline.sign({ ...ownerSignatureIntent(record, wallet, shares, userOperationHash), feeReplacementOf: record.id });
-        operation = access.chain.withOwnerSignature(sponsored, `0x${String(signed.response.signature).replace(/^0x/, '')}` as Hex);
+        const signed = await pipeline.signAndRecord({ ...ownerSignatureIntent(record, wallet, shares, userOperationHash), feeReplacementOf: record.id }, (result, signature) =>
+          storeSigned(signature, result.response.signature),
+        );
+        saved = signed?.recorded ?? null;
       } catch (error) {
+        // What fails after the signature (keys, the store) is the worker's error, as before; a refused signature waits.
+        if (held.signed) throw error;
         const code = (error as { code?: string }).code;
         return waitWith(record, `replacement not signed${code ? ` (${code})` : ''}: ${errorText(error)}`);
       }
-
-      const number = operations + 1;
-      const reason = `replacement operation ${number}: operation ${number - 1} offered maxFeePerGas ${fees.maxFeePerGas}, below the base fee ${suggestion.baseFeePerGas}, for ${waited} blocks`;
-      const stored = { userOperation: operation, userOperationHash, consecutiveErrors: 0 };
-      if (viaBundler) {
-        const saved = await save(record, { ...stored, monitoring: withContext(record, { retryFrom: latest.toString(), reason }) }, [], { keepLease: true });
-        return saved ? submitToBundler(saved, access, reason) : null;
-      }
-
-      const relayer = (await serviceKeys.ensureServiceKey('relayer', access.config.chainId)).address as Hex;
-      let signedTransaction: Hex;
-      try {
-        // The stuck bundle transaction's nonce: the node keeps one of the two.
-        const tx = await access.chain.relayerTransaction(operation, relayer, { nonce: context.relayerNonce!, ...next.fees });
-        signedTransaction = await serviceKeys.signRelayerTransaction(access.config.chainId, tx);
-      } catch (error) {
-        // E.g. AA25: the earlier operation was just included; the next look finds its event.
-        if (error instanceof OperationRejectedError) return waitWith(record, `replacement not sent: the EntryPoint would refuse it: ${errorText(error)}`);
-        throw error;
-      }
-      const attempts = withAttempt(context.attempts, {
-        hash: keccak256(signedTransaction),
-        userOperationHash,
-        maxFeePerGas: next.fees.maxFeePerGas.toString(),
-        maxPriorityFeePerGas: next.fees.maxPriorityFeePerGas.toString(),
-        sentAt: clock.now().toISOString(),
-        outcome: 'unknown',
-      });
-      // Stored before it is sent: a crash now leaves bytes the next look sends (see above).
-      const saved = await save(record, { ...stored, signedTransaction, monitoring: withContext(record, { attempts, retryFrom: latest.toString(), reason }) }, [], { keepLease: true });
-      return saved ? sendStored(saved, access) : null;
+      if (held.rejected !== undefined) return waitWith(record, `replacement not sent: the EntryPoint would refuse it: ${errorText(held.rejected)}`);
+      if (!saved) return null;
+      return viaBundler ? submitToBundler(saved, access, reason) : sendStored(saved, access);
     },
   };
 }

@@ -4,8 +4,8 @@
  * sponsored), the wallet's EIP-7702 authorization when it is not delegated yet (through the signing
  * pipeline), the operation drafted at the node's fees, the gas cap and the daily budget, the
  * sponsor's signature, the wallet's signature of the operation hash (through the pipeline, judged
- * by policies as the ERC-20 transfer it executes), and the signed operation and its hash stored
- * before anything is submitted. A policy review pauses the record at `requires_action`.
+ * by policies as the ERC-20 transfer it executes) with the signed operation and its hash stored in
+ * that signature's own commit, before anything is submitted. A policy review pauses the record at `requires_action`.
  */
 import type { Hex } from 'viem';
 import { ApiError } from '../errors.ts';
@@ -56,10 +56,12 @@ export function createOperationSigner(deps: SponsoredWorkerDeps, save: SaveStep,
 
   async function authorize(record: TransactionRecord, access: SponsoredChainAccess, wallet: Parameters<typeof pipeline.sign>[0]['wallet'], shares: Parameters<typeof pipeline.sign>[0]['shares']) {
     const needed = await access.chain.authorizationNeeded(record.fromAddress as Hex);
-    if (!needed) return { authorization: null };
+    if (!needed) return { authorization: null, signature: null };
     const body = { authorization: { address: needed.delegate, chainId: needed.chainId, nonce: needed.nonce } };
+    // Its audit row and event are kept for the commit that stores the signed operation: a delegation
+    // the service never stores (refused operation, killed process) leaves none.
     const signed = await signStep(record, 'authorization', () =>
-      pipeline.sign({
+      pipeline.signAndRecord({
         caller: operationCaller(record, 'authorization'),
         wallet,
         shares,
@@ -68,12 +70,12 @@ export function createOperationSigner(deps: SponsoredWorkerDeps, save: SaveStep,
         chain: { walletType: 'EVM', chainId: record.chainId, network: null },
         transfer: null,
         input: parseSigningInput('EVM', 'authorization', body),
-      }),
+      }, async (_result, signature) => signature),
     );
     if (!signed) return null;
-    const r = signed.response as { r: Hex; s: Hex; yParity: number };
+    const r = signed.result.response as { r: Hex; s: Hex; yParity: number };
     const authorization: SignedAuthorizationParts = { ...needed, r: r.r, s: r.s, yParity: r.yParity };
-    return { authorization };
+    return { authorization, signature: signed.recorded };
   }
 
   return {
@@ -107,23 +109,30 @@ export function createOperationSigner(deps: SponsoredWorkerDeps, save: SaveStep,
       const sponsored = access.chain.withSponsorSignature(draft.operation, window, sponsorSignature);
       const userOperationHash = access.chain.userOperationHash(sponsored);
 
-      const signed = await signStep(record, 'operation', () => pipeline.sign(ownerSignatureIntent(record, wallet, shares, userOperationHash)));
-      if (!signed) return null;
-      const operation = access.chain.withOwnerSignature(sponsored, `0x${String(signed.response.signature).replace(/^0x/, '')}` as Hex);
-      const saved = await save(
-        record,
-        {
-          stage: 'signed',
-          status: 'pending',
-          reviewId: null,
-          userOperation: operation,
-          userOperationHash,
-          monitoring: withContext(record, { operationNonce: draft.nonce.toString(), fromBlock: (head.latest > 0n ? head.latest - 1n : 0n).toString() }),
-          consecutiveErrors: 0,
-        },
-        [],
-        { keepLease: true },
-      );
+      // The signed operation is stored in the signature's own commit (a lease lost meanwhile stores neither).
+      const saved = await signStep(record, 'operation', async () => {
+        const signed = await pipeline.signAndRecord(ownerSignatureIntent(record, wallet, shares, userOperationHash), (result, signature) => {
+          deps.crashAt?.('signed');
+          const operation = access.chain.withOwnerSignature(sponsored, `0x${String(result.response.signature).replace(/^0x/, '')}` as Hex);
+          return save(
+            record,
+            {
+              stage: 'signed',
+              status: 'pending',
+              reviewId: null,
+              userOperation: operation,
+              userOperationHash,
+              monitoring: withContext(record, { operationNonce: draft.nonce.toString(), fromBlock: (head.latest > 0n ? head.latest - 1n : 0n).toString() }),
+              consecutiveErrors: 0,
+            },
+            [],
+            // Still `accepted`: a run of this process that took the record over after its lease passed may have stored it first.
+            { keepLease: true, onlyIfStage: 'accepted', signature: delegation.signature ? [delegation.signature, signature] : signature },
+          );
+        });
+        return signed?.recorded ?? null;
+      });
+      if (!saved) return null;
       deps.crashAt?.('sponsored-persisted');
       return saved;
     },

@@ -8,7 +8,7 @@ import type { SigningPipeline } from '../signing/pipeline.ts';
 import type { EvmGateway } from '../transactions/gateways.ts';
 import type { SponsorshipChainConfig } from './chain-config.ts';
 import type { SponsoredOperationChain } from './operation-chain.ts';
-import type { SponsoredOperationStore, SponsoredPatch, RelayerNonceTaken } from './operation-store.ts';
+import type { SponsoredOperationStore, SponsoredPatch, SponsoredSaveOptions } from './operation-store.ts';
 import type { Sponsorship } from './service.ts';
 
 /** One sponsorship chain as the worker uses it. */
@@ -44,8 +44,8 @@ export interface SponsoredWorkerDeps {
   crashAt?: CrashAt;
 }
 
-/** Saves a step of a leased record: the patch and events, the lease released unless `keepLease`. */
-export type SaveStep = (record: TransactionRecord, patch: SponsoredPatch, events?: NewEvent[], options?: { nonce?: RelayerNonceTaken; keepLease?: boolean }) => Promise<TransactionRecord | null>;
+/** Saves a step of a leased record: the patch and events (and a signature), the lease released unless `keepLease`. */
+export type SaveStep = (record: TransactionRecord, patch: SponsoredPatch, events?: NewEvent[], options?: SponsoredSaveOptions) => Promise<TransactionRecord | null>;
 
 /** The sponsorship chains this deployment can reach: each with its gateway and its user-operation port. */
 export function sponsoredChainAccess(

@@ -7,7 +7,8 @@
  * base fee, the monitor run that leases the record signs a replacement: the same nonce, call, value
  * and gas limit, both fee fields raised by at least 10 % (more to reach the node's fee suggestion),
  * never above the record's ceiling, at most `maxAttempts` attempts in all. Each replacement is
- * stored signed (`TransactionAttemptStore.add`, outcome `unknown`) before it is sent, so a crash
+ * stored signed (`TransactionAttemptStore.add`, outcome `unknown`, in its signature's own commit with
+ * the audit row and `transaction.signed` event) before it is sent, so a crash
  * between the two leaves bytes the next check sends (the rebroadcast of the last attempt), never a
  * second plan for the same nonce. Whichever attempt is included resolves the record.
  *
@@ -20,7 +21,7 @@
  * fresh blockhash, signed through an injected `SolanaRebuilder`, stored, then sent.
  */
 import type { TransactionRecord } from '../ports.ts';
-import type { Environment, NewEvent } from '../ports.ts';
+import type { Environment, NewEvent, SignatureWrite } from '../ports.ts';
 import type { CrashAt } from '../shared/crash-points.ts';
 
 export type AttemptOutcome = 'unknown' | 'pending' | 'included' | 'lost';
@@ -53,8 +54,9 @@ export interface TransactionAttemptStore {
   /**
    * Stores the attempt and its reason on the record in one statement, only while `owner` leases the
    * record, the record is still `submitted` and no attempt with that number exists; false otherwise.
+   * With `signature`, the attempt's signature (audit row, event) is written in the same statement.
    */
-  add(owner: string, attempt: TransactionAttempt): Promise<boolean>;
+  add(owner: string, attempt: TransactionAttempt, signature?: SignatureWrite): Promise<boolean>;
   /**
    * The node took the attempt: `unknown` → `pending`, with its `events` (its `send.broadcasted`)
    * written in the same statement only when this call moved it (one statement).
@@ -85,7 +87,11 @@ export interface ReplacementTransaction {
  * pipeline does (e.g. 403 POLICY_DENIED).
  */
 export interface FeeReplacer {
-  sign(record: TransactionRecord, transaction: ReplacementTransaction): Promise<string>;
+  /**
+   * `store` writes the signed attempt with its signature in one commit (false: nothing stored, and
+   * then neither is the signature); answers the signed transaction once stored, null otherwise.
+   */
+  sign(record: TransactionRecord, transaction: ReplacementTransaction, store: (signedTransaction: string, signature: SignatureWrite) => Promise<boolean>): Promise<string | null>;
 }
 
 /** What a Solana rebuild signs: the record's transfer on a fresh blockhash. */
@@ -100,7 +106,12 @@ export interface SolanaRebuild {
  * signature. Throws as the pipeline does (e.g. 403 POLICY_DENIED).
  */
 export interface SolanaRebuilder {
-  sign(record: TransactionRecord, rebuild: SolanaRebuild): Promise<{ signedTransaction: string; signature: string }>;
+  /** As `FeeReplacer.sign`: `store` writes the signed attempt with its signature in one commit. */
+  sign(
+    record: TransactionRecord,
+    rebuild: SolanaRebuild,
+    store: (signed: { signedTransaction: string; signature: string }, signature: SignatureWrite) => Promise<boolean>,
+  ): Promise<{ signedTransaction: string; signature: string } | null>;
 }
 
 export interface AutoRetryOptions {

@@ -4,12 +4,12 @@ import { invalidRequest } from '../errors.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { NO_RECORD_FIELDS, solanaSignature, type Broadcaster } from './broadcast.ts';
-import { assertNoNonceHold, signTransaction, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { assertNoNonceHold, transactionIntent, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { solanaPrecheck } from './solana-precheck.ts';
 
 const ACTION = 'wallet.sign.sign-transaction';
 
-/** sign-transaction with `broadcast: true` (EVM, Solana): sign as without it, then record and send. */
+/** sign-transaction with `broadcast: true` (EVM, Solana): sign as without it, recorded in the signature's commit, then send. */
 export function createBroadcastSigned(deps: TransactionServiceDeps, targets: ChainTargets, broadcast: Broadcaster) {
   const { pipeline } = deps;
 
@@ -27,33 +27,33 @@ export function createBroadcastSigned(deps: TransactionServiceDeps, targets: Cha
       await assertNoNonceHold(deps, wallet.id, tx.chainId);
       const rawTx = (raw as { transaction?: Record<string, unknown> }).transaction ?? {};
       const transfer = { to: tx.to, value: tx.value, tokenAddress: null };
-      const signed = await signTransaction(pipeline, { caller, wallet, shares, action: ACTION, target, transfer }, input);
       // Stored only when the request carried `value`; calldata is not decoded.
       const recorded = 'value' in rawTx ? { to: tx.to, value: tx.value } : {};
-      return broadcast({
+      const intent = transactionIntent({ caller, wallet, shares, action: ACTION, target, transfer }, input);
+      const signed = await broadcast.recordSigned(pipeline, intent, (signedTransaction) => ({
         caller,
         wallet,
         intentKind: 'sign_transaction',
         target,
-        signedTransaction: signed,
-        hash: keccak256(signed as Hex),
+        hash: keccak256(signedTransaction as Hex),
         fields: { ...NO_RECORD_FIELDS, ...recorded, nonce: tx.nonce },
         reservation: null,
-      });
+      }));
+      return broadcast.sendSigned(signed);
     }
     if (wallet.type !== 'SOLANA') throw invalidRequest(`broadcast: true is not supported for ${wallet.type} wallets`);
     const target = targets.solana(input.network as string | undefined);
     const precheck = await solanaPrecheck(target.gateway, input.transaction as string);
-    const signed = await signTransaction(pipeline, { caller, wallet, shares, action: ACTION, target, transfer: null }, input);
-    return broadcast({
+    const intent = transactionIntent({ caller, wallet, shares, action: ACTION, target, transfer: null }, input);
+    const signed = await broadcast.recordSigned(pipeline, intent, (signedTransaction) => ({
       caller,
       wallet,
       intentKind: 'sign_transaction',
       target,
-      signedTransaction: signed,
-      hash: solanaSignature(signed, wallet.address),
+      hash: solanaSignature(signedTransaction, wallet.address),
       fields: { ...NO_RECORD_FIELDS, recentBlockhash: precheck.blockhash, nonceAccount: precheck.nonceAccount },
       reservation: null,
-    });
+    }));
+    return broadcast.sendSigned(signed);
   };
 }

@@ -2,7 +2,8 @@ import { getBase58Decoder, getTransactionDecoder, type Address } from '@solana/k
 import { randomUUID } from 'node:crypto';
 import type { Hex } from 'viem';
 import { ApiError } from '../errors.ts';
-import { NonceReservationLostError, type IntentKind, type NonceReservation, type TransactionRecord, type TransactionStore, type WalletRecord } from '../ports.ts';
+import { NonceReservationLostError, type IntentKind, type NonceReservation, type SignatureWrite, type TransactionRecord, type TransactionStore, type WalletRecord } from '../ports.ts';
+import type { SigningIntent, SigningPipeline } from '../signing/pipeline.ts';
 import type { CrashAt } from '../shared/crash-points.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -35,6 +36,14 @@ export interface Broadcast {
    * it in its insert, and the nonce is given back if the node refuses the transaction.
    */
   reservation: NonceReservation | null;
+}
+
+/** A record written with its signature, to send. */
+export interface SignedBroadcast {
+  record: TransactionRecord;
+  target: ChainTarget;
+  /** The reserved nonce to hand out again when the node refuses the transaction; null keeps it. */
+  nonceToRelease: number | null;
 }
 
 /** The error answering a broadcast the node refused (400) or whose outcome is unknown (502). */
@@ -123,8 +132,9 @@ function answerOf(record: TransactionRecord): BroadcastResult {
 }
 
 /**
- * Records and sends a signed transaction. The record (status `pending`, with the signed bytes and
- * the request's Idempotency-Key) is written before the node sees the transaction, so a crash
+ * Signs, records and sends a transaction. The record (status `pending`, with the signed bytes and
+ * the request's Idempotency-Key) is written in the signature's own commit (`recordSigned`: with its
+ * audit row, `transaction.signed` event and spend) before the node sees the transaction, so a crash
  * between the two leaves a record the monitor still resolves and a retry of the request finds
  * (`replay`). The node's refusal or a lost answer leaves the record `failed` at stage `broadcast`
  * and answers with its id; acceptance makes it `submitted`.
@@ -138,44 +148,64 @@ export function createBroadcaster(deps: BroadcastDeps) {
     return answerOf(outcome.kind === 'accepted' ? { ...record, status: 'submitted', submittedAt: outcome.submittedAt ?? record.submittedAt } : record);
   }
 
-  async function broadcast({ caller, wallet, intentKind, target, signedTransaction, hash, fields, reservation }: Broadcast): Promise<BroadcastResult> {
+  /** Writes the `pending` record (with `signature`, the signature's audit row, event and spend in the same statement). */
+  async function create({ caller, wallet, intentKind, target, signedTransaction, hash, fields, reservation }: Broadcast, signature?: SignatureWrite): Promise<TransactionRecord> {
     const now = clock.now();
-    const record = await store
+    return store
       .create(
-      {
-        id: randomUUID(),
-        projectId: caller.projectId,
-        partnerId: caller.partnerId,
-        walletId: wallet.id,
-        walletType: target.type,
-        intentKind,
-        status: 'pending',
-        chainId: target.type === 'EVM' ? target.chainId : null,
-        network: target.type === 'SOLANA' ? target.network : null,
-        fromAddress: wallet.address,
-        hash,
-        failureStage: null,
-        failureCode: null,
-        failureMessage: null,
-        monitoring: null,
-        requestId: caller.requestId,
-        apiKeyId: caller.apiKeyId,
-        idempotencyKey: caller.idempotencyKey ?? null,
-        signedTransaction,
-        submittedAt: null,
-        nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
-        ...fields,
-      },
-      [],
-      reservation?.reservationId,
-    )
+        {
+          id: randomUUID(),
+          projectId: caller.projectId,
+          partnerId: caller.partnerId,
+          walletId: wallet.id,
+          walletType: target.type,
+          intentKind,
+          status: 'pending',
+          chainId: target.type === 'EVM' ? target.chainId : null,
+          network: target.type === 'SOLANA' ? target.network : null,
+          fromAddress: wallet.address,
+          hash,
+          failureStage: null,
+          failureCode: null,
+          failureMessage: null,
+          monitoring: null,
+          requestId: caller.requestId,
+          apiKeyId: caller.apiKeyId,
+          idempotencyKey: caller.idempotencyKey ?? null,
+          signedTransaction,
+          submittedAt: null,
+          nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
+          ...fields,
+        },
+        [],
+        reservation?.reservationId,
+        signature,
+      )
       .catch((error: unknown) => {
         if (error instanceof NonceReservationLostError) throw nonceReservationLost();
         throw error;
       });
-    crashAt?.('record-committed');
-    return send(record, target, reservation ? fields.nonce : null, false);
   }
+
+  /**
+   * Signs `intent` through the pipeline and records the signed bytes (`build` makes the broadcast
+   * of them) in the same commit as the signature's audit row, event and spend: a process killed
+   * before that commit leaves neither, one killed after it leaves a record the monitor resolves and
+   * a retry finds. Throws as the pipeline does (nothing is then recorded); send the answer with `sendSigned`.
+   */
+  async function recordSigned(pipeline: SigningPipeline, intent: SigningIntent, build: (signedTransaction: string) => Omit<Broadcast, 'signedTransaction'>): Promise<SignedBroadcast> {
+    const signed = await pipeline.signAndRecord(intent, async (result, signature) => {
+      const signedTransaction = result.response.signedTransaction as string;
+      crashAt?.('signed');
+      const built = { ...build(signedTransaction), signedTransaction };
+      return { record: await create(built, signature), target: built.target, nonceToRelease: built.reservation ? built.fields.nonce : null };
+    });
+    crashAt?.('record-committed');
+    return signed!.recorded;
+  }
+
+  /** Sends a record `recordSigned` wrote and answers as the broadcast request does. */
+  const sendSigned = ({ record, target, nonceToRelease }: SignedBroadcast): Promise<BroadcastResult> => send(record, target, nonceToRelease, false);
 
   /**
    * The answer to a retried request (same Idempotency-Key) whose first run broadcast `record` but
@@ -189,7 +219,7 @@ export function createBroadcaster(deps: BroadcastDeps) {
     return answerOf(record);
   }
 
-  return Object.assign(broadcast, { replay });
+  return { replay, recordSigned, sendSigned };
 }
 
 export type Broadcaster = ReturnType<typeof createBroadcaster>;

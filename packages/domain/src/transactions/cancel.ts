@@ -4,7 +4,7 @@ import type { Caller } from '../shared/caller.ts';
 import { fieldError, parseInput, uuidSchema } from '../shared/zod.ts';
 import { assertSignable } from '../signing/signers.ts';
 import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
-import { beforeRecord, signTransaction, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { beforeRecord, transactionIntent, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { NATIVE_TRANSFER_GAS } from './evm-transfer.ts';
 import { cancelInput } from './schemas.ts';
 
@@ -37,8 +37,7 @@ export function createCancel(deps: TransactionServiceDeps, targets: ChainTargets
     const maxPriorityFeePerGas = input.maxPriorityFeePerGas ?? (suggestion.maxPriorityFeePerGas * 2n + ONE_GWEI).toString();
     if (BigInt(maxPriorityFeePerGas) > BigInt(maxFeePerGas)) throw fieldError('maxPriorityFeePerGas', 'must not exceed maxFeePerGas');
     const self = { to: wallet.address, value: '0', tokenAddress: null };
-    const signed = await signTransaction(
-      pipeline,
+    const intent = transactionIntent(
       { caller, wallet, shares, action: 'wallet.sign.cancel', target, transfer: self },
       {
         transaction: {
@@ -53,15 +52,15 @@ export function createCancel(deps: TransactionServiceDeps, targets: ChainTargets
         },
       },
     );
-    return broadcast({
+    const signed = await broadcast.recordSigned(pipeline, intent, (signedTransaction) => ({
       caller,
       wallet,
       intentKind: 'transfer',
       target,
-      signedTransaction: signed,
-      hash: keccak256(signed as Hex),
+      hash: keccak256(signedTransaction as Hex),
       fields: { ...NO_RECORD_FIELDS, to: wallet.address, value: '0', nonce: original.nonce, cancellationOf: original.id },
       reservation: null,
-    });
+    }));
+    return broadcast.sendSigned(signed);
   };
 }

@@ -1,7 +1,7 @@
 import type { ChainDirectory, ChainInfo } from '../chains/service.ts';
 import type { EncryptedShare } from '../custody/types.ts';
 import { ApiError } from '../errors.ts';
-import type { NewTransactionRecord, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
+import type { NewTransactionRecord, SignatureWrite, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { CrashAt } from '../shared/crash-points.ts';
@@ -140,17 +140,28 @@ export type ChainTargets = ReturnType<typeof createChainTargets>;
 export const signingChain = (target: ChainTarget): SigningChain =>
   target.type === 'EVM' ? { walletType: 'EVM', chainId: target.chainId, network: null } : { walletType: 'SOLANA', chainId: null, network: target.network };
 
-/** Signs a transaction body through the pipeline; answers the signed transaction. */
-export async function signTransaction(
-  pipeline: SigningPipeline,
+/** The pipeline's intent of signing a transaction body (parsed by the wallet type's schema). */
+export function transactionIntent(
   intent: { caller: Caller; wallet: WalletRecord; shares: EncryptedShare[]; action: string; target: ChainTarget; transfer: SigningTransfer | null },
   body: unknown,
   serviceInitiated?: SigningIntent['serviceInitiated'],
-): Promise<string> {
+): SigningIntent {
   const { target, ...rest } = intent;
   const input = parseSigningInput(intent.wallet.type, 'transaction', body);
-  const result = await pipeline.sign({ ...rest, operation: 'transaction', chain: signingChain(target), input, ...(serviceInitiated ? { serviceInitiated } : {}) });
-  return result.response.signedTransaction as string;
+  return { ...rest, operation: 'transaction', chain: signingChain(target), input, ...(serviceInitiated ? { serviceInitiated } : {}) };
+}
+
+/**
+ * Signs a transaction body through the pipeline and has `record` write what was signed together
+ * with the signature (`SigningPipeline.signAndRecord`); null when `record` wrote nothing.
+ */
+export async function signTransactionAndRecord<R>(
+  pipeline: SigningPipeline,
+  intent: SigningIntent,
+  record: (signedTransaction: string, signature: SignatureWrite) => Promise<R | null>,
+): Promise<R | null> {
+  const signed = await pipeline.signAndRecord(intent, (result, signature) => record(result.response.signedTransaction as string, signature));
+  return signed?.recorded ?? null;
 }
 
 /** The audit action of the transfer route (policies read it as the `transfer` action). */

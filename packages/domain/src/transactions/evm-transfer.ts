@@ -4,9 +4,9 @@ import { ERC20_TRANSFER_ABI } from '../shared/erc20-transfer-abi.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
-import { NO_RECORD_FIELDS, type Broadcaster } from './broadcast.ts';
+import { NO_RECORD_FIELDS, type Broadcaster, type SignedBroadcast } from './broadcast.ts';
 import type { SigningContext } from '../signing/pipeline.ts';
-import { assertNoNonceHold, beforeRecord, DEFAULT_NONCE_RESERVATION_MS, rpcUnavailable, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { assertNoNonceHold, beforeRecord, DEFAULT_NONCE_RESERVATION_MS, rpcUnavailable, transactionIntent, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { frozenPreparationOf, reviewIdOf, type FrozenEvmPreparation } from './frozen-preparation.ts';
 import { ChainUnavailableError, type EvmGateway } from './gateways.ts';
 import { DEFAULT_CEILING_MULTIPLIER } from './attempts.ts';
@@ -90,10 +90,9 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
           : null;
       deps.crashAt?.('nonce-allocated');
       const nonce = heldNonce ?? input.nonce ?? reservation!.nonce;
-      let signedTransaction: string;
+      let signed: SignedBroadcast;
       try {
-        signedTransaction = await signTransaction(
-          pipeline,
+        const intent = transactionIntent(
           { caller, wallet, shares, action: TRANSFER_ACTION, target, transfer: { to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null } },
           {
             transaction: {
@@ -108,6 +107,15 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
             },
           },
         );
+        signed = await broadcast.recordSigned(pipeline, intent, (signedTransaction) => ({
+          caller,
+          wallet,
+          intentKind: 'transfer',
+          target,
+          hash: keccak256(signedTransaction as Hex),
+          fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce, ...autoRetry },
+          reservation,
+        }));
       } catch (error) {
         const reviewId = heldNonce === null ? reviewIdOf(error) : null;
         // A case this refusal opens keeps the gas, the fees and the reserved nonce (the first preparation written stays).
@@ -115,21 +123,11 @@ export function createEvmTransfers(deps: TransactionServiceDeps, targets: ChainT
           const hold = reservation && { walletId: wallet.id, chainId: Number(target.chainId), nonce, reservationId: reservation.reservationId };
           await deps.frozenPreparations.freeze(reviewId, { type, gasLimit: gasLimit.toString(), ...fees }, deps.clock.now(), hold);
         }
-        // Free again unless the case took it.
+        // Free again unless the case took it (or the record did: then the reservation no longer holds it).
         if (reservation) await store.releaseNonce(wallet.id, target.chainId, nonce, reservation.reservationId);
         throw error;
       }
-      deps.crashAt?.('signed');
-      return broadcast({
-        caller,
-        wallet,
-        intentKind: 'transfer',
-        target,
-        signedTransaction,
-        hash: keccak256(signedTransaction as Hex),
-        fields: { ...NO_RECORD_FIELDS, to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null, nonce, ...autoRetry },
-        reservation,
-      });
+      return broadcast.sendSigned(signed);
     },
 
     /**

@@ -2,7 +2,8 @@
  * The monitor's `FeeReplacer` (attempts.ts): signs a fee replacement through the signing pipeline,
  * as the record's project, API key and environment, with the record's intent (a transfer, or a
  * yield step's call) and the
- * `feeReplacementOf` option (policies decide again; spend is not charged again; audited).
+ * `feeReplacementOf` option (policies decide again; spend is not charged again; audited in the
+ * attempt's own commit).
  */
 import type { EncryptedShare } from '../custody/types.ts';
 import type { TransactionRecord, WalletRecord } from '../ports.ts';
@@ -38,7 +39,7 @@ export async function recordCaller(record: TransactionRecord, attempts: Pick<Tra
 
 export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: FeeReplacerDeps): FeeReplacer {
   return {
-    async sign(record, tx) {
+    async sign(record, tx, store) {
       // A transfer is judged as the transfer it is; a yield step as the yield call it makes again.
       const action = record.intentKind === 'transfer' ? TRANSFER_ACTION : record.intentKind === 'yield' ? yieldSigningActionOf(tx.data as Hex | null) : null;
       if (record.walletType !== 'EVM' || !action || !record.chainId || record.to === null || record.value === null) {
@@ -59,18 +60,21 @@ export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: 
           maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
         },
       };
-      const result = await pipeline.sign({
-        caller,
-        wallet,
-        shares,
-        operation: 'transaction',
-        action,
-        chain: { walletType: 'EVM', chainId: record.chainId, network: null },
-        transfer: record.intentKind === 'transfer' ? { to: record.to, value: record.value, tokenAddress: record.tokenAddress } : null,
-        input: parseSigningInput(wallet.type, 'transaction', body),
-        feeReplacementOf: record.id,
-      });
-      return result.response.signedTransaction as string;
+      const signed = await pipeline.signAndRecord(
+        {
+          caller,
+          wallet,
+          shares,
+          operation: 'transaction',
+          action,
+          chain: { walletType: 'EVM', chainId: record.chainId, network: null },
+          transfer: record.intentKind === 'transfer' ? { to: record.to, value: record.value, tokenAddress: record.tokenAddress } : null,
+          input: parseSigningInput(wallet.type, 'transaction', body),
+          feeReplacementOf: record.id,
+        },
+        async (result, signature) => ((await store(result.response.signedTransaction as string, signature)) ? (result.response.signedTransaction as string) : null),
+      );
+      return signed?.recorded ?? null;
     },
   };
 }

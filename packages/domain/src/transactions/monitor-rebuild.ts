@@ -74,20 +74,12 @@ export async function rebuildExpired(
       const attempts = attemptsOf.get(record.id) ?? [];
       const number = attempts.length + 2;
       const expiredAt = attempts.at(-1)?.lastValidBlockHeight ?? record.lastValidBlockHeight!;
-      let signed: { signedTransaction: string; signature: string };
-      try {
-        signed = await rebuilder.sign(record, { recentBlockhash: latest!.blockhash });
-      } catch (error) {
-        if (error instanceof ChainUnavailableError) return verdicts.set(record.id, { kind: 'error', message: errorText(error) });
-        const code = (error as { code?: string }).code;
-        return fail(record, `rebuild not signed${code ? ` (${code})` : ''}: ${errorText(error)}`);
-      }
-      const attempt: TransactionAttempt = {
+      const attemptOf = (built: { signedTransaction: string; signature: string }): TransactionAttempt => ({
         id: randomUUID(),
         recordId: record.id,
         number,
-        hash: signed.signature,
-        signedTransaction: signed.signedTransaction,
+        hash: built.signature,
+        signedTransaction: built.signedTransaction,
         maxFeePerGas: null,
         maxPriorityFeePerGas: null,
         recentBlockhash: latest!.blockhash,
@@ -96,14 +88,25 @@ export async function rebuildExpired(
         sentAt: options.clock.now(),
         outcome: 'unknown',
         reason: `rebuild ${number}: attempt ${number - 1} expired without landing (finalized block height ${finalizedHeight} > its last valid block height ${expiredAt})`,
-      };
-      // Stored before it is sent: a crash now leaves bytes the next check sends while they are still
-      // valid (the rebroadcast of the last attempt), never a second rebuild of a live attempt.
-      // Not stored (another monitor holds the record now, or stored this number first): that one decides.
-      verdicts.set(record.id, { kind: 'wait', evidence: false, expiredSince: null });
-      const stored = await options.attempts.add(options.owner, attempt).catch((error: unknown) => void verdicts.set(record.id, { kind: 'error', message: errorText(error) }));
-      if (!stored) return;
-      if (await sendStoredAttempt(options, record, attempt, () => calls.run(gateway.sendTransaction(signed.signedTransaction)))) sent++;
+      });
+      const held: { attempt?: TransactionAttempt } = {};
+      try {
+        // Stored before it is sent, in its signature's own commit: a crash now leaves bytes the next
+        // check sends while they are still valid (the rebroadcast of the last attempt), never a second
+        // rebuild of a live attempt. Not stored (another monitor holds the record now, or stored this
+        // number first): that one decides.
+        const signed = await rebuilder.sign(record, { recentBlockhash: latest!.blockhash }, (built, signature) => {
+          verdicts.set(record.id, { kind: 'wait', evidence: false, expiredSince: null });
+          return options.attempts.add(options.owner, (held.attempt = attemptOf(built)), signature);
+        });
+        if (signed === null) return;
+      } catch (error) {
+        if (held.attempt || error instanceof ChainUnavailableError) return verdicts.set(record.id, { kind: 'error', message: errorText(error) });
+        const code = (error as { code?: string }).code;
+        return fail(record, `rebuild not signed${code ? ` (${code})` : ''}: ${errorText(error)}`);
+      }
+      const attempt = held.attempt!;
+      if (await sendStoredAttempt(options, record, attempt, () => calls.run(gateway.sendTransaction(attempt.signedTransaction)))) sent++;
     }),
   );
   if (reasons.length > 0) await options.attempts.setReasons(options.owner, reasons);

@@ -93,22 +93,7 @@ export async function replaceStalled(
       if (number > maxAttempts) return reason(record, `at most ${maxAttempts} attempts: no further replacement; the last one waits for the base fee to fall`);
       const next = nextAttemptFees(lastFees, suggestion, BigInt(record.autoRetryMaxFeePerGas!));
       if ('reason' in next) return reason(record, next.reason);
-      let signed: string;
-      try {
-        signed = await options.replacer.sign(record, {
-          to: original.to,
-          value: original.value,
-          data: original.data,
-          nonce: record.nonce!,
-          gasLimit: original.gasLimit,
-          maxFeePerGas: next.fees.maxFeePerGas.toString(),
-          maxPriorityFeePerGas: next.fees.maxPriorityFeePerGas.toString(),
-        });
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        return reason(record, `replacement not signed${code ? ` (${code})` : ''}: ${errorText(error)}`);
-      }
-      const attempt: TransactionAttempt = {
+      const attemptOf = (signed: string): TransactionAttempt => ({
         id: randomUUID(),
         recordId: record.id,
         number,
@@ -122,11 +107,31 @@ export async function replaceStalled(
         sentAt: options.clock.now(),
         outcome: 'unknown',
         reason: `fee replacement ${number}: attempt ${number - 1} offered maxFeePerGas ${lastFees.maxFeePerGas}, below the base fee ${suggestion.baseFeePerGas}, for ${afterBlocks} blocks`,
-      };
-      // Stored before it is sent: a crash now leaves bytes the next check sends (never a second plan).
-      if (!(await options.attempts.add(options.owner, attempt))) return;
+      });
+      const held: { attempt?: TransactionAttempt } = {};
+      try {
+        // Stored before it is sent, in its signature's own commit: a crash now leaves bytes the next
+        // check sends (never a second plan), or neither the attempt nor its audit row.
+        const transaction = {
+          to: original.to,
+          value: original.value,
+          data: original.data,
+          nonce: record.nonce!,
+          gasLimit: original.gasLimit,
+          maxFeePerGas: next.fees.maxFeePerGas.toString(),
+          maxPriorityFeePerGas: next.fees.maxPriorityFeePerGas.toString(),
+        };
+        const signed = await options.replacer.sign(record, transaction, (bytes, signature) => options.attempts.add(options.owner, (held.attempt = attemptOf(bytes)), signature));
+        if (signed === null) return;
+      } catch (error) {
+        // A failed store fails the monitor run, as a failed write does; a refused signature is the record's reason.
+        if (held.attempt) throw error;
+        const code = (error as { code?: string }).code;
+        return reason(record, `replacement not signed${code ? ` (${code})` : ''}: ${errorText(error)}`);
+      }
+      const attempt = held.attempt!;
       options.crashAt?.('replacement-stored');
-      if (await sendStoredAttempt(options, record, attempt, () => calls.run(gateway.sendRawTransaction(signed as Hex)))) sent++;
+      if (await sendStoredAttempt(options, record, attempt, () => calls.run(gateway.sendRawTransaction(attempt.signedTransaction as Hex)))) sent++;
     }),
   );
   if (reasons.length > 0) await options.attempts.setReasons(options.owner, reasons);

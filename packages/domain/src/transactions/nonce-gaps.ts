@@ -23,7 +23,7 @@ import type { Clock } from '../shared/clock.ts';
 import { fieldError, uuidSchema } from '../shared/zod.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { FIRST_CHECK_DELAY_MS, NO_RECORD_FIELDS, sendRecorded } from './broadcast.ts';
-import { signTransaction } from './context.ts';
+import { signTransactionAndRecord, transactionIntent } from './context.ts';
 import { NATIVE_TRANSFER_GAS } from './evm-transfer.ts';
 import type { ChainGateways, Hex as GatewayHex } from './gateways.ts';
 
@@ -154,58 +154,62 @@ export function createNonceGapRepair(deps: NonceGapRepairDeps) {
     for (const nonce of stranded.missing.slice(0, MAX_FILLS_PER_WALLET)) {
       const reservationId = await gaps.claimNonce(wallet.id, stranded.chainId, nonce, reservationMs);
       if (reservationId === null) continue; // taken meanwhile (a transfer reused it)
-      let signed: string;
-      try {
-        signed = await signTransaction(
-          pipeline,
-          { caller, wallet, shares, action: 'wallet.sign.nonce-gap-fill', target, transfer: { to: wallet.address, value: '0', tokenAddress: null } },
-          {
-            transaction: {
-              to: wallet.address,
-              value: '0',
-              chainId: Number(stranded.chainId),
-              type: 2,
-              nonce,
-              gasLimit: NATIVE_TRANSFER_GAS.toString(),
-              // Twice the suggestion: the filler unblocks others, so it should not wait on fees.
-              maxFeePerGas: (suggestion.maxFeePerGas * 2n).toString(),
-              maxPriorityFeePerGas: (suggestion.maxPriorityFeePerGas * 2n > suggestion.maxFeePerGas * 2n ? suggestion.maxFeePerGas * 2n : suggestion.maxPriorityFeePerGas * 2n).toString(),
-            },
+      const intent = transactionIntent(
+        { caller, wallet, shares, action: 'wallet.sign.nonce-gap-fill', target, transfer: { to: wallet.address, value: '0', tokenAddress: null } },
+        {
+          transaction: {
+            to: wallet.address,
+            value: '0',
+            chainId: Number(stranded.chainId),
+            type: 2,
+            nonce,
+            gasLimit: NATIVE_TRANSFER_GAS.toString(),
+            // Twice the suggestion: the filler unblocks others, so it should not wait on fees.
+            maxFeePerGas: (suggestion.maxFeePerGas * 2n).toString(),
+            maxPriorityFeePerGas: (suggestion.maxPriorityFeePerGas * 2n > suggestion.maxFeePerGas * 2n ? suggestion.maxFeePerGas * 2n : suggestion.maxPriorityFeePerGas * 2n).toString(),
           },
-          'nonce-gap-filler',
-        );
+        },
+        'nonce-gap-filler',
+      );
+      let record: TransactionRecord | null;
+      try {
+        // The filler's record takes the nonce in the signature's own commit.
+        record = await signTransactionAndRecord(pipeline, intent, (signed, signature) => {
+          const now = clock.now();
+          const draft = {
+            id: crypto.randomUUID(),
+            projectId: stranded.projectId,
+            partnerId: stranded.partnerId,
+            walletId: wallet.id,
+            walletType: 'EVM' as const,
+            intentKind: 'transfer' as const,
+            status: 'pending' as const,
+            chainId: stranded.chainId,
+            network: null,
+            fromAddress: wallet.address,
+            hash: keccak256(signed as Hex),
+            failureStage: null,
+            failureCode: null,
+            failureMessage: null,
+            monitoring: null,
+            serviceInitiated: 'nonce_gap_filler' as const,
+            requestId: null,
+            apiKeyId: null,
+            signedTransaction: signed,
+            submittedAt: null,
+            nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
+            ...NO_RECORD_FIELDS,
+            to: wallet.address,
+            value: '0',
+            nonce,
+          };
+          return transactions.create(draft, [nonceGapFilledEvent(stranded, { ...draft, createdAt: now } as TransactionRecord, now)], reservationId, signature);
+        });
       } catch (error) {
         await transactions.releaseNonce(wallet.id, stranded.chainId, nonce, reservationId);
         throw error;
       }
-      const now = clock.now();
-      const id = crypto.randomUUID();
-      const fields = { ...NO_RECORD_FIELDS, to: wallet.address, value: '0', nonce };
-      const draft = {
-        id,
-        projectId: stranded.projectId,
-        partnerId: stranded.partnerId,
-        walletId: wallet.id,
-        walletType: 'EVM' as const,
-        intentKind: 'transfer' as const,
-        status: 'pending' as const,
-        chainId: stranded.chainId,
-        network: null,
-        fromAddress: wallet.address,
-        hash: keccak256(signed as Hex),
-        failureStage: null,
-        failureCode: null,
-        failureMessage: null,
-        monitoring: null,
-        serviceInitiated: 'nonce_gap_filler' as const,
-        requestId: null,
-        apiKeyId: null,
-        signedTransaction: signed,
-        submittedAt: null,
-        nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
-        ...fields,
-      };
-      const record = await transactions.create(draft, [nonceGapFilledEvent(stranded, { ...draft, createdAt: now } as TransactionRecord, now)], reservationId);
+      if (!record) continue;
       await sendRecorded({ store: transactions, clock, isDevnet: deps.isDevnet }, record, target, { resend: false, nonceToRelease: nonce, onUnreachable: 'keep-pending' });
       filled.push({ walletId: wallet.id, chainId: stranded.chainId, nonce, transactionId: record.id, hash: record.hash! });
     }

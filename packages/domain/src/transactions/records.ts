@@ -1,5 +1,5 @@
 /** Broadcast transaction records, their monitor checks and EVM nonce reservations: what the transaction stores implement. */
-import type { NewEvent } from '../ports.ts';
+import type { NewEvent, SignatureWrite } from '../ports.ts';
 import type { KeysetPosition } from '../shared/cursor.ts';
 export type TransactionStatus = 'pending' | 'submitted' | 'confirmed' | 'reverted' | 'failed';
 export type IntentKind = 'transfer' | 'sign_transaction' | 'yield';
@@ -242,9 +242,10 @@ export interface TransactionStore {
   /**
    * Writes the record and its events in one statement. With `reservationId`, the record's nonce is
    * taken from that reservation in the same statement, and nothing is written (NonceReservationLostError)
-   * when the reservation no longer holds it.
+   * when the reservation no longer holds it. With `signature`, the signature of the record's bytes
+   * (its audit row, events and spent reservation) is written in the same statement, or not at all.
    */
-  create(record: NewTransactionRecord, events: NewEvent[], reservationId?: string): Promise<TransactionRecord>;
+  create(record: NewTransactionRecord, events: NewEvent[], reservationId?: string, signature?: SignatureWrite): Promise<TransactionRecord>;
   /**
    * Applies the patch and writes the events in one transaction, only while the record's status is
    * still `onlyIfStatus` (a monitor may have resolved it meanwhile); null when it was not.

@@ -24,7 +24,7 @@ export interface SolanaRebuilderDeps {
 
 export function createSolanaRebuilder({ pipeline, gateways, attempts, loadWalletWithShares }: SolanaRebuilderDeps): SolanaRebuilder {
   return {
-    async sign(record, { recentBlockhash }) {
+    async sign(record, { recentBlockhash }, store) {
       if (record.walletType !== 'SOLANA' || record.intentKind !== 'transfer' || !record.network || record.to === null || record.value === null) {
         throw new Error('only Solana transfer records are rebuilt');
       }
@@ -33,19 +33,25 @@ export function createSolanaRebuilder({ pipeline, gateways, attempts, loadWallet
       const caller = await recordCaller(record, attempts);
       const { wallet, shares } = await loadWalletWithShares(caller, record.walletId);
       const built = await gateway.buildTransfer({ from: wallet.address, to: record.to, amount: BigInt(record.value), mint: record.tokenAddress ?? undefined, recentBlockhash });
-      const result = await pipeline.sign({
-        caller,
-        wallet,
-        shares,
-        operation: 'transaction',
-        action: TRANSFER_ACTION,
-        chain: { walletType: 'SOLANA', chainId: null, network: record.network },
-        transfer: { to: record.to, value: record.value, tokenAddress: record.tokenAddress },
-        input: parseSigningInput(wallet.type, 'transaction', { transaction: built.transaction, network: record.network }),
-        feeReplacementOf: record.id,
-      });
-      const signedTransaction = result.response.signedTransaction as string;
-      return { signedTransaction, signature: solanaSignature(signedTransaction, wallet.address) };
+      const signed = await pipeline.signAndRecord(
+        {
+          caller,
+          wallet,
+          shares,
+          operation: 'transaction',
+          action: TRANSFER_ACTION,
+          chain: { walletType: 'SOLANA', chainId: null, network: record.network },
+          transfer: { to: record.to, value: record.value, tokenAddress: record.tokenAddress },
+          input: parseSigningInput(wallet.type, 'transaction', { transaction: built.transaction, network: record.network }),
+          feeReplacementOf: record.id,
+        },
+        async (result, signature) => {
+          const signedTransaction = result.response.signedTransaction as string;
+          const attempt = { signedTransaction, signature: solanaSignature(signedTransaction, wallet.address) };
+          return (await store(attempt, signature)) ? attempt : null;
+        },
+      );
+      return signed?.recorded ?? null;
     },
   };
 }

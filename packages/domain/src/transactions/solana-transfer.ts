@@ -6,7 +6,7 @@ import type { Caller } from '../shared/caller.ts';
 import { fieldError } from '../shared/zod.ts';
 import { NO_RECORD_FIELDS, solanaSignature, type Broadcaster } from './broadcast.ts';
 import type { SigningContext } from '../signing/pipeline.ts';
-import { beforeRecord, signTransaction, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
+import { beforeRecord, transactionIntent, transferContext, TRANSFER_ACTION, type BroadcastResult, type ChainTargets, type TransactionServiceDeps } from './context.ts';
 import { autoRetrySwitch } from './auto-retry-policy.ts';
 import { transferKind, type TransferInput } from './schemas.ts';
 
@@ -38,17 +38,13 @@ export function createSolanaTransfers(deps: TransactionServiceDeps, targets: Cha
     async transfer(caller: Caller, wallet: WalletRecord, shares: EncryptedShare[], input: TransferInput): Promise<BroadcastResult> {
       const { target, latest, built } = await plan(wallet, input);
       const transfer = { to: input.to, value: input.value, tokenAddress: input.tokenAddress ?? null };
-      const signedTransaction = await signTransaction(
-        deps.pipeline,
-        { caller, wallet, shares, action: TRANSFER_ACTION, target, transfer },
-        { transaction: built.transaction, network: target.network },
-      );
-      return broadcast({
+      const autoRetry = autoRetrySwitch(input.autoRetry, (await deps.autoRetryDefault?.(caller)) ?? null, true);
+      const intent = transactionIntent({ caller, wallet, shares, action: TRANSFER_ACTION, target, transfer }, { transaction: built.transaction, network: target.network });
+      const signed = await broadcast.recordSigned(deps.pipeline, intent, (signedTransaction) => ({
         caller,
         wallet,
         intentKind: 'transfer',
         target,
-        signedTransaction,
         hash: solanaSignature(signedTransaction, wallet.address),
         fields: {
           ...NO_RECORD_FIELDS,
@@ -56,11 +52,12 @@ export function createSolanaTransfers(deps: TransactionServiceDeps, targets: Cha
           recentBlockhash: latest.blockhash,
           lastValidBlockHeight: latest.lastValidBlockHeight,
           // Managed retry rebuilds an expired transfer (monitor-rebuild.ts); it has no fee ceiling.
-          autoRetry: autoRetrySwitch(input.autoRetry, (await deps.autoRetryDefault?.(caller)) ?? null, true),
+          autoRetry,
           autoRetryMaxFeePerGas: null,
         },
         reservation: null,
-      });
+      }));
+      return broadcast.sendSigned(signed);
     },
 
     /** The intent a transfer would sign, for dry runs: built the same way (read-only chain calls), not signed. */

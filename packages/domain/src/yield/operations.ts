@@ -4,7 +4,7 @@
  * worker share.
  */
 import { z } from 'zod';
-import type { AuditEntry, Environment, NewTransactionRecord, TransactionRecord, TransactionStatus } from '../ports.ts';
+import type { AuditEntry, Environment, NewTransactionRecord, SignatureWrite, TransactionRecord, TransactionStatus } from '../ports.ts';
 import type { YieldAction } from './execution.ts';
 import type { YieldSource } from './markets.ts';
 
@@ -140,9 +140,10 @@ export interface YieldOperationStore {
   /**
    * Stores a signed step: creates its transaction record (signed bytes included), links it to the
    * operation and moves the operation to `submitted` with the prepared transaction cleared — one
-   * transaction, only if `owner` still holds the lease (which it keeps). Null when it did not.
+   * transaction, only if `owner` still holds the lease (which it keeps). Null when it did not. With
+   * `signature`, the step's signature (audit row, event, spend) is written in the same statement.
    */
-  addStep(owner: string, operationId: string, phase: YieldPhase, record: NewTransactionRecord, nextRunAt: Date): Promise<TransactionRecord | null>;
+  addStep(owner: string, operationId: string, phase: YieldPhase, record: NewTransactionRecord, nextRunAt: Date, signature?: SignatureWrite): Promise<TransactionRecord | null>;
   /** An active operation on the wallet and chain holds a prepared (nonce allocated) or unresolved signed transaction. */
   holdsWalletChain(walletId: string, chainId: number): Promise<boolean>;
 }

@@ -1,8 +1,8 @@
 /**
  * One yield step from a simulated call to a sent transaction: gas and fees, the nonce allocated and
  * stored with the prepared transaction (so a restart signs exactly it again), the signature through
- * the signing pipeline, the record (signed bytes included) stored before any node sees it, then
- * the send. An uncertain send leaves the record `pending` (step `signed`) and the worker re-sends
+ * the signing pipeline with the record (signed bytes included) stored in the signature's own commit
+ * before any node sees it, then the send. An uncertain send leaves the record `pending` (step `signed`) and the worker re-sends
  * the same bytes later; it never signs a new fee or a replacement itself: the monitor's managed
  * retry replaces a step stuck under the base fee (same nonce and call, higher fees).
  */
@@ -11,12 +11,13 @@ import { ApiError } from '../errors.ts';
 import type { TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { CrashAt } from '../shared/crash-points.ts';
 import type { EncryptedShare } from '../custody/types.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { FIRST_CHECK_DELAY_MS, sendRecorded, type SendOutcome } from '../transactions/broadcast.ts';
 import { DEFAULT_CEILING_MULTIPLIER } from '../transactions/attempts.ts';
 import { decideAutoRetry, type ProjectAutoRetryDefault } from '../transactions/auto-retry-policy.ts';
-import { signTransaction } from '../transactions/context.ts';
+import { signTransactionAndRecord, transactionIntent } from '../transactions/context.ts';
 import type { EvmGateway } from '../transactions/gateways.ts';
 import type { YieldCall } from './calls.ts';
 import type { PreparedYieldTransaction, YieldOperationRecord, YieldOperationStore, YieldPlan } from './operations.ts';
@@ -33,6 +34,8 @@ export interface YieldStepDeps {
   loadWalletWithShares: (caller: Caller, walletId: string) => Promise<{ wallet: WalletRecord; shares: EncryptedShare[] }>;
   /** The project's managed-retry default (console); absent or null: the built-in one (on, 10 × the first maxFeePerGas). */
   autoRetryDefault?: (caller: Caller) => Promise<ProjectAutoRetryDefault | null>;
+  /** Fault injection in tests (CRASH_AT `signed`): kills the process between a step's signature and its record. */
+  crashAt?: CrashAt;
 }
 
 /** The signer of every step: the caller who created the operation (policies, audit, spend). */
@@ -48,7 +51,7 @@ export function operationCaller(operation: YieldOperationRecord): Caller {
   };
 }
 
-export function createYieldSteps({ store, transactions, pipeline, clock, isDevnet, loadWalletWithShares, autoRetryDefault }: YieldStepDeps) {
+export function createYieldSteps({ store, transactions, pipeline, clock, isDevnet, loadWalletWithShares, autoRetryDefault, crashAt }: YieldStepDeps) {
   /** Sends stored signed bytes; a lost answer keeps the record `pending` for the worker to re-send the same bytes. */
   const send = (gateway: EvmGateway, record: TransactionRecord, resend: boolean): Promise<SendOutcome> =>
     sendRecorded({ store: transactions, clock, isDevnet }, record, { type: 'EVM', gateway, chainId: record.chainId! }, { resend, nonceToRelease: record.nonce, onUnreachable: 'keep-pending' });
@@ -93,8 +96,12 @@ export function createYieldSteps({ store, transactions, pipeline, clock, isDevne
     const target = { type: 'EVM' as const, gateway, chainId: String(operation.chainId) };
     // A lease lost since it was last checked (a stalled process; another one continues) signs nothing.
     if (!(await store.holdsLease(owner, operation.id, clock.now()))) return null;
-    const signed = await signTransaction(
-      pipeline,
+    // Managed automatic retry (docs/yield.md): the project's default, else on with a ceiling of 10 × the first fee.
+    const retry = decideAutoRetry(undefined, (await autoRetryDefault?.(caller)) ?? null, {
+      enabled: true,
+      ceiling: (BigInt(prepared.maxFeePerGas) * DEFAULT_CEILING_MULTIPLIER).toString(),
+    });
+    const intent = transactionIntent(
       { caller, wallet, shares, action: prepared.signingAction, target, transfer: null },
       {
         transaction: {
@@ -110,50 +117,50 @@ export function createYieldSteps({ store, transactions, pipeline, clock, isDevne
         },
       },
     );
-    // Managed automatic retry (docs/yield.md): the project's default, else on with a ceiling of 10 × the first fee.
-    const retry = decideAutoRetry(undefined, (await autoRetryDefault?.(caller)) ?? null, {
-      enabled: true,
-      ceiling: (BigInt(prepared.maxFeePerGas) * DEFAULT_CEILING_MULTIPLIER).toString(),
+    // The step's record is stored in the signature's own commit (a lease lost meanwhile stores neither).
+    const record = await signTransactionAndRecord(pipeline, intent, (signed, signature) => {
+      crashAt?.('signed');
+      const now = clock.now();
+      return store.addStep(
+        owner,
+        operation.id,
+        prepared.phase,
+        {
+          id: crypto.randomUUID(),
+          projectId: operation.projectId,
+          partnerId: operation.partnerId,
+          walletId: operation.walletId,
+          walletType: 'EVM',
+          intentKind: 'yield',
+          status: 'pending',
+          chainId: String(operation.chainId),
+          network: null,
+          fromAddress: wallet.address,
+          to: prepared.to,
+          value: '0',
+          tokenAddress: null,
+          nonce: prepared.nonce,
+          hash: keccak256(signed as Hex),
+          recentBlockhash: null,
+          lastValidBlockHeight: null,
+          nonceAccount: null,
+          failureStage: null,
+          failureCode: null,
+          failureMessage: null,
+          monitoring: null,
+          cancellationOf: null,
+          requestId: operation.requestId,
+          apiKeyId: operation.apiKeyId,
+          signedTransaction: signed,
+          autoRetry: retry.enabled,
+          autoRetryMaxFeePerGas: retry.ceiling,
+          submittedAt: null,
+          nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
+        },
+        nextRunAt,
+        signature,
+      );
     });
-    const now = clock.now();
-    const record = await store.addStep(
-      owner,
-      operation.id,
-      prepared.phase,
-      {
-        id: crypto.randomUUID(),
-        projectId: operation.projectId,
-        partnerId: operation.partnerId,
-        walletId: operation.walletId,
-        walletType: 'EVM',
-        intentKind: 'yield',
-        status: 'pending',
-        chainId: String(operation.chainId),
-        network: null,
-        fromAddress: wallet.address,
-        to: prepared.to,
-        value: '0',
-        tokenAddress: null,
-        nonce: prepared.nonce,
-        hash: keccak256(signed as Hex),
-        recentBlockhash: null,
-        lastValidBlockHeight: null,
-        nonceAccount: null,
-        failureStage: null,
-        failureCode: null,
-        failureMessage: null,
-        monitoring: null,
-        cancellationOf: null,
-        requestId: operation.requestId,
-        apiKeyId: operation.apiKeyId,
-        signedTransaction: signed,
-        autoRetry: retry.enabled,
-        autoRetryMaxFeePerGas: retry.ceiling,
-        submittedAt: null,
-        nextCheckAt: new Date(now.getTime() + FIRST_CHECK_DELAY_MS),
-      },
-      nextRunAt,
-    );
     if (!record) return null;
     return send(gateway, record, false);
   }
