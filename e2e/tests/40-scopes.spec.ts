@@ -157,9 +157,9 @@ test('a transfer over REST waits for two finance approvals: the case in the cons
   await expect(stage).toContainText(shared.secondUserId);
   const times = detail.getByRole('region', { name: 'Status times' });
   for (const label of ['Created', 'Completed', 'Consumed']) {
-    await expect(times.getByText(label, { exact: true }).locator('xpath=following-sibling::dd[1]')).not.toHaveText('—');
+    await expect(times.getByText(label, { exact: true }).locator('xpath=following-sibling::dd[1]')).not.toHaveText('none');
   }
-  await expect(times.getByText('Rejected', { exact: true }).locator('xpath=following-sibling::dd[1]')).toHaveText('—');
+  await expect(times.getByText('Rejected', { exact: true }).locator('xpath=following-sibling::dd[1]')).toHaveText('none');
   await snap(page, 'case-consumed');
 
   // The record it gated: confirmed on the devnet (1 s blocks, the monitor checks every 5 s).

@@ -1,10 +1,11 @@
 'use client';
 
 import { formatGwei, type AutoRetryView } from '@/lib/auto-retry';
-import { Badge, Card, DefinitionList, formatDate, Mono, Table, Td } from './ui';
+import { Badge, Card, DefinitionList, formatDate, Table, Td } from './ui';
+import { CopyableValue, None } from './values';
 
 function Fee({ wei }: { wei: string | undefined }) {
-  if (wei === undefined) return <span className="text-slate-400">—</span>;
+  if (wei === undefined) return <None />;
   return (
     <span title={`${wei} wei`}>
       {formatGwei(wei)} <span className="text-xs text-slate-500">{wei} wei</span>
@@ -34,7 +35,9 @@ export function TransactionAttempts({ autoRetry }: { autoRetry: AutoRetryView })
             {autoRetry.attempts.map((attempt, i) => (
               <tr key={attempt.hash ?? i} data-testid="tx-attempt">
                 <Td>{i + 1}</Td>
-                <Td>{attempt.hash ? <Mono>{attempt.hash}</Mono> : '—'}</Td>
+                <Td>
+                  <CopyableValue value={attempt.hash} label="hash" width="md" />
+                </Td>
                 <Td>
                   <span data-testid="tx-attempt-max-fee">
                     <Fee wei={attempt.maxFeePerGas} />
@@ -43,7 +46,11 @@ export function TransactionAttempts({ autoRetry }: { autoRetry: AutoRetryView })
                 <Td>
                   <Fee wei={attempt.maxPriorityFeePerGas} />
                 </Td>
-                {showBlockhash ? <Td>{attempt.recentBlockhash ? <Mono>{attempt.recentBlockhash}</Mono> : '—'}</Td> : null}
+                {showBlockhash ? (
+                  <Td>
+                    <CopyableValue value={attempt.recentBlockhash} label="recent blockhash" width="sm" />
+                  </Td>
+                ) : null}
                 <Td>{formatDate(attempt.sentAt)}</Td>
                 <Td>
                   <span data-testid="tx-attempt-outcome">

@@ -9,6 +9,7 @@ import { intentKinds, transactionStatuses } from '@/lib/schemas';
 import { gasCostInEth, reviewHref, stageMeaning } from '@/lib/sponsored-records';
 import { useTRPC } from '@/lib/trpc';
 import { Amount, useChains } from './amount';
+import { CopyableValue } from './values';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
 
 /** Marks a record the service sent itself at a nonce nothing held (`serviceInitiated: 'nonce_gap_filler'`). */
@@ -247,28 +248,35 @@ export function TransactionList({ projectId, walletId, filters: given, onFilters
         </Empty>
       ) : (
         <>
-          <Table head={['Created', 'Status', 'Intent', 'Chain', 'Hash', 'To', 'Amount', ...(walletId ? [] : ['User', 'Wallet']), 'Failure']}>
+          <Table head={['Created', 'Status', 'Intent', 'Chain', 'Hash', 'To', 'Amount', ...(walletId ? [] : ['User', 'Wallet'])]}>
             {rows.map((tx) => (
               <tr key={tx.transactionId} data-testid={`tx-${tx.transactionId}`} className="hover:bg-slate-50">
-                <Td className="whitespace-nowrap">
+                <Td>
                   <Link className="text-indigo-600 hover:underline" href={`/transactions/${tx.transactionId}`}>
                     {formatDate(tx.createdAt)}
                   </Link>
                 </Td>
                 <Td>
                   <Badge value={tx.status} />
+                  {tx.failureCode || tx.failureStage ? (
+                    <span data-testid="tx-failure" className="ml-1 text-xs text-rose-700" title={tx.failureStage ? `failed at ${tx.failureStage}` : undefined}>
+                      {tx.failureCode ?? tx.failureStage}
+                    </span>
+                  ) : null}
                 </Td>
                 <Td>
                   {tx.intentKind}
                   {tx.serviceInitiated === 'nonce_gap_filler' ? <GapFillerBadge /> : null}
                   {tx.executionMode === 'sponsored' ? <SponsoredBadge /> : null}
                 </Td>
-                <Td>{tx.chainId ? `EVM ${tx.chainId}` : (tx.network ?? tx.walletType)}</Td>
                 <Td>
-                  <Mono title={tx.hash ?? undefined}>{short(tx.hash)}</Mono>
+                  <span title={tx.chainId ? `EVM chain ${tx.chainId}` : tx.walletType}>{tx.chainId ?? tx.network ?? tx.walletType}</span>
                 </Td>
                 <Td>
-                  <Mono title={tx.to}>{short(tx.to, 8, 4)}</Mono>
+                  <CopyableValue value={tx.hash} label="hash" width="sm" />
+                </Td>
+                <Td>
+                  <CopyableValue value={tx.to} label="recipient" width="xs" />
                 </Td>
                 <Td>
                   <Amount value={tx.value} at={tx} />
@@ -276,16 +284,15 @@ export function TransactionList({ projectId, walletId, filters: given, onFilters
                 {walletId ? null : (
                   <>
                     <Td>
-                      <span data-testid="tx-user">{tx.userIdentifier ?? '—'}</span>
+                      <span data-testid="tx-user">
+                        <CopyableValue value={tx.userIdentifier} label="user" width="xs" mono={false} />
+                      </span>
                     </Td>
                     <Td>
-                      <Link className="text-indigo-600 hover:underline" href={`/wallets/${tx.walletId}`}>
-                        <Mono>{short(tx.walletId, 8, 4)}</Mono>
-                      </Link>
+                      <CopyableValue value={tx.walletId} label="wallet id" href={`/wallets/${tx.walletId}`} width="xs" />
                     </Td>
                   </>
                 )}
-                <Td>{tx.failureCode ?? tx.failureStage ?? '—'}</Td>
               </tr>
             ))}
           </Table>

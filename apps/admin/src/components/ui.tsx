@@ -2,6 +2,7 @@
 
 import { cloneElement, useId, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactElement, type ReactNode, type SelectHTMLAttributes } from 'react';
 import { apiFailure } from '@/lib/trpc';
+import { None } from './values';
 
 export function cx(...parts: (string | false | null | undefined)[]) {
   return parts.filter(Boolean).join(' ');
@@ -136,7 +137,7 @@ const statusColors: Record<string, string> = {
 };
 
 export function Badge({ value }: { value: string | null | undefined }) {
-  if (!value) return <span className="text-slate-400">—</span>;
+  if (!value) return <None />;
   return <span className={cx('inline-block rounded-full px-2 py-0.5 text-xs font-medium', statusColors[value] ?? 'bg-slate-100 text-slate-700')}>{value}</span>;
 }
 
@@ -148,14 +149,21 @@ export function Mono({ children, title }: { children: ReactNode; title?: string 
   );
 }
 
-export function Table({ head, children }: { head: ReactNode[]; children: ReactNode }) {
+const stickyCell = 'sticky right-0 z-10 bg-white shadow-[-6px_0_6px_-6px_rgba(15,23,42,0.25)]';
+
+/**
+ * A table whose rows stay one line: cells do not wrap (long values go in a CopyableValue, cut with
+ * an ellipsis), and with `stickyLast` the last column (the row's actions, its cells a `<Td sticky>`)
+ * stays in view at the right edge when the table is wider than its container and scrolls.
+ */
+export function Table({ head, children, stickyLast = false }: { head: ReactNode[]; children: ReactNode; stickyLast?: boolean }) {
   return (
     <div className="overflow-x-auto">
       <table className="min-w-full text-left">
         <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
           <tr>
             {head.map((h, i) => (
-              <th key={i} className="px-3 py-2 font-medium">
+              <th key={i} className={cx('whitespace-nowrap px-2 py-2 font-medium', stickyLast && i === head.length - 1 && stickyCell)}>
                 {h}
               </th>
             ))}
@@ -177,8 +185,9 @@ export function LoadMore({ list }: { list: { hasNextPage: boolean; isFetchingNex
   );
 }
 
-export function Td({ children, className }: { children?: ReactNode; className?: string }) {
-  return <td className={cx('px-3 py-2 align-top', className)}>{children}</td>;
+/** A table cell on one line; `sticky` for the cells of a `<Table stickyLast>`'s last column. */
+export function Td({ children, className, sticky = false }: { children?: ReactNode; className?: string; sticky?: boolean }) {
+  return <td className={cx('whitespace-nowrap px-2 py-2 align-middle', sticky && stickyCell, className)}>{children}</td>;
 }
 
 /** A secret shown once: readable, copyable, and gone when dismissed. */
@@ -208,7 +217,7 @@ export function DefinitionList({ items }: { items: [string, ReactNode][] }) {
       {items.map(([term, value]) => (
         <div key={term} className="contents">
           <dt className="text-xs font-medium uppercase tracking-wide text-slate-500 sm:py-0.5">{term}</dt>
-          <dd className="min-w-0 break-words">{value ?? <span className="text-slate-400">—</span>}</dd>
+          <dd className="min-w-0 break-words">{value === null || value === undefined || value === '' ? <None /> : value}</dd>
         </div>
       ))}
     </dl>
@@ -216,12 +225,12 @@ export function DefinitionList({ items }: { items: [string, ReactNode][] }) {
 }
 
 export function formatDate(value: string | Date | null | undefined) {
-  if (!value) return '—';
+  if (!value) return 'none';
   const date = typeof value === 'string' ? new Date(value) : value;
   return Number.isNaN(date.getTime()) ? String(value) : date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
 export function short(value: string | null | undefined, head = 10, tail = 6) {
-  if (!value) return '—';
+  if (!value) return 'none';
   return value.length > head + tail + 1 ? `${value.slice(0, head)}…${value.slice(-tail)}` : value;
 }

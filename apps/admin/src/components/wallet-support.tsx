@@ -1,11 +1,11 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { formatAmount } from '@wallet/domain/chains/amounts.ts';
 import { useTRPC } from '@/lib/trpc';
 import { CaseAmount } from './amount';
-import { Badge, Empty, ErrorBox, formatDate, Loading, Mono, short, Table, Td } from './ui';
+import { CopyableValue } from './values';
+import { Badge, Empty, ErrorBox, formatDate, Loading, Mono, Table, Td } from './ui';
 
 /** Native and USDC balances on every configured chain of the wallet's type, read live (a silent chain: unavailable). */
 export function WalletBalances({ walletId }: { walletId: string }) {
@@ -60,9 +60,7 @@ export function WalletCases({ walletId }: { walletId: string }) {
             <CaseAmount request={c.request} />
           </Td>
           <Td>
-            <Link className="text-indigo-600 hover:underline" href={`/cases?project=${c.projectId}&env=${c.environment}&case=${c.caseId}`}>
-              <Mono>{short(c.caseId, 8, 4)}</Mono>
-            </Link>
+            <CopyableValue value={c.caseId} label="case id" href={`/cases?project=${c.projectId}&env=${c.environment}&case=${c.caseId}`} width="sm" />
           </Td>
         </tr>
       ))}

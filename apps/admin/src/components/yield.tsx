@@ -1,13 +1,13 @@
 'use client';
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useState } from 'react';
 import { yieldOperationStatuses } from '@/lib/schemas';
 import { useSession } from '@/lib/session';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 import { UsdcAmount } from './amount';
-import { Badge, Button, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
+import { Badge, Button, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, Table, Td } from './ui';
+import { CopyableValue, None } from './values';
 
 type Operation = RouterOutputs['yield']['list']['data'][number];
 
@@ -15,14 +15,12 @@ type Operation = RouterOutputs['yield']['list']['data'][number];
 function Steps({ operation }: { operation: Operation }) {
   if (operation.transactions.length === 0) return <span className="text-slate-400">none signed</span>;
   return (
-    <ul className="space-y-1">
+    <ul className="flex gap-3">
       {operation.transactions.map((step) => (
-        <li key={step.transactionId} data-testid={`yield-step-${step.phase}`} className="flex flex-wrap items-center gap-1.5">
+        <li key={step.transactionId} data-testid={`yield-step-${step.phase}`} className="flex items-center gap-1.5">
           <span className="text-xs text-slate-500">{step.phase}</span>
           <Badge value={step.status} />
-          <Link className="text-indigo-600 hover:underline" href={`/transactions/${step.transactionId}`} title={step.hash}>
-            <Mono>{short(step.hash)}</Mono>
-          </Link>
+          <CopyableValue value={step.hash} label={`${step.phase} hash`} href={`/transactions/${step.transactionId}`} width="xs" />
         </li>
       ))}
     </ul>
@@ -66,13 +64,13 @@ export function YieldOperationList({ projectId, walletId }: { projectId: string;
         </Empty>
       ) : (
         <>
-          <Table head={['Created', 'Status', 'Action', 'Amount', 'Market', ...(walletId ? [] : ['Wallet']), 'Steps', 'Error', '']}>
+          <Table head={['Operation', 'Created', 'Status', 'Action', 'Amount', 'Market', ...(walletId ? [] : ['Wallet']), 'Steps', 'Error', '']} stickyLast>
             {rows.map((op) => (
               <tr key={op.id} data-testid={`yield-${op.id}`} data-status={op.status} className="hover:bg-slate-50">
-                <Td className="whitespace-nowrap">
-                  {formatDate(op.createdAt)}
-                  <div className="text-xs text-slate-400">{op.id}</div>
+                <Td>
+                  <CopyableValue value={op.id} label="operation id" width="xs" />
                 </Td>
+                <Td>{formatDate(op.createdAt)}</Td>
                 <Td>
                   <Badge value={op.status} />
                 </Td>
@@ -85,16 +83,14 @@ export function YieldOperationList({ projectId, walletId }: { projectId: string;
                 </Td>
                 {walletId ? null : (
                   <Td>
-                    <Link className="text-indigo-600 hover:underline" href={`/wallets/${op.walletId}`}>
-                      <Mono>{short(op.walletId, 8, 4)}</Mono>
-                    </Link>
+                    <CopyableValue value={op.walletId} label="wallet id" href={`/wallets/${op.walletId}`} width="xs" />
                   </Td>
                 )}
                 <Td>
                   <Steps operation={op} />
                 </Td>
-                <Td>{op.error ? <span title={op.error.message ?? undefined}>{op.error.code}</span> : '—'}</Td>
-                <Td className="text-right">
+                <Td>{op.error ? <span title={op.error.message ?? undefined}>{op.error.code}</span> : <None />}</Td>
+                <Td sticky className="text-right">
                   {canWrite && op.cancellable ? (
                     <Button
                       variant="danger"
@@ -129,8 +125,7 @@ export function YieldPositions({ walletId }: { walletId: string }) {
       {positions.data.map(({ market, position, error }) => (
         <tr key={market.id} data-testid={`position-${market.id}`}>
           <Td>
-            <span className="font-medium">{market.name}</span>
-            <div className="text-xs text-slate-400">{market.id}</div>
+            <span className="font-medium">{market.name}</span> <span className="font-mono text-xs text-slate-400">{market.id}</span>
           </Td>
           {position ? (
             <>
@@ -140,7 +135,7 @@ export function YieldPositions({ walletId }: { walletId: string }) {
               <Td>
                 <UsdcAmount amount={position.withdrawal.availableAmount} chainId={market.chainId} />
               </Td>
-              <Td>{'shares' in position ? position.shares.balance : '—'}</Td>
+              <Td>{'shares' in position ? position.shares.balance : <None />}</Td>
               <Td>{position.blockNumber}</Td>
             </>
           ) : (

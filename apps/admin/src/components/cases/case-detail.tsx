@@ -12,6 +12,7 @@ import type { ScopeLocation } from '../scopes/shared';
 import { Badge, Button, Card, DefinitionList, ErrorBox, formatDate, Loading, Mono, Table, Td } from '../ui';
 import type { ApprovalCase } from './case-list';
 import { DecideReview } from './partner-reviews';
+import { CopyableValue, None } from '../values';
 
 function Stages({ stages }: { stages: ApprovalCase['stages'] }) {
   return (
@@ -19,8 +20,7 @@ function Stages({ stages }: { stages: ApprovalCase['stages'] }) {
       {stages.map((stage) => (
         <tr key={stage.id} data-testid={`case-stage-${stage.id}`}>
           <Td>
-            <Mono>{stage.id}</Mono>
-            <div className="text-xs text-slate-400">requirement {stage.requirementId}</div>
+            <Mono>{stage.id}</Mono> <span className="text-xs text-slate-400">requirement {stage.requirementId}</span>
           </Td>
           <Td>{eligibilityLabel(stage)}</Td>
           <Td>{approvalCount(stage)}</Td>
@@ -28,16 +28,16 @@ function Stages({ stages }: { stages: ApprovalCase['stages'] }) {
             {stage.approvals.length === 0 ? (
               <span className="text-slate-400">none yet</span>
             ) : (
-              <ul className="space-y-0.5">
+              <ul className="flex gap-3">
                 {stage.approvals.map((a) => (
                   <li key={a.userId}>
-                    <Mono>{a.userId}</Mono> <span className="text-xs text-slate-500">{formatDate(a.at)}</span>
+                    <CopyableValue value={a.userId} label="approver's user id" width="sm" /> <span className="text-xs text-slate-500">{formatDate(a.at)}</span>
                   </li>
                 ))}
               </ul>
             )}
           </Td>
-          <Td className="whitespace-nowrap">{formatDate(stage.completedAt)}</Td>
+          <Td>{formatDate(stage.completedAt)}</Td>
         </tr>
       ))}
     </Table>
@@ -117,8 +117,8 @@ export function CaseDetail({ location, caseId, onClose }: { location: ScopeLocat
             ['Status', <Badge key="s" value={c.status} />],
             ['Why it ended', c.terminalReason],
             ['Wallet', <Link key="w" className="text-indigo-600 hover:underline" href={`/wallets/${c.walletId}`}><Mono>{c.walletId}</Mono></Link>],
-            ['Authorization scope', <Mono key="sc">{c.authorizationScopeId}</Mono>],
-            ['Binding revision', String(c.bindingRevision)],
+            ['Authorization scope', c.authorizationScopeId ? <Mono key="sc">{c.authorizationScopeId}</Mono> : null],
+            ['Binding revision', c.bindingRevision === null ? null : String(c.bindingRevision)],
             ['Initiator', c.initiatorUserId ? <Mono key="i">{c.initiatorUserId}</Mono> : null],
             ['API key', <Mono key="k">{c.apiKeyId}</Mono>],
             ['Idempotency-Key', c.idempotencyKey ? <Mono key="ik">{c.idempotencyKey}</Mono> : null],
@@ -141,7 +141,7 @@ export function CaseDetail({ location, caseId, onClose }: { location: ScopeLocat
         </section>
         <section aria-label="Stages" className="space-y-2">
           <h3 className="font-medium text-slate-800">Stages</h3>
-          <Stages stages={c.stages} />
+          {c.stages.length > 0 ? <Stages stages={c.stages} /> : <None />}
         </section>
         {c.partnerReview ? (
           <section aria-label="Partner review" className="space-y-2" data-testid="case-partner-review" data-decision={c.partnerReview.decision ?? 'none'}>

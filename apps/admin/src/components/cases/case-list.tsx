@@ -1,14 +1,14 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useState } from 'react';
 import { requestSummary } from '@/lib/approval-cases';
 import { CaseAmount } from '../amount';
 import { approvalCaseStatuses } from '@/lib/schemas';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 import type { ScopeLocation } from '../scopes/shared';
-import { Badge, Button, cx, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from '../ui';
+import { Badge, Button, cx, Empty, ErrorBox, formatDate, Loading, LoadMore, Select, Table, Td } from '../ui';
+import { CopyableValue } from '../values';
 
 export type ApprovalCase = RouterOutputs['approvalCases']['get'];
 
@@ -37,33 +37,32 @@ export function CaseList({ location, selected, onSelect }: { location: ScopeLoca
         </Empty>
       ) : (
         <>
-          <Table head={['Created', 'Status', 'Wallet', 'Request', 'Amount', 'Recipient', 'Expires', '']}>
+          <Table head={['Case', 'Status', 'Request', 'Amount', 'Recipient', 'Expires', 'Wallet', 'Created', '']} stickyLast>
             {rows.map((c) => {
               const summary = requestSummary(c.request);
               return (
                 <tr key={c.caseId} data-testid={`case-${c.caseId}`} data-status={c.status} className={cx('hover:bg-slate-50', selected === c.caseId && 'bg-indigo-50')}>
-                  <Td className="whitespace-nowrap">
-                    {formatDate(c.createdAt)}
-                    <div className="text-xs text-slate-400">{c.caseId}</div>
+                  <Td>
+                    <CopyableValue value={c.caseId} label="case id" width="xs" />
                   </Td>
                   <Td>
                     <Badge value={c.status} />
                   </Td>
                   <Td>
-                    <Link className="text-indigo-600 hover:underline" href={`/wallets/${c.walletId}`} title={c.walletId}>
-                      <Mono>{short(c.walletId, 8, 4)}</Mono>
-                    </Link>
-                  </Td>
-                  <Td>
-                    {summary.action}
-                    <div className="text-xs text-slate-500">{summary.chain}</div>
+                    {summary.action} <span className="text-xs text-slate-500">{summary.chain}</span>
                   </Td>
                   <Td>
                     <CaseAmount request={c.request} />
                   </Td>
-                  <Td>{summary.recipient ? <Mono title={summary.recipient}>{short(summary.recipient)}</Mono> : <span className="text-slate-400">—</span>}</Td>
-                  <Td className="whitespace-nowrap">{formatDate(c.expiresAt)}</Td>
                   <Td>
+                    <CopyableValue value={summary.recipient} label="recipient" width="xs" />
+                  </Td>
+                  <Td>{formatDate(c.expiresAt)}</Td>
+                  <Td>
+                    <CopyableValue value={c.walletId} label="wallet id" href={`/wallets/${c.walletId}`} width="xs" />
+                  </Td>
+                  <Td>{formatDate(c.createdAt)}</Td>
+                  <Td sticky>
                     <Button variant="secondary" aria-label={`Open case ${c.caseId}`} onClick={() => onSelect(c.caseId)}>
                       Open
                     </Button>

@@ -1,7 +1,6 @@
 'use client';
 
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { requestSummary } from '@/lib/approval-cases';
 import { CaseAmount } from '../amount';
@@ -10,7 +9,8 @@ import { partnerReviewStatuses } from '@/lib/schemas';
 import { useSession } from '@/lib/session';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 import type { ScopeLocation } from '../scopes/shared';
-import { Badge, Button, Empty, ErrorBox, formatDate, Loading, LoadMore, Mono, Select, short, Table, Td } from '../ui';
+import { Badge, Button, Empty, ErrorBox, formatDate, Loading, LoadMore, Select, Table, Td } from '../ui';
+import { CopyableValue } from '../values';
 
 export type PartnerReview = RouterOutputs['partnerReviews']['get'];
 type Status = (typeof partnerReviewStatuses)[number];
@@ -44,7 +44,7 @@ export function DecideReview({ location, reviewId, onDecided }: { location: Scop
   const busy = approve.isPending || reject.isPending;
   const error = approve.error ?? reject.error;
   return (
-    <div className="flex flex-wrap items-center gap-2">
+    <div className="flex items-center gap-2">
       {confirming ? (
         <>
           <span className="text-xs text-slate-600">The request can never sign under its key.</span>
@@ -117,39 +117,44 @@ export function PartnerReviewQueue({ location }: { location: ScopeLocation }) {
         </Empty>
       ) : (
         <>
-          <Table head={['Created', 'Status', 'Wallet', 'Request', 'Amount', 'Recipient', 'Expires', '']}>
+          <Table head={['Review', 'Status', 'Request', 'Amount', 'Recipient', 'Expires', 'Wallet', 'Created', '']} stickyLast>
             {rows.map((r) => {
               const summary = requestSummary(r.request);
               return (
                 <tr key={r.reviewId} data-testid={`review-${r.reviewId}`} data-status={r.status}>
-                  <Td className="whitespace-nowrap">
-                    {formatDate(r.createdAt)}
-                    <div className="text-xs text-slate-400">{r.reviewId}</div>
+                  <Td>
+                    <CopyableValue value={r.reviewId} label="review id" width="xs" />
                   </Td>
                   <Td>
                     <Badge value={r.status} />
-                    {r.decidedBy ? <div className="text-xs text-slate-500">by {reviewerLabel(r.decidedBy)}</div> : null}
+                    {r.decidedBy ? <span className="ml-1 text-xs text-slate-500">by {reviewerLabel(r.decidedBy)}</span> : null}
                   </Td>
                   <Td>
-                    <Link className="text-indigo-600 hover:underline" href={`/wallets/${r.walletId}`} title={r.walletId}>
-                      <Mono>{short(r.walletId, 8, 4)}</Mono>
-                    </Link>
-                  </Td>
-                  <Td>
-                    {summary.action}
-                    <div className="text-xs text-slate-500">{summary.chain}</div>
+                    {summary.action} <span className="text-xs text-slate-500">{summary.chain}</span>
                   </Td>
                   <Td>
                     <CaseAmount request={r.request} />
                   </Td>
-                  <Td>{summary.recipient ? <Mono title={summary.recipient}>{short(summary.recipient)}</Mono> : <span className="text-slate-400">—</span>}</Td>
-                  <Td className="whitespace-nowrap">
-                    {formatDate(r.expiresAt)}
-                    {isDecidable(r.status) ? <div className="text-xs text-amber-700">{timeLeft(r.expiresAt, now)}</div> : null}
+                  <Td>
+                    <CopyableValue value={summary.recipient} label="recipient" width="xs" />
                   </Td>
                   <Td>
+                    {/* A pending review shows the time it has left, its expiry on hover. */}
+                    {isDecidable(r.status) ? (
+                      <span className="text-amber-700" title={formatDate(r.expiresAt)}>
+                        {timeLeft(r.expiresAt, now)}
+                      </span>
+                    ) : (
+                      formatDate(r.expiresAt)
+                    )}
+                  </Td>
+                  <Td>
+                    <CopyableValue value={r.walletId} label="wallet id" href={`/wallets/${r.walletId}`} width="xs" />
+                  </Td>
+                  <Td>{formatDate(r.createdAt)}</Td>
+                  <Td sticky>
                     {isOwner && isDecidable(r.status) ? <DecideReview location={location} reviewId={r.reviewId} onDecided={onDecided} /> : null}
-                    {notes[r.reviewId] ? <p className="text-xs text-slate-600">{notes[r.reviewId]}</p> : null}
+                    {notes[r.reviewId] ? <span className="text-xs text-slate-600">{notes[r.reviewId]}</span> : null}
                   </Td>
                 </tr>
               );

@@ -45,12 +45,16 @@ export function ActivePolicies({
         ) : list.data.policies.length === 0 ? (
           <Empty title="No active policy">While no policy is active, every request of this environment is allowed (raw signatures too).</Empty>
         ) : (
-          <Table head={['Policy', 'Version', 'Wallet type', 'Networks', 'Rules', 'Effective', 'Created', '']}>
+          <Table head={['Policy', 'Version', 'Wallet type', 'Networks', 'Rules', 'Effective', 'Created', '']} stickyLast>
             {list.data.policies.map((policy) => (
               <tr key={policy.policyId} data-testid="policy-row" data-policy-id={policy.policyId} data-version={policy.version}>
                 <Td>
                   <Mono>{policy.policyId}</Mono>
-                  {policy.definition.metadata.description ? <div className="text-xs text-slate-500">{policy.definition.metadata.description}</div> : null}
+                  {policy.definition.metadata.description ? (
+                    <span className="ml-2 inline-block max-w-[14rem] truncate align-middle text-xs text-slate-500" title={policy.definition.metadata.description}>
+                      {policy.definition.metadata.description}
+                    </span>
+                  ) : null}
                 </Td>
                 <Td>
                   <span data-testid="policy-version">v{policy.version}</span> <Badge value={policy.status} />
@@ -58,15 +62,14 @@ export function ActivePolicies({
                 <Td>{policy.walletType}</Td>
                 <Td>{policy.definition.selector.chainId?.join(', ') ?? 'every network'}</Td>
                 <Td>{policy.definition.rules.length}</Td>
-                <Td className="whitespace-nowrap text-xs">
+                <Td className="text-xs">
                   {policy.effectiveFrom || policy.effectiveUntil ? `${formatDate(policy.effectiveFrom)} → ${formatDate(policy.effectiveUntil)}` : 'always'}
                 </Td>
-                <Td className="whitespace-nowrap text-xs">
-                  {formatDate(policy.createdAt)}
-                  <div className="text-slate-500">{actorLabel(policy.createdBy)}</div>
+                <Td className="text-xs">
+                  {formatDate(policy.createdAt)} <span className="text-slate-500">{actorLabel(policy.createdBy)}</span>
                 </Td>
-                <Td>
-                  <div className="flex flex-wrap gap-1">
+                <Td sticky>
+                  <div className="flex gap-1">
                     <Button variant="secondary" onClick={() => onVersions(policy.policyId)}>
                       Versions
                     </Button>

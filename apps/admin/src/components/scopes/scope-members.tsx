@@ -1,7 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { Button, Empty, ErrorBox, formatDate, Loading, Mono, Table, Td } from '@/components/ui';
+import { Button, Empty, ErrorBox, formatDate, Loading, Table, Td } from '@/components/ui';
+import { CopyableValue } from '@/components/values';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 import { AssignmentChips, type ScopeLocation } from './shared';
@@ -16,18 +17,18 @@ export function ScopeMembers({ location, scopeId, onOpen }: { location: ScopeLoc
   if (members.data.data.length === 0) return <Empty title="No members in this scope">Assign a role or attribute to a user below (or over REST).</Empty>;
   return (
     <div className="space-y-2">
-      <Table head={['User', 'Roles and attributes', 'Revision', 'Updated', '']}>
+      <Table head={['User', 'Roles and attributes', 'Revision', 'Updated', '']} stickyLast>
         {members.data.data.map((m) => (
           <tr key={m.userId} data-testid={`member-${m.userId}`}>
             <Td>
-              <Mono>{m.userId}</Mono>
+              <CopyableValue value={m.userId} label="user id" width="md" />
             </Td>
             <Td>
               <AssignmentChips assignments={m.assignments} />
             </Td>
             <Td>{m.revision}</Td>
-            <Td className="whitespace-nowrap text-xs">{formatDate(m.updatedAt)}</Td>
-            <Td className="text-right">
+            <Td className="text-xs">{formatDate(m.updatedAt)}</Td>
+            <Td sticky className="text-right">
               <Button variant="secondary" onClick={() => onOpen(m.userId)}>
                 {canWrite ? 'Edit' : 'History'}
               </Button>

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useProject } from '@/components/project';
 import { Badge, Button, Card, Empty, ErrorBox, Field, formatDate, Input, Loading, Mono, PageHeader, SecretOnce, Select, Table, Td } from '@/components/ui';
+import { CopyableValue } from '@/components/values';
 import { fieldErrors } from '@/lib/forms';
 import { createProjectApiKeyInput, createProjectInput, environments, plans, updateApiKeyInput } from '@/lib/schemas';
 import { useSession } from '@/lib/session';
@@ -207,7 +208,7 @@ function ApiKeys({ projectId }: { projectId: string }) {
         ) : keys.data.length === 0 ? (
           <Empty title="No API keys in this project">{canWrite ? 'Create one above; its secret is shown once.' : 'An owner or developer can create one.'}</Empty>
         ) : (
-          <Table head={['Key', 'Environment', 'Plan', 'Requests/min', 'IP allowlist', 'Created', 'Status', '']}>
+          <Table head={['Key', 'Environment', 'Plan', 'Requests/min', 'IP allowlist', 'Created', 'Status', '']} stickyLast>
             {keys.data.map((key) => (
               <KeyRow
                 key={key.apiKeyId}
@@ -235,18 +236,17 @@ function KeyRow(props: { apiKey: ApiKey; canWrite: boolean; editing: boolean; on
     <>
       <tr data-testid={`api-key-${key.apiKeyId}`}>
         <Td>
-          <Mono title={key.apiKeyId}>{key.keyPrefix.replace(/…$/, "")}…</Mono>
-          <div className="text-xs text-slate-400">{key.apiKeyId}</div>
+          <Mono title={key.apiKeyId}>{key.keyPrefix.replace(/…$/, "")}…</Mono> <CopyableValue value={key.apiKeyId} label="API key id" width="xs" />
         </Td>
         <Td>{key.environment}</Td>
         <Td>{key.plan}</Td>
         <Td>{key.rateLimitPerMinute === null ? 'plan default' : key.rateLimitPerMinute === 0 ? 'unlimited' : key.rateLimitPerMinute}</Td>
-        <Td>{key.ipAllowlist.length ? key.ipAllowlist.join(', ') : <span className="text-slate-400">any</span>}</Td>
+        <Td>{key.ipAllowlist.length ? <CopyableValue value={key.ipAllowlist.join(', ')} label="IP allowlist" width="sm" /> : <span className="text-slate-400">any</span>}</Td>
         <Td>{formatDate(key.createdAt)}</Td>
         <Td>
           <Badge value={active ? 'active' : 'revoked'} />
         </Td>
-        <Td className="whitespace-nowrap text-right">
+        <Td sticky className="text-right">
           {canWrite && active ? (
             <span className="inline-flex gap-1">
               <Button variant="secondary" onClick={props.onEdit}>
@@ -294,8 +294,7 @@ export default function ProjectsPage() {
                 {projects.map((p) => (
                   <tr key={p.projectId} className={p.projectId === project?.projectId ? 'bg-indigo-50/50' : undefined}>
                     <Td>
-                      <span className="font-medium">{p.name}</span>
-                      <div className="text-xs text-slate-400">{p.projectId}</div>
+                      <span className="font-medium">{p.name}</span> <CopyableValue value={p.projectId} label="project id" width="sm" />
                     </Td>
                     <Td>{p.walletCount}</Td>
                     <Td>{p.apiKeyCount}</Td>

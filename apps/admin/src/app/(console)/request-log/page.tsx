@@ -4,8 +4,9 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, type FormEvent } from 'react';
-import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, LoadMore, Loading, Mono, PageHeader, short, Table, Td } from '@/components/ui';
-import { useTRPC, type RouterInputs } from '@/lib/trpc';
+import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, LoadMore, Loading, PageHeader, Table, Td } from '@/components/ui';
+import { CopyableValue, None } from '@/components/values';
+import { useTRPC, type RouterInputs, type RouterOutputs } from '@/lib/trpc';
 
 type Filters = Omit<RouterInputs['requestLog']['list'], 'cursor' | 'direction' | 'limit'>;
 
@@ -95,6 +96,27 @@ function FilterForm({ filters }: { filters: Filters }) {
   );
 }
 
+type Entry = RouterOutputs['requestLog']['list']['data'][number];
+
+/** The record, wallet and case an entry names, each a link (its id in the hover title and accessible name). */
+function EntryLinks({ entry }: { entry: Entry }) {
+  const links = [
+    entry.transactionId ? { text: 'Record', name: 'Record', id: entry.transactionId, href: `/transactions/${entry.transactionId}` } : null,
+    entry.walletId ? { text: 'Wallet', name: 'Wallet', id: entry.walletId, href: `/wallets/${entry.walletId}` } : null,
+    entry.caseId && entry.projectId ? { text: 'Case', name: 'Approval case', href: `/cases?project=${entry.projectId}&case=${entry.caseId}` } : null,
+  ].filter((link) => link !== null);
+  if (links.length === 0) return <None />;
+  return (
+    <span className="flex gap-3">
+      {links.map((link) => (
+        <Link key={link.name} className="text-indigo-600 hover:underline" href={link.href} title={`${link.name} ${link.id}`} aria-label={`${link.name} ${link.id}`}>
+          {link.text}
+        </Link>
+      ))}
+    </span>
+  );
+}
+
 function Entries({ filters }: { filters: Filters }) {
   const trpc = useTRPC();
   const list = useInfiniteQuery(
@@ -112,54 +134,42 @@ function Entries({ filters }: { filters: Filters }) {
   }
   return (
     <div className="space-y-3">
-      <Table head={['At', 'Request', 'Status', 'Code', 'Request id', 'API key', 'Links', 'Deciding rules', 'Latency']}>
+      <Table head={['At', 'Request', 'Status', 'Deciding rules', 'Request id', 'API key', 'Links', 'Latency']}>
         {entries.map((entry) => (
-          <tr key={`${entry.requestId}-${entry.at}`} data-testid={`request-${entry.requestId}`} className="align-top hover:bg-slate-50">
-            <Td className="whitespace-nowrap">{formatDate(entry.at)}</Td>
+          <tr key={`${entry.requestId}-${entry.at}`} data-testid={`request-${entry.requestId}`} className="hover:bg-slate-50">
+            <Td>{formatDate(entry.at)}</Td>
             <Td>
-              <span className="font-medium">{entry.method}</span> <Mono>{entry.route}</Mono>
+              <span className="font-medium">{entry.method}</span> <CopyableValue value={entry.route} label="route" width="md" tail={10} />
             </Td>
-            <Td>{entry.status}</Td>
-            <Td>{entry.code ? <Badge value={entry.code} /> : '—'}</Td>
             <Td>
-              <Mono title={entry.requestId}>{entry.requestId}</Mono>
-            </Td>
-            <Td>{entry.apiKeyId ? <Mono title={entry.apiKeyId}>{short(entry.apiKeyId, 8, 4)}</Mono> : '—'}</Td>
-            <Td className="space-y-1">
-              {entry.transactionId ? (
-                <Link className="block text-indigo-600 hover:underline" href={`/transactions/${entry.transactionId}`}>
-                  Record {short(entry.transactionId, 8, 4)}
-                </Link>
-              ) : null}
-              {entry.walletId ? (
-                <Link className="block text-indigo-600 hover:underline" href={`/wallets/${entry.walletId}`}>
-                  Wallet {short(entry.walletId, 8, 4)}
-                </Link>
-              ) : null}
-              {entry.caseId && entry.projectId ? (
-                <Link className="block text-indigo-600 hover:underline" href={`/cases?project=${entry.projectId}&case=${entry.caseId}`}>
-                  Approval case {short(entry.caseId, 8, 4)}
-                </Link>
-              ) : null}
-              {!entry.transactionId && !entry.walletId && !entry.caseId ? '—' : null}
+              {entry.status} {entry.code ? <Badge value={entry.code} /> : null}
             </Td>
             <Td>
               {entry.deniedBy?.length ? (
-                <ul aria-label="Deciding rules" className="space-y-0.5">
-                  {entry.deniedBy.map((rule) => (
-                    <li key={`${rule.policyId}:${rule.policyVersion}:${rule.ruleId}`}>
-                      <Mono>
-                        {rule.policyId} v{rule.policyVersion}
-                        {rule.ruleId ? ` / ${rule.ruleId}` : ''}
-                      </Mono>
-                    </li>
-                  ))}
+                <ul aria-label="Deciding rules" className="flex gap-2">
+                  {entry.deniedBy.map((rule) => {
+                    const label = `${rule.policyId} v${rule.policyVersion}${rule.ruleId ? ` / ${rule.ruleId}` : ''}`;
+                    return (
+                      <li key={`${rule.policyId}:${rule.policyVersion}:${rule.ruleId}`} title={label} className="max-w-[8rem] truncate font-mono text-xs text-slate-700">
+                        {label}
+                      </li>
+                    );
+                  })}
                 </ul>
               ) : (
-                '—'
+                <None />
               )}
             </Td>
-            <Td className="whitespace-nowrap">{entry.latencyMs.toFixed(1)} ms</Td>
+            <Td>
+              <CopyableValue value={entry.requestId} label="request id" width="xs" />
+            </Td>
+            <Td>
+              <CopyableValue value={entry.apiKeyId} label="API key id" width="xs" />
+            </Td>
+            <Td>
+              <EntryLinks entry={entry} />
+            </Td>
+            <Td>{entry.latencyMs.toFixed(1)} ms</Td>
           </tr>
         ))}
       </Table>

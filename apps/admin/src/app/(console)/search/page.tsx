@@ -1,10 +1,10 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { Suspense } from 'react';
 import { Card, Empty, ErrorBox, Loading, Mono, PageHeader } from '@/components/ui';
+import { CopyableValue } from '@/components/values';
 import { useTRPC, type RouterOutputs } from '@/lib/trpc';
 
 type Result = RouterOutputs['search']['query'][number];
@@ -44,9 +44,7 @@ function Results({ query }: { query: string }) {
             <ul className="space-y-1">
               {items.map((item) => (
                 <li key={item.id}>
-                  <Link href={item.href} className="break-all font-mono text-xs text-indigo-700 hover:underline">
-                    {item.label}
-                  </Link>
+                  <CopyableValue value={item.label} label="result" href={item.href} width="full" tail={12} copy={false} />
                 </li>
               ))}
             </ul>

@@ -4,7 +4,8 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { WithProject } from '@/components/project';
-import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, Mono, PageHeader, Select, short, Table, Td } from '@/components/ui';
+import { Badge, Button, Card, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, PageHeader, Select, Table, Td } from '@/components/ui';
+import { CopyableValue } from '@/components/values';
 import { walletStatuses, walletTypes } from '@/lib/schemas';
 import { useTRPC } from '@/lib/trpc';
 
@@ -72,17 +73,17 @@ function Wallets({ projectId }: { projectId: string }) {
             <Table head={['Created', 'Type', 'Address', 'User', 'Status', 'Claimed']}>
               {rows.map((w) => (
                 <tr key={w.id} data-testid={`wallet-${w.id}`} className="hover:bg-slate-50">
-                  <Td className="whitespace-nowrap">
+                  <Td>
                     <Link className="text-indigo-600 hover:underline" href={`/wallets/${w.id}`}>
                       {formatDate(w.createdAt)}
                     </Link>
                   </Td>
                   <Td>{w.type}</Td>
                   <Td>
-                    <Mono title={w.address}>{short(w.address, 12, 6)}</Mono>
+                    <CopyableValue value={w.address} label="address" width="md" />
                   </Td>
                   <Td>
-                    {w.userIdentifier} <span className="text-xs text-slate-400">{w.userIdentifierType}</span>
+                    <CopyableValue value={w.userIdentifier} label="user" width="md" mono={false} /> <span className="text-xs text-slate-400">{w.userIdentifierType}</span>
                   </Td>
                   <Td>
                     <Badge value={w.status} />

@@ -4,6 +4,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { Suspense, useEffect, useState, type FormEvent } from 'react';
 import { ProjectFromLink, WithProject } from '@/components/project';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, Field, formatDate, Input, Loading, LoadMore, Mono, PageHeader, SecretOnce, Select, Table, Td } from '@/components/ui';
+import { CopyableValue } from '@/components/values';
 import { fieldErrors } from '@/lib/forms';
 import { WEBHOOK_EVENT_TYPES, webhookSetInput } from '@/lib/schemas';
 import { useSession } from '@/lib/session';
@@ -105,20 +106,20 @@ function Deliveries({ apiKeyId }: { apiKeyId: string }) {
           <Empty title="No deliveries yet">Events of this key&apos;s project that the endpoint subscribes to appear here, with every attempt.</Empty>
         ) : (
           <>
-            <Table head={['Event', 'Type', 'Created', 'Status', 'Attempts', '']}>
+            <Table head={['Event', 'Type', 'Created', 'Status', 'Attempts', '']} stickyLast>
               {rows.map((d) => (
                 <tr key={d.deliveryId} data-testid="delivery" data-event-type={d.type} data-status={d.status}>
                   <Td>
-                    <Mono>{d.eventId}</Mono>
+                    <CopyableValue value={d.eventId} label="event id" width="sm" />
                   </Td>
                   <Td>{d.type}</Td>
-                  <Td className="whitespace-nowrap">{formatDate(d.createdAt)}</Td>
+                  <Td>{formatDate(d.createdAt)}</Td>
                   <Td>
                     <Badge value={d.status} />
-                    {d.nextAttemptAt ? <div className="text-xs text-slate-500">next {formatDate(d.nextAttemptAt)}</div> : null}
+                    {d.nextAttemptAt ? <span className="ml-1 text-xs text-slate-500">next {formatDate(d.nextAttemptAt)}</span> : null}
                   </Td>
                   <Td>
-                    <ol className="space-y-0.5 text-xs" data-testid="attempts">
+                    <ol className="flex gap-3 text-xs" data-testid="attempts">
                       {d.attempts.map((a, i) => (
                         <li key={i}>
                           {formatDate(a.attemptedAt)} · <span className="font-mono">{a.statusCode ?? 'no answer'}</span> · {a.latencyMs} ms{a.error ? ` · ${a.error}` : ''}
@@ -126,7 +127,7 @@ function Deliveries({ apiKeyId }: { apiKeyId: string }) {
                       ))}
                     </ol>
                   </Td>
-                  <Td>
+                  <Td sticky>
                     {canWrite ? (
                       <Button variant="secondary" disabled={resend.isPending} onClick={() => resend.mutate({ apiKeyId, eventId: d.eventId })}>
                         Resend

@@ -7,6 +7,7 @@ import { useParams } from 'next/navigation';
 import { TransactionAttempts } from '@/components/transaction-attempts';
 import { GapFillerBadge, SponsoredBadge, SponsoredExecution } from '@/components/transactions';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Loading, Mono, PageHeader, Table, Td } from '@/components/ui';
+import { CopyableValue, None } from '@/components/values';
 import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 
@@ -115,22 +116,22 @@ export default function TransactionPage() {
           {tx.webhookDeliveries.length === 0 ? (
             <Empty title="No events for this record yet">Events are written when the record is broadcast and when it resolves.</Empty>
           ) : (
-            <Table head={['Event', 'Type', 'Endpoint', 'Status', 'Attempts', 'Last attempt', '']}>
+            <Table head={['Event', 'Type', 'Endpoint', 'Status', 'Attempts', 'Last attempt', '']} stickyLast>
               {tx.webhookDeliveries.map((d) => {
                 const last = d.attempts.at(-1);
                 return (
                   <tr key={`${d.eventId}:${d.deliveryId ?? 'none'}`} data-testid="tx-delivery">
                     <Td>
-                      <Mono>{d.eventId}</Mono>
+                      <CopyableValue value={d.eventId} label="event id" width="sm" />
                     </Td>
                     <Td>{d.type}</Td>
-                    <Td>{d.url ? <Mono>{d.url}</Mono> : <span className="text-slate-400">no endpoint</span>}</Td>
+                    <Td>{d.url ? <CopyableValue value={d.url} label="endpoint URL" width="md" tail={12} /> : <span className="text-slate-400">no endpoint</span>}</Td>
                     <Td>
                       <Badge value={d.status} />
                     </Td>
                     <Td>{d.attempts.length}</Td>
-                    <Td>{last ? `${formatDate(last.attemptedAt)} · ${last.statusCode ?? last.error ?? '—'} · ${last.latencyMs} ms` : '—'}</Td>
-                    <Td>
+                    <Td>{last ? `${formatDate(last.attemptedAt)} · ${last.statusCode ?? last.error ?? 'no answer'} · ${last.latencyMs} ms` : <None />}</Td>
+                    <Td sticky>
                       {canWrite && d.apiKeyId ? (
                         <Button variant="secondary" disabled={resend.isPending} onClick={() => resend.mutate({ apiKeyId: d.apiKeyId!, eventId: d.eventId })}>
                           Resend
