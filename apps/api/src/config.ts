@@ -136,8 +136,8 @@ const envSchema = z
     CRASH_AT: z.enum(CRASH_POINTS, `must be one of ${CRASH_POINTS.join(', ')}`).optional(),
     CUSTODY_CRASH_AT: z
       .string()
-      .regex(/^(before-write|after-write):[1-9]\d*$/, 'must be before-write:<n> or after-write:<n>')
-      .transform((text) => ({ step: text.split(':')[0] as 'before-write' | 'after-write', n: Number(text.split(':')[1]) }))
+      .regex(/^(before-write|after-write|dkls-presigned|dkls-final):[1-9]\d*$/, 'must be before-write:<n>, after-write:<n>, dkls-presigned:<n> or dkls-final:<n>')
+      .transform((text) => ({ step: text.split(':')[0] as 'before-write' | 'after-write' | 'dkls-presigned' | 'dkls-final', n: Number(text.split(':')[1]) }))
       .optional(),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     SPONSORED_LEASE_MS: milliseconds.default(15_000),
@@ -278,7 +278,9 @@ function configFrom(env: z.output<typeof envSchema>) {
     /**
      * Tests only (CUSTODY_CRASH_AT=<step>:<n>, refused in production): `npm run custody -- convert |
      * refresh` SIGKILLs the process doing the work when the n-th wallet it handles reaches `before-write`
-     * (its new shares made and checked, not written) or `after-write` (written, the signer's epoch not committed).
+     * (its new shares made and checked, not written) or `after-write` (written, the signer's epoch not committed);
+     * the API process itself in its n-th threshold ECDSA signature at `dkls-presigned` (the presignature
+     * made, the final exchange not sent) or `dkls-final` (the signer's final message received, the signature not combined).
      */
     custodyCrashAt: env.CUSTODY_CRASH_AT,
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */

@@ -5,15 +5,19 @@
  *
  * - `frost-respond`: its nonces made and its signature share computed, before the signature is
  *   logged and before the answer leaves;
- * - `frost-logged`: the signature appended to its log (on disk), before the answer leaves.
+ * - `frost-logged`: the signature appended to its log (on disk), before the answer leaves;
+ * - `dkls-presigned`: a threshold ECDSA presignature made (in memory), before the answer that
+ *   completes it on the API's side leaves;
+ * - `dkls-used`: the presignature recorded used (on disk), before the signature is combined and logged;
+ * - `dkls-logged`: the threshold signature appended to its log, before its final message leaves.
  */
-export const SIGNER_CRASH_POINTS = ['frost-respond', 'frost-logged'] as const;
+export const SIGNER_CRASH_POINTS = ['frost-respond', 'frost-logged', 'dkls-presigned', 'dkls-used', 'dkls-logged'] as const;
 export type SignerCrashPoint = (typeof SIGNER_CRASH_POINTS)[number];
 
 // Read once: the variable is fixed for the process's life.
 const crashPoint = process.env.SIGNER_CRASH_AT;
 
-function crashAt(point: SignerCrashPoint): void {
+export function crashAt(point: SignerCrashPoint): void {
   if (crashPoint === point) process.kill(process.pid, 'SIGKILL');
 }
 

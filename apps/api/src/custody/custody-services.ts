@@ -40,7 +40,7 @@ export function createCustodyServices(config: Config, options: CustodyOptions, d
 
 /** CUSTODY_CRASH_AT (tests): SIGKILL this process when the n-th wallet it converts or refreshes reaches that step. */
 function custodyCrashHooks(crashAt: Config['custodyCrashAt']): Pick<KeyMaintenanceDeps, 'beforeWrite' | 'afterWrite'> {
-  if (!crashAt) return {};
+  if (!crashAt || (crashAt.step !== 'before-write' && crashAt.step !== 'after-write')) return {};
   let reached = 0;
   const hook = () => {
     if (++reached === crashAt.n) process.kill(process.pid, 'SIGKILL');

@@ -12,10 +12,8 @@ import {
   decodeVaultValue,
   encodeVaultValue,
   VAULT_METHODS,
-  type EncryptedShare,
-  type KekProvider,
+  type ThresholdVaultDeps,
   type KeyVault,
-  type RecoveryPublicKey,
   type VaultCall,
 } from '@wallet/domain';
 import { SignerRefusedError, SignerUnavailableError } from '@wallet/signer/client';
@@ -76,9 +74,9 @@ export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
  */
 export function createApiKeyVault(
   signer: SignerCaller,
-  options: { keks: KekProvider; recovery: () => RecoveryPublicKey; renewShares?: (walletId: string, shares: EncryptedShare[]) => Promise<void> },
+  options: Pick<ThresholdVaultDeps, 'keks' | 'recovery' | 'renewShares' | 'crashAt'>,
 ): KeyVault {
   const call = createVaultCall(signer);
   const frost = createFrostKeyVault({ remote: createRemoteKeyVault(signer), call, keks: options.keks, recovery: options.recovery });
-  return createThresholdKeyVault({ remote: frost, call, keks: options.keks, recovery: options.recovery, renewShares: options.renewShares });
+  return createThresholdKeyVault({ ...options, remote: frost, call });
 }

@@ -61,7 +61,16 @@ export function apiRecoveryKey(config: Config): () => RecoveryPublicKey {
 
 /** The API's vault over a signer caller: FROST and DKLs23 wallets with the API's own share, the rest in the signer. */
 export function apiVault(config: Config, signer: SignerCaller, renewShares?: RenewShares): KeyVault {
-  return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config), renewShares });
+  return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config), renewShares, crashAt: thresholdCrashHook(config.custodyCrashAt) });
+}
+
+/** CUSTODY_CRASH_AT=dkls-presigned:<n> | dkls-final:<n> (tests): SIGKILL this process in its n-th threshold signature at that step. */
+function thresholdCrashHook(crashAt: Config['custodyCrashAt']): ((point: 'dkls-presigned' | 'dkls-final') => void) | undefined {
+  if (!crashAt || (crashAt.step !== 'dkls-presigned' && crashAt.step !== 'dkls-final')) return undefined;
+  let reached = 0;
+  return (point) => {
+    if (point === crashAt.step && ++reached === crashAt.n) process.kill(process.pid, 'SIGKILL');
+  };
 }
 
 /** `RenewShares` over the database: one transaction per wallet; a share a refresh replaced meanwhile is not written back. */

@@ -154,7 +154,9 @@ describe.runIf(server)('a signer killed in the middle of a FROST signature (Post
    */
   function assertNothingReusableOnDisk(killed: SigningCommitments) {
     const tlsFiles = ['api-key.pem', 'api.pem', 'ca.pem', 'signer-key.pem', 'signer.pem'].map((f) => `tls/${f}`);
-    expect(signerFiles().sort()).toEqual(['epochs.jsonl', 'keks.json', 'signatures.log', 'signer.lock', 'signer.sock', ...tlsFiles]);
+    expect(signerFiles().sort()).toEqual(['epochs.jsonl', 'keks.json', 'signatures.log', 'signer.lock', 'signer.sock', 'threshold.jsonl', ...tlsFiles]);
+    // Threshold ECDSA's records: OT setup ids and used presignature ids only (no wallet here has one).
+    expect(readFileSync(path.join(signerDir, 'threshold.jsonl'), 'utf8')).toBe('');
     for (const line of logLines()) expect(Object.keys(line).sort()).toEqual(['action', 'digest', 'hash', 'prev', 'requestId', 'seq', 'time', 'walletId']);
     for (const line of readFileSync(path.join(signerDir, 'epochs.jsonl'), 'utf8').split('\n').filter(Boolean)) {
       expect(Object.keys(JSON.parse(line) as object).sort()).toEqual(['epoch', 'time', 'walletId']);

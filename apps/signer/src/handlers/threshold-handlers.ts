@@ -36,6 +36,7 @@ import {
   type VaultWallet,
 } from '@wallet/domain';
 import { keygenParty, otSetupParty, presignParty, ThresholdEcdsaError, type KeygenResult, type KeyShare, type Party, type Presignature } from '@wallet/threshold-ecdsa';
+import { crashAt } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
 import type { ThresholdStore } from '../store/threshold-store.ts';
@@ -185,7 +186,9 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
 
       if (session.kind === 'presign') {
         const next: Session = { kind: 'presigned', presignature: session.party.result(), share: session.share, otSetupId: session.otSetupId };
-        return encodeVaultValue({ sessionId: sessions.put(walletId, next), messages: out, done: true, sealed: null });
+        const nextId = sessions.put(walletId, next);
+        crashAt('dkls-presigned');
+        return encodeVaultValue({ sessionId: nextId, messages: out, done: true, sealed: null });
       }
       const { share, offline } = session.kind === 'keygen' ? session.party.result() : { share: session.party.result(), offline: null };
       try {
@@ -220,6 +223,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         await admitSignature(deps, wallet, request.operation, input);
         const pending = session.presignature.prepareFinalMessage(digest);
         await threshold.markPresignatureUsed(wallet.id, pending.presignatureId);
+        crashAt('dkls-used');
         try {
           pending.finish(request.message);
         } catch (error) {
@@ -228,6 +232,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
           throw aborted();
         }
         await log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action });
+        crashAt('dkls-logged');
         return encodeVaultValue({ message: pending.message });
       } finally {
         wipeSession(session);

@@ -36,6 +36,8 @@ export interface ThresholdVaultDeps {
    * this side aborted.
    */
   renewShares?: (walletId: string, shares: EncryptedShare[]) => Promise<void>;
+  /** Fault injection in tests (CUSTODY_CRASH_AT): called at each step a test may kill the process at. */
+  crashAt?: (point: 'dkls-presigned' | 'dkls-final') => void;
 }
 
 /** A wallet whose signatures are threshold ECDSA: both online DKLs23 shares stored. */
@@ -85,7 +87,7 @@ function translate(error: unknown, what: string): never {
   throw internal(`the threshold ${what} with the signer failed; nothing was stored`);
 }
 
-export function createThresholdKeyVault({ remote, call, keks, recovery, renewShares }: ThresholdVaultDeps): KeyVault {
+export function createThresholdKeyVault({ remote, call, keks, recovery, renewShares, crashAt }: ThresholdVaultDeps): KeyVault {
   async function createThresholdWalletKey(walletId: string): Promise<NewWalletKey> {
     const party = keygenParty(1, dklsDkgContext(walletId));
     try {
@@ -168,12 +170,14 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
             wallet.id,
           );
           const sessionId = last?.sessionId ?? started.sessionId!;
+          crashAt?.('dkls-presigned');
           const pending = presignature.prepareFinalMessage(digest);
           const { message } = await call<DklsFinish>(
             DKLS_METHODS.signFinish,
             { sessionId, wallet, operation: request.operation, input: request.input, requestId: request.requestId, action: request.action, digest, message: pending.message },
             request.requestId,
           );
+          crashAt?.('dkls-final');
           const signature = pending.finish(message);
           if (signature.recovery > 1) throw internal('unrepresentable secp256k1 recovery id');
           return { signature: signature.compact, recoveryId: signature.recovery as 0 | 1 };
