@@ -1109,6 +1109,11 @@ export interface components {
             userIdentifierType: "EMAIL" | "PHONE" | "CUSTOM_ID" | "GUEST_ID" | "DISCORD" | "TWITTER" | "TELEGRAM" | "FARCASTER";
             /** @description COSMOS wallets only */
             cosmosPrefix?: string;
+            /**
+             * @description How the key is held. `isolated`: joined only inside the signer process, for each signature. `threshold`: never whole (Ed25519: FROST 2-of-3; EVM and COSMOS: DKLs23 2-of-2 online with an offline recovery share; DKLs23 is implemented from the paper, not externally audited).
+             * @enum {string}
+             */
+            custodyMode: "isolated" | "threshold";
         };
         InvalidRequest: {
             /**
