@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,5 +37,32 @@ describe.runIf(process.platform === 'linux')('group commit journal', () => {
     expect(journal.durableBytes).toBe(6);
     await journal.close();
     expect(openFlags(file)).toBeUndefined();
+  });
+
+  it('writes the lines appended in one event-loop turn with one write, and later ones with the next', async () => {
+    const file = path.join(root, 'batches.jsonl');
+    const journal = await GroupCommitJournal.open(file);
+    await Promise.all(['a\n', 'b\n', 'c\n'].map((line) => journal.append(line)));
+    expect({ batches: journal.batches, lines: journal.lines }).toEqual({ batches: 1, lines: 3 });
+    await journal.append('d\n');
+    expect({ batches: journal.batches, lines: journal.lines }).toEqual({ batches: 2, lines: 4 });
+    expect(readFileSync(file, 'utf8')).toBe('a\nb\nc\nd\n');
+    await journal.close();
+    await expect(journal.append('e\n')).rejects.toThrow(/closed/);
+  });
+
+  it('refuses every append after a failed write, those of its batch included', async () => {
+    const file = path.join(root, 'failing.jsonl');
+    const journal = await GroupCommitJournal.open(file);
+    await journal.append('a\n');
+    // The next write fails: its descriptor is gone (closed here, and never reused by another file).
+    const internals = journal as unknown as { fd: number };
+    closeSync(internals.fd);
+    internals.fd = -1;
+    const batch = await Promise.allSettled(['b\n', 'c\n'].map((line) => journal.append(line)));
+    expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    await expect(journal.append('d\n')).rejects.toThrow(/write failed \(\w+\); the journal refuses appends until the process restarts/);
+    expect(journal.durableBytes).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe('a\n');
   });
 });
