@@ -13,3 +13,4 @@ export { KeyShare, type OtStatus } from './keyshare.ts';
 export { ThresholdEcdsaError, ABORT_MESSAGE, type ThresholdEcdsaErrorCode } from './errors.ts';
 export type { PartyId } from './session.ts';
 export { keygenParty, otSetupParty, presignParty, type Party, type KeygenResult } from './parties.ts';
+export { dealKeyShares, type DealtKey, type DealtOfflineShare } from './import.ts';
