@@ -13,11 +13,13 @@
  *
  * Plaintext v1: `0x01 || kind`, then for kind 1 (a contribution) `sender || recipient || mode (0 dkg,
  * 1 refresh) || share (32) || commitment count || per commitment: 0x00 (null) or 0x01 || point (32)`,
- * for kind 2 (a dealt key package, an imported key's participant 3) the FROST share encoding.
+ * for kind 2 (a dealt key package, an imported key's participant 3) the FROST share encoding, for
+ * kind 3 (a threshold ECDSA dealer's contribution) `sender || f(3) (32) || C_0 || C_1 (33 each)`, for
+ * kind 4 (an imported threshold ECDSA key's participant 3) `p(3) (32) || Y_3 (33)`.
  */
 import { createCipheriv, createDecipheriv, createHash, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomFillSync, type KeyObject } from 'node:crypto';
 import type { KeyPackage, OfflineContribution, PublicKeyPackage } from '@wallet/frost-ed25519';
-import type { OfflineContribution as EcdsaOfflineContribution } from '@wallet/threshold-ecdsa';
+import type { DealtOfflineShare, OfflineContribution as EcdsaOfflineContribution } from '@wallet/threshold-ecdsa';
 import { decodeFrostShare, encodeFrostShare, toHex } from './frost-share.ts';
 import type { EncryptedShare } from './types.ts';
 import { wipe } from './types.ts';
@@ -41,7 +43,9 @@ export type RecoveryItem =
   | { kind: 'contribution'; contribution: OfflineContribution }
   | { kind: 'key-package'; keyPackage: KeyPackage; publicKeyPackage: PublicKeyPackage }
   /** A threshold ECDSA (DKLs23) dealer's f_i(3) with its commitments C_i0 ‖ C_i1 (66 bytes). */
-  | { kind: 'ecdsa-contribution'; contribution: EcdsaOfflineContribution };
+  | { kind: 'ecdsa-contribution'; contribution: EcdsaOfflineContribution }
+  /** A threshold ECDSA key imported by a trusted dealer: participant 3's p(3) itself with Y_3 (33 bytes). */
+  | { kind: 'ecdsa-dealt-share'; share: DealtOfflineShare };
 
 function rawX25519(key: KeyObject): Uint8Array {
   const spki = key.export({ format: 'der', type: 'spki' });
@@ -73,6 +77,15 @@ function aesKey(shared: Uint8Array, ephemeral: Uint8Array, recipient: Uint8Array
 }
 
 function encodeItem(item: RecoveryItem): Uint8Array {
+  if (item.kind === 'ecdsa-dealt-share') {
+    const { share, verifyingShare } = item.share;
+    if (share.length !== 32 || verifyingShare.length !== 33) throw new Error('a dealt threshold ECDSA share is a 32-byte share and a 33-byte verifying share');
+    const out = new Uint8Array(2 + 32 + 33);
+    out.set([1, 4]);
+    out.set(share, 2);
+    out.set(verifyingShare, 34);
+    return out;
+  }
   if (item.kind === 'ecdsa-contribution') {
     const c = item.contribution;
     if (c.share.length !== 32 || c.commitments.length !== 66) throw new Error('a threshold ECDSA contribution is a 32-byte share and 66 bytes of commitments');
@@ -111,6 +124,10 @@ function decodeItem(plain: Uint8Array): RecoveryItem {
   if (plain[1] === 3) {
     if (plain.length !== 101 || (plain[2] !== 1 && plain[2] !== 2)) throw new Error('unsupported recovery encoding');
     return { kind: 'ecdsa-contribution', contribution: { sender: plain[2], share: Uint8Array.from(plain.subarray(3, 35)), commitments: Uint8Array.from(plain.subarray(35)) } };
+  }
+  if (plain[1] === 4) {
+    if (plain.length !== 67) throw new Error('unsupported recovery encoding');
+    return { kind: 'ecdsa-dealt-share', share: { share: Uint8Array.from(plain.subarray(2, 34)), verifyingShare: Uint8Array.from(plain.subarray(34)) } };
   }
   if (plain[1] !== 1 || plain.length < 38) throw new Error('unsupported recovery encoding');
   // Copies, never views (a Buffer's slice is a view, and the caller wipes `plain`).
