@@ -4,7 +4,8 @@
  * signing per wallet type next to the raw signer; signing with 100 policies next to none (policies.ts);
  * signing with the request log on next to a second service with it off (request-log.ts); signing at
  * the vault level through a real signer process next to the key joined in process (signer.ts).
- * BENCH_ONLY=policies, request-log or signer runs that section alone (signer also: npm run bench:signer).
+ * threshold ECDSA through the signer next to the isolated path (threshold.ts).
+ * BENCH_ONLY=policies, request-log, signer or threshold runs that section alone (also npm run bench:signer, bench:threshold).
  * Not a test: figures depend on the machine; compare the two columns, not absolute numbers.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -22,6 +23,7 @@ import { closedLoop, openLoop, type LoadResult } from './load.ts';
 import { policyBench } from './policies.ts';
 import { requestLogBench } from './request-log.ts';
 import { signerBench } from './signer.ts';
+import { thresholdBench } from './threshold.ts';
 
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 2000);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 20000);
@@ -227,6 +229,7 @@ try {
 
   // The signer process against the key joined in this process (its own signer; no HTTP).
   if (!only || only === 'signer') await signerBench({ concurrency: CONCURRENCY, evmRate: OPEN_LOOP_RATE, openSeconds: OPEN_LOOP_SECONDS });
+  if (!only || only === 'threshold') await thresholdBench();
 } finally {
   finished = true;
   for (const child of children) child.kill('SIGTERM');

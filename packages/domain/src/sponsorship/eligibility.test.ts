@@ -19,6 +19,7 @@ const wallet = (changes: Partial<WalletRecord> = {}): WalletRecord => ({
   userIdentifierType: 'EMAIL',
   cosmosPrefix: null,
   custody: 'api_key',
+  custodyMode: 'isolated',
   claimedAt: null,
   claimedByUserId: null,
   migratedAt: null,
