@@ -120,7 +120,11 @@ test('the transactions list at 1280 px: one-line rows, the full hash and recipie
   const row = page.getByTestId(`tx-${shared.transactionId}`);
   await expect(row).toBeVisible();
   await screenshot(page, 'table-layout-transactions');
-  await expectOneLineRows(page.locator('table').filter({ has: row }));
+  const table = page.locator('table').filter({ has: row });
+  await expectOneLineRows(table);
+  // Every column in view: the list does not scroll sideways at 1280 px.
+  const [width, room] = await table.evaluate((t) => [t.scrollWidth, t.parentElement!.clientWidth]);
+  expect.soft(width, `the transactions table is ${width} px wide in ${room} px`).toBeLessThanOrEqual(room!);
   await expectNoNull(page);
   await expectCopyable(page, row, shared.hash, 'hash');
   await expectCopyable(page, row, shared.to, 'recipient');

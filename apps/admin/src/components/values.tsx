@@ -56,7 +56,7 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
 }
 
 /** The most a value takes in its cell (the rest is cut); `full`: its container's width. */
-const widths = { xs: 'max-w-[4.75rem]', sm: 'max-w-[6.5rem]', md: 'max-w-[9rem]', full: 'max-w-full' } as const;
+const widths = { xs: 'max-w-[4.75rem]', sm: 'max-w-[6rem]', md: 'max-w-[9rem]', full: 'max-w-full' } as const;
 
 /**
  * A long value (hash, address, id, route, URL) on one line: cut with an ellipsis in the middle so
@@ -92,7 +92,7 @@ export function CopyableValue({
     </span>
   );
   return (
-    <span className="inline-flex max-w-full items-center gap-1 whitespace-nowrap align-middle">
+    <span className="inline-flex max-w-full items-center gap-0.5 whitespace-nowrap align-middle">
       {href ? (
         // Named by the whole value: its text is split in two (head and tail), which reads as two words.
         <Link href={href} aria-label={value} className="min-w-0 text-indigo-600 hover:underline">
