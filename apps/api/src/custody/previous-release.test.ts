@@ -244,7 +244,8 @@ describe('CUSTODY_CRASH_AT', () => {
   const production = { APP_ENV: 'production', DATABASE_URL: 'postgresql://db/x', API_KEKS: 'a1:x', SIGNER_URL: 'https://signer:7000', SIGNER_CLIENT_TLS_CA: 'ca.pem', SIGNER_CLIENT_TLS_CERT: 'api.pem', SIGNER_CLIENT_TLS_KEY: 'api-key.pem', RECOVERY_PUBLIC_KEY_FILE: 'recovery.pem' };
   it('is a test switch: read as <step>:<n> outside production, refused in production', () => {
     expect(loadConfig({ APP_ENV: 'local', CUSTODY_CRASH_AT: 'after-write:2' }).custodyCrashAt).toEqual({ step: 'after-write', n: 2 });
-    expect(() => loadConfig({ APP_ENV: 'local', CUSTODY_CRASH_AT: 'after-write:0' })).toThrow(/CUSTODY_CRASH_AT: must be before-write:<n> or after-write:<n>/);
+    expect(loadConfig({ APP_ENV: 'local', CUSTODY_CRASH_AT: 'dkls-final:1' }).custodyCrashAt).toEqual({ step: 'dkls-final', n: 1 });
+    expect(() => loadConfig({ APP_ENV: 'local', CUSTODY_CRASH_AT: 'after-write:0' })).toThrow(/CUSTODY_CRASH_AT: must be before-write:<n>, after-write:<n>, dkls-presigned:<n> or dkls-final:<n>/);
     expect(loadConfig(production).custodyCrashAt).toBeUndefined();
     expect(() => loadConfig({ ...production, CUSTODY_CRASH_AT: 'before-write:1' })).toThrow(/CUSTODY_CRASH_AT: is a fault-injection switch for tests; refusing to start production with it/);
   });

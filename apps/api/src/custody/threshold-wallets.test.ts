@@ -151,6 +151,24 @@ describe.each(testDatabaseKinds)('threshold ECDSA (DKLs23) wallets through the s
     expect(app.signer!.threshold.setupOf(wallet.id)?.usable).toBe(true);
     await expect(call(DKLS_METHODS.signFinish, finish)).rejects.toMatchObject({ status: 409 });
     await expect(app.signer!.threshold.markPresignatureUsed(wallet.id, pending.presignatureId)).rejects.toMatchObject({ code: 'DKLS_PRESIGNATURE_USED' });
+
+    // A digest other than the one the operation signs is refused, and the presignature is gone with it.
+    const second = presignParty(apiShare);
+    let next = await call<{ sessionId: string; messages: Uint8Array[]; done: boolean }>(DKLS_METHODS.signStart, { wallet, share: shareOf(shares, 'dkls-signer'), messages: [second.first()] });
+    while (!next.done) {
+      const outbox = next.messages.map((m) => second.step(m)).filter((m): m is Uint8Array => m !== null);
+      next = await call(DKLS_METHODS.step, { sessionId: next.sessionId, walletId: wallet.id, messages: outbox });
+    }
+    for (const m of next.messages) second.step(m);
+    const otherDigest = Buffer.from(hashMessage('another message').slice(2), 'hex');
+    const wrong = second.result().prepareFinalMessage(otherDigest);
+    const refused = { ...finish, sessionId: next.sessionId, digest: otherDigest, message: wrong.message };
+    await expect(call(DKLS_METHODS.signFinish, refused)).rejects.toMatchObject({ code: 'DKLS_DIGEST_MISMATCH', status: 400 });
+    await expect(call(DKLS_METHODS.signFinish, { ...refused, digest })).rejects.toMatchObject({ status: 409 });
+
+    // Another wallet's sealed signer share does not open for this wallet.
+    const cosmosShare = shareOf(await storedShares(wallets.COSMOS.id), 'dkls-signer');
+    await expect(call(DKLS_METHODS.signStart, { wallet, share: cosmosShare, messages: [presignParty(apiShare).first()] })).rejects.toMatchObject({ code: expect.stringMatching(/SHARE_REFUSED|DKLS_OT_SETUP_RETIRED/) });
     apiShare.wipe();
   }, 60_000);
 });
