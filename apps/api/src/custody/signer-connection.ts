@@ -19,7 +19,7 @@ export interface SignerConnection {
 }
 
 /** Stores threshold shares renewed by a fresh OT setup (or marked unusable after an abort), replacing the stored ones. */
-export type RenewShares = (walletId: string, shares: EncryptedShare[]) => Promise<void>;
+export type RenewShares = (walletId: string, shares: EncryptedShare[], reason: 'ot-renewal' | 'ot-unusable') => Promise<void>;
 
 export function connectSigner(config: Config, renewShares?: RenewShares): SignerConnection {
   let client: SignerClient | undefined;
@@ -75,7 +75,7 @@ function thresholdCrashHook(crashAt: Config['custodyCrashAt']): ((point: 'dkls-p
 
 /** `RenewShares` over the database: one transaction per wallet; a share a refresh replaced meanwhile is not written back. */
 export function renewSharesIn(stores: { resealThresholdShares(walletId: string, shares: EncryptedShare[], action: string): Promise<boolean> }): RenewShares {
-  return async (walletId, shares) => {
-    await stores.resealThresholdShares(walletId, shares, shares.length === 1 ? 'wallet.custody.ot-unusable' : 'wallet.custody.ot-renewal');
+  return async (walletId, shares, reason) => {
+    await stores.resealThresholdShares(walletId, shares, `wallet.custody.${reason}`);
   };
 }

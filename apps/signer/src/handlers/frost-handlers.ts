@@ -21,11 +21,9 @@ import {
   parseSigningInput,
   sealFrostShare,
   sealToRecovery,
-  signOperation,
   VAULT_METHODS,
   vaultParams,
   type KekProvider,
-  type KeyMaterial,
   type RecoveryPublicKey,
   type VaultWallet,
 } from '@wallet/domain';
@@ -33,7 +31,7 @@ import { dkgFinish, dkgRound1, dkgRound2, respondToSigning, wipeKeyPackage, wipe
 import { logBetweenCrashPoints } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
-import { admitSignature, assertCurrentEpoch, domainCall, frostCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
+import { admitSignature, assertCurrentEpoch, capturePayload, domainCall, frostCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
 import { createSessionTable } from './sessions.ts';
 
 export interface FrostHandlerDeps {
@@ -73,29 +71,6 @@ export function openSignerShare(keks: KekProvider, wallet: VaultWallet, share: P
   } catch {
     throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
   }
-}
-
-/**
- * What the operation signs for this input: the chain operation runs with a key that records the
- * message and answers a placeholder signature (the operation's output is dropped; its `digest` is
- * what the log records, as the API's audit row does).
- */
-export async function deriveMessage(wallet: VaultWallet, operation: Parameters<typeof signOperation>[1], input: Record<string, unknown>, publicKey: Uint8Array) {
-  const captured: Uint8Array[] = [];
-  const key: KeyMaterial = {
-    address: wallet.address,
-    publicKey,
-    signDigest: async () => {
-      throw new SignerError('INVALID_PARAMS', 'an Ed25519 wallet makes no secp256k1 signature', 400);
-    },
-    signEd25519: async (message) => {
-      captured.push(Uint8Array.from(message));
-      return new Uint8Array(64);
-    },
-  };
-  const out = await domainCall(() => signOperation(wallet.type, operation).sign(key, input));
-  if (captured.length !== 1) throw new SignerError('FROST_NOTHING_TO_SIGN', 'the operation asks for no single signature with this input', 409);
-  return { message: captured[0]!, digest: out.digest };
 }
 
 export function createFrostHandlers(deps: FrostHandlerDeps): Record<string, SignerHandler> {
@@ -148,7 +123,7 @@ export function createFrostHandlers(deps: FrostHandlerDeps): Record<string, Sign
       const groupKey = groupKeyOf(wallet);
       assertCurrentEpoch(epochs, wallet.id, [request.share.epoch]);
       const input = await domainCall(async () => parseSigningInput(wallet.type, request.operation, request.input));
-      const { message, digest } = await deriveMessage(wallet, request.operation, input, groupKey);
+      const { payload: message, logDigest: digest } = await capturePayload(wallet, request.operation, input, groupKey, 'ed25519');
       if (!Buffer.from(message).equals(Buffer.from(request.message))) {
         throw new SignerError('FROST_MESSAGE_MISMATCH', 'the message to sign is not the one the operation signs for this input', 400);
       }

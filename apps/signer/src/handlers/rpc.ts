@@ -1,5 +1,5 @@
 /** What every vault handler does with its params and the domain's and FROST's refusals. */
-import { ApiError, decodeVaultValue, nativeOutflow, type SignOperationName, type VaultWallet } from '@wallet/domain';
+import { ApiError, decodeVaultValue, nativeOutflow, signOperation, type KeyMaterial, type SignOperationName, type VaultWallet } from '@wallet/domain';
 import { FrostError } from '@wallet/frost-ed25519';
 import type { z } from 'zod';
 import { SignerError } from '../server/errors.ts';
@@ -69,4 +69,38 @@ export async function admitSignature(
     throw new SignerError('SIGNER_LIMIT_EXCEEDED', 'the native value this transaction moves cannot be decoded, and the signer caps native value', 403, { limit: 'nativeValueCap' });
   }
   deps.limits.admit(wallet.id, outflow && outflow.value !== null ? { chain: outflow.chain, value: outflow.value } : null);
+}
+
+/**
+ * What the operation signs for this input, derived by the signer itself: the chain operation runs
+ * with a key that records what it is asked to sign (an Ed25519 message or a secp256k1 digest) and
+ * answers a placeholder signature. The operation's output is dropped; its `digest` is what the log
+ * records, as the API's audit row does. Exactly one signature must be asked for.
+ */
+export async function capturePayload(wallet: VaultWallet, operation: SignOperationName, input: Record<string, unknown>, publicKey: Uint8Array, kind: 'ed25519' | 'secp256k1') {
+  const captured: Uint8Array[] = [];
+  const wrongCurve = async (): Promise<never> => {
+    throw new SignerError('INVALID_PARAMS', `a ${kind === 'ed25519' ? 'Ed25519' : 'secp256k1'} wallet makes no ${kind === 'ed25519' ? 'secp256k1' : 'Ed25519'} signature`, 400);
+  };
+  const key: KeyMaterial = {
+    address: wallet.address,
+    publicKey,
+    signDigest:
+      kind === 'secp256k1'
+        ? async (digest) => {
+            captured.push(Uint8Array.from(digest));
+            return { signature: new Uint8Array(64), recoveryId: 0 };
+          }
+        : wrongCurve,
+    signEd25519:
+      kind === 'ed25519'
+        ? async (message) => {
+            captured.push(Uint8Array.from(message));
+            return new Uint8Array(64);
+          }
+        : wrongCurve,
+  };
+  const out = await domainCall(() => signOperation(wallet.type, operation).sign(key, input));
+  if (captured.length !== 1) throw new SignerError(kind === 'ed25519' ? 'FROST_NOTHING_TO_SIGN' : 'DKLS_NOTHING_TO_SIGN', 'the operation asks for no single signature with this input', 409);
+  return { payload: captured[0]!, logDigest: out.digest };
 }

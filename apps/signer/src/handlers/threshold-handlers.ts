@@ -29,10 +29,6 @@ import {
   sealDklsShare,
   sealToRecovery,
   secp256k1KeyOfWallet,
-  signOperation,
-  type KekProvider,
-  type KeyMaterial,
-  type RecoveryPublicKey,
   type VaultWallet,
 } from '@wallet/domain';
 import { keygenParty, otSetupParty, presignParty, ThresholdEcdsaError, type KeygenResult, type KeyShare, type Party, type Presignature } from '@wallet/threshold-ecdsa';
@@ -40,18 +36,13 @@ import { crashAt } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
 import type { ThresholdStore } from '../store/threshold-store.ts';
-import { admitSignature, assertCurrentEpoch, domainCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
+import { admitSignature, assertCurrentEpoch, capturePayload, domainCall, parseParams } from './rpc.ts';
+import type { FrostHandlerDeps } from './frost-handlers.ts';
 import { createSessionTable } from './sessions.ts';
 
-export interface ThresholdHandlerDeps {
-  keks: KekProvider;
-  recovery: RecoveryPublicKey;
-  epochs: EpochStore;
-  log: SignatureLog;
-  limits: SignatureLimits;
-  capsValue(chain: 'EVM' | 'SOLANA'): boolean;
+/** The FROST handlers' dependencies and the threshold store. */
+export interface ThresholdHandlerDeps extends FrostHandlerDeps {
   threshold: ThresholdStore;
-  sessionTtlMs?: number;
 }
 
 type Session =
@@ -81,25 +72,6 @@ function publicKeyOf(wallet: VaultWallet): Uint8Array {
   } catch (error) {
     throw new SignerError('INVALID_PARAMS', (error as Error).message, 400);
   }
-}
-
-/** The digest the operation signs for this input: it runs with a key that records the digest and answers a placeholder. */
-async function deriveDigest(wallet: VaultWallet, operation: Parameters<typeof signOperation>[1], input: Record<string, unknown>, publicKey: Uint8Array) {
-  const captured: Uint8Array[] = [];
-  const key: KeyMaterial = {
-    address: wallet.address,
-    publicKey,
-    signDigest: async (digest) => {
-      captured.push(Uint8Array.from(digest));
-      return { signature: new Uint8Array(64), recoveryId: 0 };
-    },
-    signEd25519: async () => {
-      throw new SignerError('INVALID_PARAMS', 'a secp256k1 wallet makes no Ed25519 signature', 400);
-    },
-  };
-  const out = await domainCall(() => signOperation(wallet.type, operation).sign(key, input));
-  if (captured.length !== 1) throw new SignerError('DKLS_NOTHING_TO_SIGN', 'the operation asks for no single signature with this input', 409);
-  return { digest: captured[0]!, logDigest: out.digest };
 }
 
 export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<string, SignerHandler> {
@@ -216,7 +188,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         const publicKey = publicKeyOf(wallet);
         if (!Buffer.from(publicKey).equals(Buffer.from(session.share.publicKey))) throw new SignerError('SHARE_REFUSED', 'the session is of another key', 400);
         const input = await domainCall(async () => parseSigningInput(wallet.type, request.operation, request.input));
-        const { digest, logDigest } = await deriveDigest(wallet, request.operation, input, publicKey);
+        const { payload: digest, logDigest } = await capturePayload(wallet, request.operation, input, publicKey, 'secp256k1');
         if (!Buffer.from(digest).equals(Buffer.from(request.digest))) {
           throw new SignerError('DKLS_DIGEST_MISMATCH', 'the digest to sign is not the one the operation signs for this input', 400);
         }

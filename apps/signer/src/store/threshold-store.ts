@@ -52,74 +52,74 @@ function parseRecord(line: string): Record | null {
   return null;
 }
 
-export async function openThresholdStore(dir: string, logger?: { warn(obj: object, msg?: string): void }): Promise<ThresholdStore> {
-  const file = path.join(dir, THRESHOLD_FILE);
-  const removed = repairTornTail(file);
-  if (removed > 0) logger?.warn({ file, bytesRemoved: removed }, 'incomplete final line (torn by a crash, never acknowledged) removed');
+/** The store's rules over its records; `append` makes a record durable (the file) or does nothing (memory). */
+function storeOver(append: (record: Record) => Promise<void>, close: () => Promise<void>) {
   const setups = new Map<string, Setup>();
   const used = new Set<string>();
-  let lineNo = 0;
-  for await (const line of readLines(file)) {
-    lineNo++;
-    const record = parseRecord(line);
-    if (!record) throw new Error(`${file}: line ${lineNo} is not a threshold record; refusing to guess the OT setups`);
+  const now = () => new Date().toISOString();
+  /** A record as it changes the state (on replay and after each write). */
+  const apply = (record: Record) => {
     if (record.kind === 'ot-setup') setups.set(record.walletId, { otSetupId: record.otSetupId, usable: true });
     else if (record.kind === 'ot-unusable') {
       const current = setups.get(record.walletId);
       if (current?.otSetupId === record.otSetupId) current.usable = false;
     } else used.add(record.id);
-  }
-  const journal = await GroupCommitJournal.open(file);
-  const append = (record: Record) => journal.append(`${JSON.stringify(record)}\n`);
-  const now = () => new Date().toISOString();
-
-  return {
-    setupOf: (walletId) => {
-      const setup = setups.get(walletId);
-      return setup ? { ...setup } : null;
-    },
-    async recordSetup(walletId, otSetupId) {
-      if (!HEX64.test(otSetupId)) throw new SignerError('INVALID_PARAMS', 'an OT setup id is 32 bytes of hex', 400);
-      await append({ kind: 'ot-setup', walletId, otSetupId, time: now() });
-      setups.set(walletId, { otSetupId, usable: true });
-    },
-    async markUnusable(walletId, otSetupId) {
-      const current = setups.get(walletId);
-      // Marked in memory first: no other session may start under this setup while the line is written.
-      if (current?.otSetupId === otSetupId) current.usable = false;
-      await append({ kind: 'ot-unusable', walletId, otSetupId, time: now() });
-    },
-    async markPresignatureUsed(walletId, id) {
-      if (!HEX64.test(id)) throw new SignerError('INVALID_PARAMS', 'a presignature id is 32 bytes of hex', 400);
-      if (used.has(id)) throw new SignerError('DKLS_PRESIGNATURE_USED', 'this presignature was already used; start a new signature', 409);
-      used.add(id);
-      await append({ kind: 'presignature-used', walletId, id, time: now() });
-    },
-    close: () => journal.close(),
   };
-}
-
-/** The same rules in memory, for the in-process signer of the API's tests. */
-export function createMemoryThresholdStore(): ThresholdStore & { used: Set<string> } {
-  const setups = new Map<string, Setup>();
-  const used = new Set<string>();
-  return {
+  const store: ThresholdStore & { used: ReadonlySet<string> } = {
     used,
     setupOf: (walletId) => {
       const setup = setups.get(walletId);
       return setup ? { ...setup } : null;
     },
     async recordSetup(walletId, otSetupId) {
-      setups.set(walletId, { otSetupId, usable: true });
+      if (!HEX64.test(otSetupId)) throw new SignerError('INVALID_PARAMS', 'an OT setup id is 32 bytes of hex', 400);
+      const record: Record = { kind: 'ot-setup', walletId, otSetupId, time: now() };
+      await append(record);
+      apply(record);
     },
     async markUnusable(walletId, otSetupId) {
-      const current = setups.get(walletId);
-      if (current?.otSetupId === otSetupId) current.usable = false;
+      const record: Record = { kind: 'ot-unusable', walletId, otSetupId, time: now() };
+      // Applied first: no other session may start under this setup while the line is written.
+      apply(record);
+      await append(record);
     },
-    async markPresignatureUsed(_walletId, id) {
+    async markPresignatureUsed(walletId, id) {
+      if (!HEX64.test(id)) throw new SignerError('INVALID_PARAMS', 'a presignature id is 32 bytes of hex', 400);
       if (used.has(id)) throw new SignerError('DKLS_PRESIGNATURE_USED', 'this presignature was already used; start a new signature', 409);
-      used.add(id);
+      const record: Record = { kind: 'presignature-used', walletId, id, time: now() };
+      // Applied first: a second call with the same id is refused while the line is written.
+      apply(record);
+      await append(record);
     },
-    close: async () => {},
+    close,
   };
+  return { store, apply };
+}
+
+export async function openThresholdStore(dir: string, logger?: { warn(obj: object, msg?: string): void }): Promise<ThresholdStore> {
+  const file = path.join(dir, THRESHOLD_FILE);
+  const removed = repairTornTail(file);
+  if (removed > 0) logger?.warn({ file, bytesRemoved: removed }, 'incomplete final line (torn by a crash, never acknowledged) removed');
+  let journal: GroupCommitJournal | undefined;
+  const { store, apply } = storeOver(
+    (record) => journal!.append(`${JSON.stringify(record)}\n`),
+    () => journal!.close(),
+  );
+  let lineNo = 0;
+  for await (const line of readLines(file)) {
+    lineNo++;
+    const record = parseRecord(line);
+    if (!record) throw new Error(`${file}: line ${lineNo} is not a threshold record; refusing to guess the OT setups`);
+    apply(record);
+  }
+  journal = await GroupCommitJournal.open(file);
+  return store;
+}
+
+/** The same rules in memory, for the in-process signer of the API's tests. */
+export function createMemoryThresholdStore(): ThresholdStore & { used: ReadonlySet<string> } {
+  return storeOver(
+    async () => {},
+    async () => {},
+  ).store;
 }

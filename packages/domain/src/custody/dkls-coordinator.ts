@@ -35,7 +35,7 @@ export interface ThresholdVaultDeps {
    * of its role and epoch: both after a fresh OT setup, or the API's alone marked unusable after
    * this side aborted.
    */
-  renewShares?: (walletId: string, shares: EncryptedShare[]) => Promise<void>;
+  renewShares?: (walletId: string, shares: EncryptedShare[], reason: 'ot-renewal' | 'ot-unusable') => Promise<void>;
   /** Fault injection in tests (CUSTODY_CRASH_AT): called at each step a test may kill the process at. */
   crashAt?: (point: 'dkls-presigned' | 'dkls-final') => void;
 }
@@ -134,7 +134,7 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
       const sealed = last?.sealed;
       if (!sealed || sealed.otSetupId !== share.otSetupId || sealed.signerShare.epoch !== signerSealed.epoch) throw internal('the signer finished the OT setup with another setup or epoch');
       const renewed: [EncryptedShare, EncryptedShare] = [sealDklsShare(keks.current('api'), wallet.id, 'dkls-api', share, apiSealed.epoch), sealed.signerShare];
-      await renewShares?.(wallet.id, renewed);
+      await renewShares?.(wallet.id, renewed, 'ot-renewal');
       return renewed;
     } catch (error) {
       translate(error, 'OT setup');
@@ -185,7 +185,7 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
           // Our side aborted: these correlations must not serve again (a peer could probe them), so the
           // share is stored marked unusable before the refusal leaves; the next signature renews them.
           if (error instanceof ThresholdEcdsaError && error.code === 'ABORTED' && share.otStatusValue === 'unusable') {
-            await renewShares?.(wallet.id, [sealDklsShare(keks.current('api'), wallet.id, 'dkls-api', share, apiSealed.epoch)]);
+            await renewShares?.(wallet.id, [sealDklsShare(keks.current('api'), wallet.id, 'dkls-api', share, apiSealed.epoch)], 'ot-unusable');
           }
           translate(error, 'signature');
         } finally {
