@@ -9,9 +9,11 @@
  * - `dkls-presigned`: a threshold ECDSA presignature made (in memory), before the answer that
  *   completes it on the API's side leaves;
  * - `dkls-used`: the presignature recorded used (on disk), before the signature is combined and logged;
- * - `dkls-logged`: the threshold signature appended to its log, before its final message leaves.
+ * - `dkls-logged`: the threshold signature appended to its log, before its final message leaves;
+ * - `dkls-import-dealt`: a converted wallet's key dealt into DKLs23 shares, before they leave;
+ * - `dkls-import-setup`: the conversion's OT setup recorded, before participant 2's sealed share leaves.
  */
-export const SIGNER_CRASH_POINTS = ['frost-respond', 'frost-logged', 'dkls-presigned', 'dkls-used', 'dkls-logged'] as const;
+export const SIGNER_CRASH_POINTS = ['frost-respond', 'frost-logged', 'dkls-presigned', 'dkls-used', 'dkls-logged', 'dkls-import-dealt', 'dkls-import-setup'] as const;
 export type SignerCrashPoint = (typeof SIGNER_CRASH_POINTS)[number];
 
 // Read once: the variable is fixed for the process's life.

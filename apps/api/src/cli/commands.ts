@@ -1,4 +1,5 @@
 import { ApiError, type PolicyView } from '@wallet/domain';
+import { runConvertCommand } from '../custody/convert-command.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -80,7 +81,8 @@ const commands = {
     services.policies.list(await services.policies.operatorScope(String(args.projectId), args.environment)),
   'policies.extension': async (services: Services, args: Record<string, unknown>) =>
     services.permissionsExtension.set(await services.policies.operatorScope(String(args.projectId), args.environment), args.enabled === true),
-  'custody.convert': (services: Services) => keyMaintenanceOf(services).convert(),
+  'custody.convert': (services: Services, args: Record<string, unknown>) =>
+    runConvertCommand(keyMaintenanceOf(services), args, (projectId, environment) => services.policies.operatorScope(projectId, environment)),
   'custody.refresh': (services: Services) => keyMaintenanceOf(services).refresh(),
   'custody.mode': async (services: Services, args: Record<string, unknown>) => ({
     command: 'mode',

@@ -6,6 +6,15 @@ const usage = `usage:
       every Ed25519 wallet still split into XOR halves becomes FROST(Ed25519) 2-of-3 (the signer splits
       the key, the API keeps participant 1's share, participant 3's is sealed to the recovery key);
       addresses do not change; idempotent and resumable
+  npm run custody -- convert --wallet-id W --mode threshold
+      that wallet to threshold custody, once, keeping its address: an EVM or COSMOS wallet becomes DKLs23
+      2-of-2 between the API and the signer with an offline recovery share (the signer deals its key, then
+      the two run an OT setup; implemented from the paper, not externally audited), an Ed25519 wallet FROST;
+      resumable (rerun after any failure); prints { command, walletId, type, address, custodyMode, outcome }
+      with outcome converted, or already-threshold when it was
+  npm run custody -- convert --project-id P [--env ENV] --mode threshold
+      the same for every wallet of the project whose shares the service holds (wallets belong to the project,
+      not to an environment; --env is checked and echoed); prints the counts below with projectId and mode
   npm run custody -- refresh
       new shares for every wallet at its next epoch (FROST zero-sharing refresh; a new XOR pad for
       secp256k1); the signer refuses the older shares from then on; resumable
@@ -28,7 +37,7 @@ verify-log: { ok, chain, walletSignatures, serviceKeySignatures, matched, missin
 await main(async () => {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { 'project-id': { type: 'string' }, env: { type: 'string' }, mode: { type: 'string' } },
+    options: { 'project-id': { type: 'string' }, 'wallet-id': { type: 'string' }, env: { type: 'string' }, mode: { type: 'string' } },
   });
   switch (positionals[0]) {
     case 'mode': {
@@ -36,8 +45,11 @@ await main(async () => {
       if (!projectId || !env || !mode) throw new UsageError(`mode needs --project-id, --env and --mode\n${usage}`);
       return execute('custody.mode', { projectId, environment: env, mode });
     }
-    case 'convert':
-      return execute('custody.convert', {});
+    case 'convert': {
+      const { 'wallet-id': walletId, 'project-id': projectId, env, mode } = values;
+      if ((walletId || projectId) && !mode) throw new UsageError(`convert --wallet-id and --project-id need --mode threshold\n${usage}`);
+      return execute('custody.convert', { walletId, projectId, environment: env, mode });
+    }
     case 'refresh':
       return execute('custody.refresh', {});
     case 'reseal-webhook-secrets': {

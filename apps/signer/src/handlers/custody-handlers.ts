@@ -6,12 +6,12 @@
  * - `frostRefreshStart` / `frostRefreshFinish`: zero-sharing refresh, participant 2's half, its
  *   participant-3 delta sealed to the recovery key; new shares sealed at the next epoch.
  * - `xorRepad`: secp256k1 refresh, a new pad for the same key at the next epoch.
- * - `commitEpoch`: once the API has stored the new shares, the signer records their epoch (durably)
+ * - `commitEpoch` (for a FROST, XOR or DKLs23 participant-2 share): once the API has stored the new shares, the signer records their epoch (durably)
  *   and from then on refuses every sealed share of an older epoch. Recording before the shares are
  *   stored would leave a crashed run with no share the signer accepts; recording after leaves the
  *   old shares usable until the commit, which the next run repeats (it is idempotent).
  */
-import { encodeVaultValue, frostRefreshContext, sealFrostShare, sealToRecovery, VAULT_METHODS, vaultParams, type KekProvider, type RecoveryPublicKey } from '@wallet/domain';
+import { encodeVaultValue, frostRefreshContext, openDklsShare, sealFrostShare, sealToRecovery, secp256k1KeyOfWallet, VAULT_METHODS, vaultParams, type KekProvider, type RecoveryPublicKey } from '@wallet/domain';
 import { convertXorToFrost, repadXorShares } from '@wallet/domain/custody/local-vault.ts';
 import { decryptShare } from '@wallet/domain/custody/shares.ts';
 import { refreshFinish, refreshRound1, refreshRound2, wipeKeyPackage, wipeRoundSecret, type KeyPackage, type PublicKeyPackage } from '@wallet/frost-ed25519';
@@ -124,6 +124,12 @@ export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs }: 
       if (share.role === 'frost-signer') {
         const opened = openSignerShare(keks, wallet, share, groupKeyOf(wallet));
         wipeKeyPackage(opened.keyPackage);
+      } else if (share.role === 'dkls-signer') {
+        try {
+          openDklsShare(keks, wallet.id, 'dkls-signer', share, secp256k1KeyOfWallet(wallet)).wipe();
+        } catch {
+          throw new SignerError('SHARE_REFUSED', "the sealed threshold signer share does not open for this wallet's key", 400);
+        }
       } else if (share.role === 'service') {
         try {
           decryptShare(keks, wallet.id, share).fill(0);

@@ -5,6 +5,12 @@
  * - Key generation (5 exchanges): DKG then OT setup; the last exchange seals participant 2's share
  *   (service KEK) and its contribution to participant 3 (recovery key), and records the OT setup as
  *   the wallet's current one.
+ * - Conversion of an isolated wallet (`importStart`, then 3 `step`s): the XOR halves of the current
+ *   epoch are joined here once and dealt into DKLs23 shares at the next epoch (dkls-import.ts);
+ *   participant 1's share goes to the API in the clear over mTLS, participant 3's sealed to the
+ *   recovery key; then an OT setup in which this side speaks first (the API has no share before the
+ *   answer); its last exchange seals participant 2's share and records the OT setup. The halves sign
+ *   until the API has stored the new shares and `commitEpoch` retires them.
  * - OT setup (4 exchanges) for an existing share, of the current epoch: fresh correlations, the new
  *   setup recorded; the old sealed shares no longer sign.
  * - A signature (3 exchanges): the share opens only of the current epoch and the current, usable OT
@@ -26,12 +32,14 @@ import {
   encodeVaultValue,
   openDklsShare,
   parseSigningInput,
+  type EncryptedShare,
   sealDklsShare,
   sealToRecovery,
   secp256k1KeyOfWallet,
   type VaultWallet,
 } from '@wallet/domain';
 import { keygenParty, otSetupParty, presignParty, ThresholdEcdsaError, type KeygenResult, type KeyShare, type Party, type Presignature } from '@wallet/threshold-ecdsa';
+import { dealXorWallet } from '@wallet/domain/custody/dkls-import.ts';
 import { crashAt } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
@@ -48,6 +56,7 @@ export interface ThresholdHandlerDeps extends FrostHandlerDeps {
 type Session =
   | { kind: 'keygen'; party: Party<KeygenResult> }
   | { kind: 'ot-setup'; party: Party<KeyShare>; epoch: number; otSetupId: string }
+  | { kind: 'import'; party: Party<KeyShare>; share: KeyShare; epoch: number }
   | { kind: 'presign'; party: Party<Presignature>; share: KeyShare; otSetupId: string }
   | { kind: 'presigned'; presignature: Presignature; share: KeyShare; otSetupId: string };
 
@@ -56,6 +65,10 @@ const aborted = () => new SignerError('DKLS_ABORTED', 'threshold-ecdsa: session 
 function wipeSession(session: Session): void {
   if (session.kind === 'keygen') session.party.abandon();
   else if (session.kind === 'ot-setup') session.party.abandon();
+  else if (session.kind === 'import') {
+    session.party.abandon();
+    session.share.wipe();
+  }
   else if (session.kind === 'presign') {
     session.party.abandon();
     session.share.wipe();
@@ -89,7 +102,8 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
     } catch (error) {
       wipeSession(session);
       if (!(error instanceof ThresholdEcdsaError)) throw error;
-      if (session.kind !== 'keygen') await threshold.markUnusable(walletId, session.otSetupId);
+      // A key generation or a conversion has no OT setup of the wallet's yet; nothing of it was stored.
+      if ('otSetupId' in session) await threshold.markUnusable(walletId, session.otSetupId);
       throw aborted();
     }
   }
@@ -120,6 +134,32 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
       const session: Session = { kind: 'keygen', party };
       const out = await advance(walletId, session, party, messages, [party.first()]);
       return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: out, done: false });
+    },
+
+    [DKLS_METHODS.importStart]: async (params) => {
+      const { wallet, shares } = parseParams(dklsParams.importStart, params);
+      if (!shares.some((s) => s.role === 'user') || !shares.some((s) => s.role === 'service')) {
+        throw new SignerError('INVALID_PARAMS', 'a conversion takes the user and service halves', 400);
+      }
+      assertCurrentEpoch(epochs, wallet.id, shares.map((s) => s.epoch));
+      const publicKey = publicKeyOf(wallet);
+      // The new shares retire the halves: sealed at the next epoch, which commitEpoch records once they are stored.
+      const epoch = Math.max(epochs.epochOf(wallet.id), ...shares.map((s) => s.epoch)) + 1;
+      let dealt;
+      try {
+        dealt = dealXorWallet(keks, recovery, wallet.id, shares as EncryptedShare[], publicKey, epoch);
+      } catch {
+        throw new SignerError('SHARE_REFUSED', "the wallet's halves do not open or do not join to its key", 400);
+      }
+      try {
+        const party = otSetupParty(dealt.signerShare);
+        const first = party.first();
+        const sessionId = sessions.put(wallet.id, { kind: 'import', party, share: dealt.signerShare, epoch });
+        crashAt('dkls-import-dealt');
+        return encodeVaultValue({ sessionId, messages: [first], done: false, apiShare: dealt.apiShare, recoveryShare: dealt.recoveryShare, epoch });
+      } finally {
+        dealt.apiShare.fill(0);
+      }
     },
 
     [DKLS_METHODS.otSetupStart]: async (params) => {
@@ -169,6 +209,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         const recoveryShare = offline ? sealToRecovery(recovery, walletId, 'recovery-signer', share.publicKey, epoch, { kind: 'ecdsa-contribution', contribution: offline }) : null;
         const otSetupId = share.otSetupId!;
         await threshold.recordSetup(walletId, otSetupId);
+        if (session.kind === 'import') crashAt('dkls-import-setup');
         return encodeVaultValue({ sessionId, messages: out, done: true, sealed: { signerShare, recoveryShare, publicKey: share.publicKey, otSetupId } });
       } finally {
         share.wipe();

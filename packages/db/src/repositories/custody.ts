@@ -61,27 +61,36 @@ export function createCustodyStore(prisma: PrismaClient): CustodyStore {
   };
 }
 
+type WalletWithShares = Parameters<typeof toWalletRecord>[0] & { shares: Array<{ role: string; epoch: number; kekId: string; iv: Uint8Array; ciphertext: Uint8Array }> };
+const toStored = ({ shares, ...wallet }: WalletWithShares) => ({
+  wallet: toWalletRecord(wallet),
+  shares: shares.map((s) => ({ role: s.role as ShareRole, epoch: s.epoch, kekId: s.kekId, iv: new Uint8Array(s.iv), ciphertext: new Uint8Array(s.ciphertext) })),
+});
+const sharesInOrder = { shares: { orderBy: [{ role: 'asc' as const }, { epoch: 'asc' as const }] } };
+
 /** The operator's key maintenance (npm run custody): wallets with their shares, and replacing shares in one transaction. */
 export function createKeyMaintenanceStore(prisma: PrismaClient): KeyMaintenanceStore {
   return {
-    async list(after, limit) {
+    async list(after, limit, projectId) {
       const rows = await prisma.wallet.findMany({
-        where: { custody: 'api_key', ...(after ? { id: { gt: after } } : {}) },
-        include: { shares: { orderBy: [{ role: 'asc' }, { epoch: 'asc' }] } },
+        where: { custody: 'api_key', ...(projectId ? { projectId } : {}), ...(after ? { id: { gt: after } } : {}) },
+        include: sharesInOrder,
         orderBy: { id: 'asc' },
         take: limit,
       });
-      return rows.map(({ shares, ...wallet }) => ({
-        wallet: toWalletRecord(wallet),
-        shares: shares.map((s) => ({ role: s.role as ShareRole, epoch: s.epoch, kekId: s.kekId, iv: new Uint8Array(s.iv), ciphertext: new Uint8Array(s.ciphertext) })),
-      }));
+      return rows.map(toStored);
+    },
+
+    async get(walletId) {
+      const row = await prisma.wallet.findUnique({ where: { id: walletId }, include: sharesInOrder });
+      return row ? toStored(row) : null;
     },
 
     async appendAudit(audit) {
       await prisma.auditLog.create({ data: auditData(audit) });
     },
 
-    async replaceShares(walletId, remove, add, audit) {
+    async replaceShares(walletId, remove, add, audit, custodyMode) {
       try {
         return await prisma.$transaction(async (tx) => {
           for (const { role, epoch } of remove) {
@@ -89,6 +98,7 @@ export function createKeyMaintenanceStore(prisma: PrismaClient): KeyMaintenanceS
             if (deleted.count !== 1) throw new StaleShares();
           }
           await tx.keyShare.createMany({ data: add.map((share) => shareData(walletId, share)) });
+          if (custodyMode) await tx.wallet.update({ where: { id: walletId }, data: { custodyMode } });
           await tx.auditLog.create({ data: auditData(audit) });
           return true;
         });

@@ -42,13 +42,14 @@ describe.each(testDatabaseKinds)('key shares: FROST roles, epochs, replacement i
     await expect(newWallet([share('user', -1), share('service')])).rejects.toThrow();
   });
 
-  it('replaceShares deletes the old rows and inserts the new ones with the audit row atomically; a stale replacement writes nothing', async () => {
+  it('replaceShares deletes the old rows and inserts the new ones with the audit row and the custody mode atomically; a stale replacement writes nothing', async () => {
     const id = await newWallet([share('user'), share('service')]);
     const stores = createStores(db);
     const audit = { projectId, apiKeyId: null, walletId: id, requestId: null, action: 'wallet.custody.convert', details: { epoch: 1 } };
     const next = [share('frost-api', 1), share('frost-signer', 1), share('recovery-signer', 1)];
     const remove = [{ role: 'user' as const, epoch: 0 }, { role: 'service' as const, epoch: 0 }];
-    expect(await stores.keyMaintenance.replaceShares(id, remove, next, audit)).toBe(true);
+    expect(await stores.keyMaintenance.replaceShares(id, remove, next, audit, 'threshold')).toBe(true);
+    expect((await stores.wallets.findById(id))?.custodyMode).toBe('threshold');
     expect((await stores.wallets.findShares(id)).map((s) => `${s.role}@${s.epoch}`).sort()).toEqual(['frost-api@1', 'frost-signer@1', 'recovery-signer@1']);
     // The same replacement again (another run got there first): nothing written, no second audit row.
     expect(await stores.keyMaintenance.replaceShares(id, remove, [share('frost-api', 2)], audit)).toBe(false);
@@ -56,5 +57,7 @@ describe.each(testDatabaseKinds)('key shares: FROST roles, epochs, replacement i
     expect(await db.prisma.auditLog.count({ where: { walletId: id, action: 'wallet.custody.convert' } })).toBe(1);
     const listed = (await stores.keyMaintenance.list(null, 1000)).find((w) => w.wallet.id === id);
     expect(listed?.shares).toHaveLength(3);
+    expect((await stores.keyMaintenance.get(id))?.shares).toEqual(listed?.shares);
+    expect(await stores.keyMaintenance.list(null, 1000, '00000000-0000-4000-8000-000000000000')).toEqual([]);
   });
 });

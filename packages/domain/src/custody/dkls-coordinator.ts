@@ -62,10 +62,22 @@ const signerCodeOf = (error: unknown) => (error instanceof ApiError ? (error as 
 
 /** Runs a protocol with the signer: participant 1 sends its messages, the signer answers its own, until both are done. */
 async function exchange<R>(party: Party<R>, start: (messages: Uint8Array[]) => Promise<DklsExchange>, call: VaultCall, walletId: string): Promise<{ result: R; last: DklsStepResult | null }> {
-  let answer: DklsExchange | DklsStepResult = await start([party.first()]);
+  return continueExchange(party, await start([party.first()]), call, walletId);
+}
+
+/**
+ * Goes on from the signer's `answer`: `party` steps through its messages, and what it makes (after
+ * `outbox`, this side's messages not sent yet) goes in the next `step`, until both sides are done.
+ */
+export async function continueExchange<R>(
+  party: Party<R>,
+  answer: DklsExchange | DklsStepResult,
+  call: VaultCall,
+  walletId: string,
+  outbox: Uint8Array[] = [],
+): Promise<{ result: R; last: DklsStepResult | null }> {
   let last: DklsStepResult | null = null;
   for (;;) {
-    const outbox: Uint8Array[] = [];
     for (const message of answer.messages) {
       const next = party.step(message);
       if (next) outbox.push(next);
@@ -77,6 +89,7 @@ async function exchange<R>(party: Party<R>, start: (messages: Uint8Array[]) => P
     if (outbox.length === 0) throw internal('the threshold protocol stalled');
     last = await call<DklsStepResult>(DKLS_METHODS.step, { sessionId: answer.sessionId, walletId, messages: outbox });
     answer = last;
+    outbox = [];
   }
 }
 

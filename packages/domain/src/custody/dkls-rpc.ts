@@ -7,11 +7,17 @@
  */
 import { z } from 'zod';
 import { DKLS_SHARE_MAX_BYTES } from './dkls-share.ts';
-import { vaultWalletSchema } from './vault-rpc.ts';
+import { encryptedShareSchema, vaultWalletSchema } from './vault-rpc.ts';
 
 export const DKLS_METHODS = {
   /** Exchange 1 of key generation: the API's DKG hello; the signer's hello and commitment back, under a new session. */
   keygenStart: 'vault.dkls.keygenStart',
+  /**
+   * Exchange 1 of a conversion of an isolated wallet (its XOR halves): the signer joins the key once,
+   * deals it into DKLs23 shares at the next epoch (trusted dealer), answers participant 1's share in
+   * the clear with participant 3's sealed to the recovery key, and its first OT setup message.
+   */
+  importStart: 'vault.dkls.importStart',
   /** Exchange 1 of a fresh OT setup for an existing wallet (after an abort). */
   otSetupStart: 'vault.dkls.otSetupStart',
   /** Exchange 1 of a signature: the signer opens its share (current epoch and OT setup only). */
@@ -44,6 +50,7 @@ const signOperationName = z.enum(['message', 'raw', 'transaction', 'typedData', 
 
 export const dklsParams = {
   keygenStart: z.strictObject({ walletId: uuid, messages: z.array(message).length(1) }),
+  importStart: z.strictObject({ wallet: secpWallet, shares: z.array(encryptedShareSchema).length(2) }),
   otSetupStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
   signStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
   step: z.strictObject({ sessionId, walletId: uuid, messages }),
@@ -75,6 +82,22 @@ export interface DklsSealed {
   /** 33-byte compressed public key. */
   publicKey: Uint8Array;
   otSetupId: string;
+}
+
+/**
+ * The answer to `importStart`: the signer's first OT setup message (participant 2 speaks first here:
+ * the API has no share before this answer), and the dealt shares of participants 1 and 3.
+ */
+export interface DklsImportStart extends DklsExchange {
+  /**
+   * Participant 1's dealt share (the KeyShare encoding, without OT correlations) in the clear, only
+   * over mTLS to the API, which runs the OT setup with it, seals it under its own KEK and wipes it.
+   */
+  apiShare: Uint8Array;
+  /** Participant 3's p(3) with Y_3, sealed to the recovery key (`ecdsa-dealt-share`) at `epoch`. */
+  recoveryShare: { role: 'recovery-signer'; epoch: number; kekId: string; iv: Uint8Array; ciphertext: Uint8Array };
+  /** The epoch the new shares are sealed at (above the halves'); the signer records it at `commitEpoch`. */
+  epoch: number;
 }
 
 export type DklsStepResult = DklsExchange & { sealed: DklsSealed | null };

@@ -8,6 +8,10 @@
  *   stored key, and only then replaces the halves with the new shares in one transaction. The address
  *   does not change. The new shares are of the next epoch, which the signer records afterwards
  *   (`commitEpoch`), so the halves are refused from then on.
+ * - **convert to threshold** (one wallet, or every wallet of a project): the above for an Ed25519
+ *   wallet, and for a secp256k1 wallet the DKLs23 conversion of dkls-convert.ts (the signer deals the
+ *   key into DKLs23 shares, the two run an OT setup, a test signature 2-of-2, one write that also sets
+ *   the wallet's custody mode to `threshold`, then the epoch commit). The address does not change.
  * - **refresh**: FROST wallets get a zero-sharing refresh (participant 3's deltas sealed to the
  *   recovery key as additional contributions), secp256k1 wallets a new XOR pad; both at the next
  *   epoch, written in one transaction, then committed in the signer.
@@ -17,13 +21,15 @@
  * next run (the commit is repeated for converted wallets; a refresh simply runs again).
  */
 import { refreshFinish, refreshRound1, refreshRound2, wipeKeyPackage, wipeRoundSecret, type Round1Package, type Round2Package } from '@wallet/frost-ed25519';
+import { ApiError, conflict, notFound } from '../errors.ts';
 import type { AuditEntry, WalletRecord } from '../ports.ts';
+import { convertOneToThresholdEcdsa } from './dkls-convert.ts';
 import { isFrostWallet, latestShare, openApiShare, type VaultCall } from './frost-coordinator.ts';
 import { decodeFrostShare, frostRefreshContext, samePublicKeyPackage, sealFrostShare } from './frost-share.ts';
 import { frostGroupKey } from './group-key.ts';
 import { sealToRecovery, type RecoveryPublicKey } from './recovery-seal.ts';
 import { checkFrostShares, checkXorShares, type ShareCheckRecorder } from './share-check.ts';
-import type { EncryptedShare, KekProvider } from './types.ts';
+import type { CustodyMode, EncryptedShare, KekProvider } from './types.ts';
 import { wipe } from './types.ts';
 import { VAULT_METHODS } from './vault-rpc.ts';
 import type { FrostImportResult, FrostRoundStart, FrostSealedShares, VaultWallet } from './vault.ts';
@@ -34,13 +40,16 @@ export interface StoredKeyWallet {
 }
 
 export interface KeyMaintenanceStore {
-  /** API-custody wallets (every share stored here), by id, after `after`. */
-  list(after: string | null, limit: number): Promise<StoredKeyWallet[]>;
+  /** API-custody wallets (every share stored here), by id, after `after`; only the project's with `projectId`. */
+  list(after: string | null, limit: number, projectId?: string): Promise<StoredKeyWallet[]>;
+  /** One wallet with its shares, whatever its custody; null when there is none. */
+  get(walletId: string): Promise<StoredKeyWallet | null>;
   /**
-   * One transaction: deletes exactly the `remove` rows, inserts `add` and the audit row. False (and
-   * nothing written) when one of `remove` is no longer there (another run got there first).
+   * One transaction: deletes exactly the `remove` rows, inserts `add` and the audit row, and sets the
+   * wallet's custody mode when one is given. False (and nothing written) when one of `remove` is no
+   * longer there (another run got there first).
    */
-  replaceShares(walletId: string, remove: Array<Pick<EncryptedShare, 'role' | 'epoch'>>, add: EncryptedShare[], audit: AuditEntry): Promise<boolean>;
+  replaceShares(walletId: string, remove: Array<Pick<EncryptedShare, 'role' | 'epoch'>>, add: EncryptedShare[], audit: AuditEntry, custodyMode?: CustodyMode): Promise<boolean>;
   /** The audit row of a signature made for a share check (as every signature has one). */
   appendAudit(audit: AuditEntry): Promise<void>;
 }
@@ -115,6 +124,7 @@ async function convertOne(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKe
       halves.map((s) => ({ role: s.role, epoch: s.epoch })),
       [apiShare, imported.signerShare, imported.recoveryShare],
       audit(wallet, 'wallet.custody.convert', { epoch, kekIds: [apiShare.kekId, imported.signerShare.kekId].sort(), recoveryKeyId: imported.recoveryShare.kekId }),
+      'threshold',
     );
     if (!written) return 'skipped';
     await deps.afterWrite?.(wallet.id);
@@ -183,11 +193,16 @@ async function repadXor(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyW
   await commitEpoch(deps, vw, service);
 }
 
-async function eachWallet(deps: KeyMaintenanceDeps, command: MaintenanceCounts['command'], run: (entry: StoredKeyWallet) => Promise<'done' | 'skipped' | 'ineligible'>): Promise<MaintenanceCounts> {
+async function eachWallet(
+  deps: KeyMaintenanceDeps,
+  command: MaintenanceCounts['command'],
+  run: (entry: StoredKeyWallet) => Promise<'done' | 'skipped' | 'ineligible'>,
+  projectId?: string,
+): Promise<MaintenanceCounts> {
   const counts: MaintenanceCounts = { command, wallets: 0, done: 0, skipped: 0, failed: 0, failures: [] };
   let after: string | null = null;
   for (;;) {
-    const page = await deps.store.list(after, 100);
+    const page = await deps.store.list(after, 100, projectId);
     if (page.length === 0) return counts;
     for (const entry of page) {
       try {
@@ -209,6 +224,54 @@ async function eachWallet(deps: KeyMaintenanceDeps, command: MaintenanceCounts['
 /** Converts every XOR-split Ed25519 wallet to FROST (see the module comment). */
 export function convertWalletsToFrost(deps: KeyMaintenanceDeps): Promise<MaintenanceCounts> {
   return eachWallet(deps, 'convert', (entry) => (entry.wallet.scheme === 'ED25519' ? convertOne(deps, entry) : Promise.resolve('ineligible' as const)));
+}
+
+/** Either scheme to threshold: FROST for an Ed25519 wallet, DKLs23 for a secp256k1 one; 'skipped' when it is threshold already. */
+function convertToThreshold(deps: KeyMaintenanceDeps, entry: StoredKeyWallet): Promise<'done' | 'skipped' | 'ineligible'> {
+  if (entry.wallet.scheme === 'ED25519') return convertOne(deps, entry);
+  const { wallet } = entry;
+  return convertOneToThresholdEcdsa(deps, entry, {
+    vaultWallet: vaultWallet(wallet),
+    recorder: checkRecorder(deps, wallet, 'convert'),
+    audit: (details) => audit(wallet, 'wallet.custody.convert', details),
+  });
+}
+
+export interface WalletConversion {
+  command: 'convert';
+  walletId: string;
+  type: WalletRecord['type'];
+  address: string;
+  custodyMode: 'threshold';
+  /** `converted` by this run; `already-threshold` when it was before (nothing changed but a repeated epoch commit). */
+  outcome: 'converted' | 'already-threshold';
+}
+
+/**
+ * One wallet to threshold custody (`npm run custody -- convert --wallet-id W --mode threshold`),
+ * keeping its address; resumable like the whole-service conversion. 404 when there is no such
+ * wallet, 409 when it cannot be converted (a client-held wallet not migrated yet), and when the run
+ * fails the wallet keeps its isolated shares and the error says why (rerun it).
+ */
+export async function convertWalletToThreshold(deps: KeyMaintenanceDeps, walletId: string): Promise<WalletConversion> {
+  const entry = await deps.store.get(walletId);
+  if (!entry) throw notFound('Wallet');
+  const { wallet } = entry;
+  if (wallet.custody !== 'api_key') throw conflict('Only a wallet whose shares are all held by the service can be converted; migrate this client-held wallet first');
+  let outcome: 'done' | 'skipped' | 'ineligible';
+  try {
+    outcome = await convertToThreshold(deps, entry);
+  } catch (error) {
+    if (error instanceof ApiError && error.status !== 500) throw error;
+    throw new ApiError(500, 'CONVERSION_FAILED', `the conversion did not complete; the wallet keeps its isolated shares, run the command again (${(error as Error).message})`, { walletId });
+  }
+  if (outcome === 'ineligible') throw conflict("This wallet's stored shares are neither an isolated pair nor threshold shares; nothing was changed", { walletId });
+  return { command: 'convert', walletId, type: wallet.type, address: wallet.address, custodyMode: 'threshold', outcome: outcome === 'done' ? 'converted' : 'already-threshold' };
+}
+
+/** Every API-custody wallet of a project to threshold custody (`convert --project-id P --mode threshold`); see `convertWalletToThreshold`. */
+export function convertProjectToThreshold(deps: KeyMaintenanceDeps, projectId: string): Promise<MaintenanceCounts> {
+  return eachWallet(deps, 'convert', (entry) => convertToThreshold(deps, entry), projectId);
 }
 
 /** Refreshes every FROST wallet and re-pads every secp256k1 wallet, each at its next epoch. */

@@ -4,6 +4,7 @@
  * since the caller may be a compromised API process. No key material is handled here.
  */
 import { z } from 'zod';
+import { DKLS_SHARE_MAX_BYTES } from './dkls-share.ts';
 import { SERVICE_KEY_PURPOSES } from './service-keys.ts';
 
 export const VAULT_METHODS = {
@@ -89,6 +90,16 @@ export const encryptedShareSchema = z.strictObject({
   ciphertext: bytes().refine((b) => b.length <= 4096, 'too long'),
 });
 
+/**
+ * The signer-side share `commitEpoch` opens to prove the new epoch's shares exist: an XOR or FROST
+ * share (at most 4096 bytes, as everywhere), or a DKLs23 participant-2 share, which carries its OT
+ * correlations (24 856 bytes sealed) and is bounded as every DKLs23 share is, by DKLS_SHARE_MAX_BYTES.
+ */
+const commitShareSchema = z.union([
+  encryptedShareSchema,
+  encryptedShareSchema.extend({ role: z.literal('dkls-signer'), ciphertext: bytes().refine((b) => b.length <= DKLS_SHARE_MAX_BYTES, 'too long') }),
+]);
+
 export const vaultWalletSchema = z.strictObject({
   id: uuid,
   type: z.enum(['EVM', 'COSMOS', 'SOLANA', 'STELLAR', 'SUI']),
@@ -170,5 +181,5 @@ export const vaultParams = {
   frostRefreshStart: z.strictObject({ wallet: ed25519Wallet, share: encryptedShareSchema, round1: frostRound1Schema }),
   frostRefreshFinish: z.strictObject({ sessionId, walletId: uuid, round2: frostRound2Schema }),
   xorRepad: z.strictObject({ wallet: walletWithKey, shares: z.array(encryptedShareSchema).length(2) }),
-  commitEpoch: z.strictObject({ wallet: walletWithKey, share: encryptedShareSchema }),
+  commitEpoch: z.strictObject({ wallet: walletWithKey, share: commitShareSchema }),
 } as const;

@@ -1,0 +1,103 @@
+/**
+ * Conversion of an isolated secp256k1 wallet (XOR halves, the key joined in the signer for each
+ * signature) to threshold ECDSA (DKLs23) 2-of-3, keeping its key and so its address; the API side,
+ * as for the Ed25519 → FROST conversion (maintenance.ts):
+ *
+ * 1. `importStart`: the signer joins the halves once, deals the key (trusted dealer) at the next
+ *    epoch, seals participant 3's p(3) to the recovery key and answers participant 1's share in the
+ *    clear over mTLS with its first OT setup message; the API checks the share (strict decoding,
+ *    participant 1, the wallet's stored key, no OT correlations yet);
+ * 2. an OT setup between the two new shares (3 more exchanges); the signer seals participant 2's
+ *    share and records the setup as the wallet's current one;
+ * 3. the API seals its share under its own KEK and signs a test payload 2-of-2 through the new pair,
+ *    checked under the stored key; only then, in one transaction, the halves are replaced by the new
+ *    shares and the wallet's custody mode becomes `threshold` (with the audit row);
+ * 4. `commitEpoch`: the signer records the new epoch and refuses the halves from then on.
+ *
+ * Resumable: a run killed before step 3's write leaves the wallet isolated as it was (the dealt
+ * shares only ever existed in memory, or sealed in an answer nobody stored); the rerun deals afresh.
+ * A run killed after the write is finished by the next one, which finds the wallet threshold and
+ * repeats the (idempotent) commit. Nothing here joins shares: the API holds only its own.
+ */
+import { KeyShare, otSetupParty } from '@wallet/threshold-ecdsa';
+import { ApiError } from '../errors.ts';
+import type { AuditEntry } from '../ports.ts';
+import { continueExchange, createThresholdKeyVault, isThresholdEcdsaWallet } from './dkls-coordinator.ts';
+import { DKLS_METHODS, type DklsImportStart } from './dkls-rpc.ts';
+import { dklsShareSetupId, sealDklsShare, secp256k1KeyOfWallet } from './dkls-share.ts';
+import { latestShare } from './frost-coordinator.ts';
+import type { KeyMaintenanceDeps, StoredKeyWallet } from './maintenance.ts';
+import { checkThresholdEcdsaShares, type ShareCheckRecorder } from './share-check.ts';
+import { wipe } from './types.ts';
+import { VAULT_METHODS } from './vault-rpc.ts';
+import type { KeyVault, VaultWallet } from './vault.ts';
+
+/** From maintenance.ts: the wallet as the vault sees it, where the check signature's audit row goes, and the conversion's audit row. */
+export interface ConvertHelpers {
+  vaultWallet: VaultWallet;
+  recorder: ShareCheckRecorder;
+  audit: (details: Record<string, unknown>) => AuditEntry;
+}
+
+const refused = (message: string) => new Error(message);
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
+/** The threshold vault only ever signs here (its other methods are never reached). */
+const noRemote = new Proxy({} as KeyVault, {
+  get: () => async () => {
+    throw new ApiError(500, 'INTERNAL_ERROR', 'the conversion signs only through the threshold shares');
+  },
+});
+
+/** One secp256k1 wallet to DKLs23; 'skipped' when it is threshold already (its epoch commit is repeated). */
+export async function convertOneToThresholdEcdsa(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyWallet, helpers: ConvertHelpers): Promise<'done' | 'skipped' | 'ineligible'> {
+  const vw = helpers.vaultWallet;
+  if (isThresholdEcdsaWallet(wallet, shares)) {
+    await deps.call(VAULT_METHODS.commitEpoch, { wallet: vw, share: latestShare(shares, 'dkls-signer')! });
+    return 'skipped';
+  }
+  const halves = shares.filter((s) => s.role === 'user' || s.role === 'service');
+  if (halves.length !== 2 || wallet.scheme !== 'DKLS') return 'ineligible';
+  const publicKey = secp256k1KeyOfWallet(vw);
+  const started = await deps.call<DklsImportStart>(DKLS_METHODS.importStart, { wallet: vw, shares: halves });
+  let share: KeyShare;
+  try {
+    share = KeyShare.decode(started.apiShare);
+  } catch {
+    throw refused("the signer's dealt share is not a valid threshold ECDSA share");
+  } finally {
+    wipe(started.apiShare);
+  }
+  try {
+    const { epoch, recoveryShare } = started;
+    if (share.partyId !== 1 || !sameBytes(share.publicKey, publicKey) || share.otStatusValue !== 'absent') throw refused("the signer's split is not participant 1's share of this wallet's key");
+    if (!Number.isSafeInteger(epoch) || epoch <= Math.max(...halves.map((s) => s.epoch)) || recoveryShare?.role !== 'recovery-signer' || recoveryShare.epoch !== epoch) {
+      throw refused('the signer answered shares of another role or epoch');
+    }
+    // The OT setup: the signer spoke first (its hello is in `started`), so this side's hello and round 1 go together.
+    const party = otSetupParty(share);
+    const { last } = await continueExchange(party, started, deps.call, wallet.id, [party.first()]);
+    const sealed = last?.sealed;
+    if (!sealed || !sameBytes(sealed.publicKey, publicKey) || sealed.otSetupId !== share.otSetupId) throw refused('the signer finished the OT setup with another key or setup');
+    if (sealed.signerShare.role !== 'dkls-signer' || sealed.signerShare.epoch !== epoch || dklsShareSetupId(sealed.signerShare) !== share.otSetupId) {
+      throw refused('the signer answered a share of another role, epoch or OT setup');
+    }
+    const apiShare = sealDklsShare(deps.keks.current('api'), wallet.id, 'dkls-api', share, epoch);
+    // A signature through the new pair, checked under the wallet's stored key, before anything is written.
+    const vault = createThresholdKeyVault({ remote: noRemote, call: deps.call, keks: deps.keks, recovery: deps.recovery });
+    await checkThresholdEcdsaShares(vault, vw, [apiShare, sealed.signerShare], helpers.recorder);
+    await deps.beforeWrite?.(wallet.id);
+    const written = await deps.store.replaceShares(
+      wallet.id,
+      halves.map((s) => ({ role: s.role, epoch: s.epoch })),
+      [apiShare, sealed.signerShare, recoveryShare],
+      helpers.audit({ epoch, custodyMode: 'threshold', kekIds: [apiShare.kekId, sealed.signerShare.kekId].sort(), recoveryKeyId: recoveryShare.kekId }),
+      'threshold',
+    );
+    if (!written) return 'skipped';
+    await deps.afterWrite?.(wallet.id);
+    await deps.call(VAULT_METHODS.commitEpoch, { wallet: vw, share: sealed.signerShare });
+    return 'done';
+  } finally {
+    share.wipe();
+  }
+}
