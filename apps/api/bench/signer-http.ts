@@ -86,13 +86,15 @@ function combine(rounds: HttpMeasured[]): HttpMeasured {
 export interface SignerHttpOptions {
   signs: number;
   concurrency: number;
+  /** In flight for the EVM throughput rows: enough that each path is at its maximum (its CPU, not its latency, sets the rate). */
+  saturatingConcurrency: number;
   evmRate: number;
   solanaRate: number;
   openSeconds: number;
 }
 
 export interface SignerHttpRows {
-  evm: { closed: { joined: HttpMeasured; signer: HttpMeasured }; open: { joined: HttpMeasured; signer: HttpMeasured } };
+  evm: { closed: { joined: HttpMeasured; signer: HttpMeasured }; saturated: { joined: HttpMeasured; signer: HttpMeasured }; open: { joined: HttpMeasured; signer: HttpMeasured } };
   solana: { closed: { joined: HttpMeasured; signer: HttpMeasured }; open: { joined: HttpMeasured; signer: HttpMeasured } };
 }
 
@@ -127,10 +129,14 @@ export async function signerHttpBench(options: SignerHttpOptions): Promise<Signe
       const request = await paths(type);
       for (const which of ['joined', 'signer'] as const) await closedLoop(servedBy[which].url, 300, options.concurrency, request[which]);
       const closed = await interleaved((server, which) => closedLoop(server.url, Math.round(options.signs / 2), options.concurrency, request[which]));
+      const saturated =
+        type === 'EVM' ? await interleaved((server, which) => closedLoop(server.url, Math.round(options.signs / 2), options.saturatingConcurrency, request[which])) : undefined;
       const open = await interleaved((server, which) => openLoop(server.url, rate, options.openSeconds / 2, request[which]));
-      return { closed, open };
+      return { closed, saturated, open };
     };
-    return { evm: await rows('EVM', options.evmRate), solana: await rows('SOLANA', options.solanaRate) };
+    const evm = await rows('EVM', options.evmRate);
+    const solana = await rows('SOLANA', options.solanaRate);
+    return { evm: { ...evm, saturated: evm.saturated! }, solana: { closed: solana.closed, open: solana.open } };
   } finally {
     await Promise.all(servers.map(stopServer));
   }

@@ -4,7 +4,9 @@
  * socket) with the API's own client and vault (`createApiKeyVault`: secp256k1 joined in the signer,
  * FROST(Ed25519) with this process as participant 1 and coordinator), next to the path before the
  * signer, measured in the same run: the key joined in this process (`createLocalKeyVault`, XOR
- * Ed25519 halves for Solana). No HTTP and no database: the HTTP API is measured by run.ts.
+ * Ed25519 halves for Solana). Then the same through the whole HTTP API (signer-http.ts): closed loop
+ * with BENCH_CONCURRENCY in flight and, for EVM, with BENCH_SIGNER_HTTP_SATURATING_CONCURRENCY (16):
+ * enough in flight that each path runs at its maximum, which is where the throughput target is judged.
  *
  * - EVM sign-message: closed loop (BENCH_CONCURRENCY in flight, windows interleaved between the two
  *   paths; also BENCH_SIGNER_WIDE_CONCURRENCY, 32, in flight: the log's group commit at work) and open loop at BENCH_SIGNER_EVM_RATE (200/s) for BENCH_SIGNER_OPEN_SECONDS (10 s, as two
@@ -281,7 +283,7 @@ export async function signerBench(options: SignerBenchOptions = {}): Promise<voi
     // What a signature of the log waits for: one appended line and fdatasync, beside the signer's store.
     const disk = fsyncProbe(path.join(dataDir, 'signer'), 200);
 
-    // Warm-up: JIT, the HTTP/2 session, tiny-secp256k1's WebAssembly, sodium.
+    // Warm-up: JIT, the connection, libsecp256k1, sodium.
     for (const call of [evm.baseline, evm.remote, solana.baseline, solana.remote]) await closedLoopCalls(call, 1, concurrency, pid);
 
     const evmClosed = await interleaved(evm, (call) => closedLoopCalls(call, closedSeconds / 2, concurrency, pid));
@@ -309,17 +311,26 @@ export async function signerBench(options: SignerBenchOptions = {}): Promise<voi
     const clean = [evmClosed, evmWide, solClosed, evmOpen, solOpen].every((pair) => Object.keys(pair.baseline.errors).length + Object.keys(pair.remote.errors).length === 0);
 
     // The same comparison through the whole API: sign-message over HTTP, key joined in the API against the signer process.
-    const http = await signerHttpBench({ signs: options.signs ?? num('BENCH_SIGNS', 3000), concurrency, evmRate, solanaRate, openSeconds });
+    const saturatingConcurrency = num('BENCH_SIGNER_HTTP_SATURATING_CONCURRENCY', 16);
+    const http = await signerHttpBench({ signs: options.signs ?? num('BENCH_SIGNS', 3000), concurrency, saturatingConcurrency, evmRate, solanaRate, openSeconds });
     console.log(`over HTTP: POST /v1/wallets/{id}/sign-message through the whole API (embedded PGlite), key joined in the API vs the signer process:`);
     for (const [chain, rows] of [['EVM', http.evm], ['Solana', http.solana]] as const) {
       console.log(httpRow(`${chain} joined in the API, closed`, rows.closed.joined));
       console.log(httpRow(`${chain} via the signer, closed`, rows.closed.signer));
+      if ('saturated' in rows) {
+        console.log(httpRow(`${chain} joined, ${saturatingConcurrency} in flight`, rows.saturated.joined));
+        console.log(httpRow(`${chain} via signer, ${saturatingConcurrency} in flight`, rows.saturated.signer));
+      }
       console.log(httpRow(`${chain} joined in the API, ${chain === 'EVM' ? evmRate : solanaRate}/s`, rows.open.joined));
       console.log(httpRow(`${chain} via the signer, ${chain === 'EVM' ? evmRate : solanaRate}/s`, rows.open.signer));
     }
-    const httpShare = http.evm.closed.signer.perSecond / http.evm.closed.joined.perSecond;
-    const httpClean = [http.evm.closed, http.evm.open, http.solana.closed, http.solana.open].every((pair) => allOk(pair.joined) && allOk(pair.signer));
-    console.log(`over HTTP: EVM through the signer ${(httpShare * 100).toFixed(0)} % of the joined throughput; load average ${load()}`);
+    // Throughput is each path's maximum: judged with enough in flight that neither waits on latency; at 4 in flight the signer's round trip and fsync also count.
+    const httpShare = http.evm.saturated.signer.perSecond / http.evm.saturated.joined.perSecond;
+    const httpShareAtFew = http.evm.closed.signer.perSecond / http.evm.closed.joined.perSecond;
+    const httpClean = [http.evm.closed, http.evm.saturated, http.evm.open, http.solana.closed, http.solana.open].every((pair) => allOk(pair.joined) && allOk(pair.signer));
+    console.log(
+      `over HTTP: EVM through the signer ${(httpShare * 100).toFixed(0)} % of the joined throughput (${saturatingConcurrency} in flight; ${(httpShareAtFew * 100).toFixed(0)} % with ${concurrency}); load average ${load()}`,
+    );
     console.log(
       `targets: EVM sign-message via the signer >= 80 % of joined (HTTP): ${met(httpShare >= 0.8)}; EVM p99 <= 10 ms at ${evmRate}/s: vault ${met(evmOpen.remote.p99 <= 10)}, HTTP ${met(http.evm.open.signer.p99 <= 10)}; ` +
         `Solana FROST p99 <= 10 ms at ${solanaRate}/s: vault ${met(solOpen.remote.p99 <= 10)}, HTTP ${met(http.solana.open.signer.p99 <= 10)}${clean && httpClean ? '' : '; some signatures FAILED (see ERRORS / statuses)'}`,

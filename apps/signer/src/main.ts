@@ -11,6 +11,7 @@
  * name variables and files, never values) and ends it with status 78.
  */
 import { readFileSync } from 'node:fs';
+import { secp256k1Build } from '@wallet/domain';
 import { loadSignerConfig, type SignerConfig } from './config/config.ts';
 import { assertPrivateFile, ensureLocalSignerCredentials } from './config/credentials.ts';
 import { createSignerHandlers } from './handlers/index.ts';
@@ -110,7 +111,7 @@ async function main(): Promise<void> {
     }, 500).unref();
   }
 
-  process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg: READY_MESSAGE, address: server.address, pid: process.pid, methods: Object.keys(handlers) })}\n`);
+  process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg: READY_MESSAGE, address: server.address, pid: process.pid, secp256k1: secp256k1Build(), methods: Object.keys(handlers) })}\n`);
 }
 
 await main();

@@ -58,6 +58,7 @@ export * from './events/events.ts';
 export * from './users/service.ts';
 export * from './signing/types.ts';
 export * from './signing/common.ts';
+export { secp256k1Build } from './signing/secp256k1.ts';
 export * from './signing/signers.ts';
 export * from './signing/pipeline.ts';
 export * from './signing/service.ts';

@@ -8,7 +8,7 @@
  *
  * What crosses between the API and the signer is read off the wire: the API talks to a relay that
  * ends TLS with the signer's own (local, generated) certificate and pipes the plaintext, byte for
- * byte, to the signer over its own mTLS connection, recording the JSON bodies of the HTTP/2 streams.
+ * byte, to the signer over its own mTLS connection, recording the JSON payloads of the RPC frames.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
@@ -28,6 +28,7 @@ import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
 import { productionSigner, spawnSigner } from '../testing/signer-process.ts';
+import { createFrameReader, RPC_ALPN } from '@wallet/signer/client';
 
 const run = promisify(execFile);
 const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
@@ -39,42 +40,14 @@ interface Exchange {
   answer?: Record<string, any>;
 }
 
-/** HTTP/2 frames of one direction of a connection: the body of each stream, once it ends. */
-function http2Bodies(preface: boolean, onBody: (stream: number, body: Buffer) => void) {
-  let buffer = Buffer.alloc(0);
-  let skip = preface ? 24 : 0; // the client's connection preface
-  const open = new Map<number, Buffer[]>();
-  return (chunk: Buffer) => {
-    buffer = Buffer.concat([buffer, chunk]);
-    const n = Math.min(skip, buffer.length);
-    buffer = buffer.subarray(n);
-    skip -= n;
-    while (buffer.length >= 9 && buffer.length >= 9 + buffer.readUIntBE(0, 3)) {
-      const length = buffer.readUIntBE(0, 3);
-      const [type, flags] = [buffer[3]!, buffer[4]!];
-      const stream = buffer.readUInt32BE(5) & 0x7fffffff;
-      let payload = buffer.subarray(9, 9 + length);
-      buffer = buffer.subarray(9 + length);
-      if (type === 0x0) {
-        if (flags & 0x8) payload = payload.subarray(1, payload.length - payload[0]!); // PADDED
-        open.set(stream, [...(open.get(stream) ?? []), Buffer.from(payload)]);
-      }
-      if ((type === 0x0 || type === 0x1) && flags & 0x1 && open.has(stream)) {
-        onBody(stream, Buffer.concat(open.get(stream)!));
-        open.delete(stream);
-      }
-    }
-  };
-}
-
 /** The relay (see the module comment); `frostSigns` are the vault.frost.sign exchanges it saw, in order. */
 function wireTap(listenPath: string, signerSocket: string, tlsDir: string) {
   const file = (name: string) => readFileSync(path.join(tlsDir, name));
   const exchanges = new Map<string, Exchange>();
   let connections = 0;
-  const server = tls.createServer({ key: file('signer-key.pem'), cert: file('signer.pem'), ALPNProtocols: ['h2'], minVersion: 'TLSv1.3' }, (down) => {
+  const server = tls.createServer({ key: file('signer-key.pem'), cert: file('signer.pem'), ALPNProtocols: [RPC_ALPN], minVersion: 'TLSv1.3' }, (down) => {
     const connection = ++connections;
-    const up = tls.connect({ path: signerSocket, ca: file('ca.pem'), cert: file('api.pem'), key: file('api-key.pem'), servername: 'wallet-signer', ALPNProtocols: ['h2'] });
+    const up = tls.connect({ path: signerSocket, ca: file('ca.pem'), cert: file('api.pem'), key: file('api-key.pem'), servername: 'wallet-signer', ALPNProtocols: [RPC_ALPN] });
     const json = (body: Buffer) => {
       try {
         return decodeVaultValue(JSON.parse(body.toString('utf8'))) as Record<string, any>;
@@ -82,18 +55,27 @@ function wireTap(listenPath: string, signerSocket: string, tlsDir: string) {
         return undefined;
       }
     };
+    const unexpected = () => {
+      throw new Error('a frame above the relay\'s limit');
+    };
     down.on(
       'data',
-      http2Bodies(true, (stream, body) => {
-        const request = json(body);
-        if (request?.params?.commitments && request.params.message) exchanges.set(`${connection}:${stream}`, { request: request.params });
+      createFrameReader(1 << 24, {
+        frame(id, body) {
+          const request = json(body);
+          if (request?.params?.commitments && request.params.message) exchanges.set(`${connection}:${id}`, { request: request.params });
+        },
+        oversize: unexpected,
       }),
     );
     up.on(
       'data',
-      http2Bodies(false, (stream, body) => {
-        const exchange = exchanges.get(`${connection}:${stream}`);
-        if (exchange) exchange.answer = json(body)?.result;
+      createFrameReader(1 << 24, {
+        frame(id, body) {
+          const exchange = exchanges.get(`${connection}:${id}`);
+          if (exchange) exchange.answer = json(body)?.result;
+        },
+        oversize: unexpected,
       }),
     );
     down.pipe(up);

@@ -1,12 +1,11 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { createScratchDatabase, openDatabase } from '@wallet/db';
 import { generateKekEntry } from '@wallet/domain';
+import { createSignerClient, SignerRefusedError } from '@wallet/signer/client';
 import { recoverTransactionAddress, verifyMessage, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredentialSet } from '../../../signer/src/config/credentials.ts';
@@ -147,23 +146,18 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     const socketPath = path.join(dataDir, 'signer', 'signer.sock');
     const ca = readFileSync(path.join(dataDir, 'signer', 'tls', 'ca.pem'), 'utf8');
     const other = issueCredentialSet().clients['wallet-api']!;
-    const sessions: http2.ClientHttp2Session[] = [];
-    const attempt = (cert?: { cert: string; key: string }) =>
-      new Promise<string>((resolve) => {
-        const session = http2.connect('https://wallet-signer', {
-          createConnection: () => tls.connect({ path: socketPath, ca, servername: 'wallet-signer', ALPNProtocols: ['h2'], ...(cert ?? {}) }),
-        });
-        sessions.push(session);
-        session.on('error', (error: NodeJS.ErrnoException) => resolve(`refused: ${error.code ?? error.message}`));
-        const request = session.request({ ':method': 'POST', ':path': '/rpc/vault.createWalletKey', 'content-type': 'application/json' });
-        request.on('response', (headers) => resolve(`answered ${headers[':status']}`));
-        request.on('error', (error: NodeJS.ErrnoException) => resolve(`refused: ${error.code ?? error.message}`));
-        // A certificate of another CA: the stream closes without an answer.
-        request.on('close', () => resolve('refused: closed without an answer'));
-        request.end(JSON.stringify({ params: {} }));
-      }).finally(() => {
-        for (const s of sessions.splice(0)) s.destroy();
-      });
+    const attempt = async (cert?: { cert: string; key: string }) => {
+      const client = createSignerClient({ url: `unix:${socketPath}`, tls: { ca, cert: cert?.cert ?? '', key: cert?.key ?? '' }, timeoutMs: 5000 });
+      try {
+        await client.call('vault.createWalletKey', {});
+        return 'answered 200';
+      } catch (error) {
+        // A certificate of another CA, or none: the handshake fails and nothing is answered.
+        return error instanceof SignerRefusedError ? `answered ${error.status}` : `refused: ${(error as Error).message}`;
+      } finally {
+        await client.close();
+      }
+    };
     expect(await attempt()).toMatch(/^refused/);
     expect(await attempt(other)).toMatch(/^refused/);
     // The same request with the API's own certificate is answered (so the refusals above are the certificates').

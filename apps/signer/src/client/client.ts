@@ -1,13 +1,15 @@
 /**
- * The API's client of the signer: one persistent HTTP/2 session over mutual TLS, opened on first
- * use and opened again on the next call after it broke (the signer restarted), so a client outlives
- * signer restarts. Every call has a deadline: a signer that dies or stalls mid-request yields
- * SignerUnavailableError, never a hang. Imports nothing that touches keys (see ./index.ts).
+ * The API's client of the signer: one persistent mutual-TLS connection speaking the RPC framing
+ * (ALPN wallet-signer/1, transport/frames.ts), opened on first use and opened again on the next call
+ * after it broke (the signer restarted), so a client outlives signer restarts. Calls are multiplexed
+ * by id; the calls made in one event-loop turn leave in one write. Every call has a deadline: a
+ * signer that dies or stalls mid-request yields SignerUnavailableError, never a hang. Imports
+ * nothing that touches keys (see ./index.ts).
  */
 import { randomUUID } from 'node:crypto';
-import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
-import tls from 'node:tls';
-import { DEFAULT_SERVER_NAME, REQUEST_ID_HEADER, RPC_PREFIX, type ErrorBody } from '../transport/protocol.ts';
+import tls, { type TLSSocket } from 'node:tls';
+import { createFrameReader, encodeFrame, MAX_FRAME_ID } from '../transport/frames.ts';
+import { DEFAULT_SERVER_NAME, HEALTH_METHOD, RPC_ALPN, type ErrorBody } from '../transport/protocol.ts';
 
 export interface SignerClientOptions {
   /** 'unix:/abs/path.sock' or 'https://host:port'. */
@@ -74,7 +76,19 @@ const reasonOf = (error: unknown) => {
 };
 
 interface Pending {
+  resolve(answer: Answer): void;
   fail(error: Error): void;
+}
+
+type Answer = { status: number; result?: unknown; error?: ErrorBody['error'] };
+
+/** An answer frame larger than this closes the connection (the signer's answers are a few KiB). */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+interface Connection {
+  socket: TLSSocket;
+  pending: Map<number, Pending>;
+  corked: boolean;
 }
 
 export function createSignerClient(options: SignerClientOptions): SignerClient {
@@ -82,124 +96,131 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
   const serverName = options.serverName ?? DEFAULT_SERVER_NAME;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const where = 'path' in target ? options.url : `${target.host}:${target.port}`;
-  let current: ClientHttp2Session | undefined;
+  let current: Connection | undefined;
   let closed = false;
-  const inFlight = new Map<ClientHttp2Session, Set<Pending>>();
+  let nextId = 0;
 
-  function session(): ClientHttp2Session {
-    if (current && !current.closed && !current.destroyed) return current;
-    const created = http2.connect(`https://${serverName}`, {
-      createConnection: () =>
-        tls.connect({
-          ...target,
-          ca: options.tls.ca,
-          cert: options.tls.cert,
-          key: options.tls.key,
-          servername: serverName,
-          ALPNProtocols: ['h2'],
-          minVersion: 'TLSv1.3',
-        }),
+  function connect(): Connection {
+    if (current && !current.socket.destroyed) return current;
+    const socket = tls.connect({
+      ...target,
+      ca: options.tls.ca,
+      cert: options.tls.cert,
+      key: options.tls.key,
+      servername: serverName,
+      ALPNProtocols: [RPC_ALPN],
+      minVersion: 'TLSv1.3',
     });
-    inFlight.set(created, new Set());
-    const forget = () => {
-      if (current === created) current = undefined;
+    const connection: Connection = { socket, pending: new Map(), corked: false };
+    let lastError: unknown;
+    const failAll = (error: Error) => {
+      const calls = [...connection.pending.values()];
+      connection.pending.clear();
+      for (const call of calls) call.fail(error);
     };
-    created.on('error', forget);
-    created.on('goaway', forget);
-    created.once('close', () => {
-      forget();
-      const pending = inFlight.get(created);
-      inFlight.delete(created);
-      for (const call of pending ?? []) call.fail(new SignerUnavailableError(`the connection to the signer at ${where} closed before it answered`));
+    socket.once('secureConnect', () => {
+      if (socket.alpnProtocol !== RPC_ALPN) {
+        lastError = new Error(`the signer did not agree on ${RPC_ALPN}`);
+        socket.destroy();
+      }
     });
-    created.unref();
-    current = created;
-    return created;
+    const read = createFrameReader(MAX_ANSWER_BYTES, {
+      frame(id, payload) {
+        const call = connection.pending.get(id);
+        if (!call) return; // answered after its deadline
+        connection.pending.delete(id);
+        let answer: Answer | undefined;
+        try {
+          answer = JSON.parse(payload.toString('utf8')) as Answer;
+        } catch {
+          /* reported below */
+        }
+        if (typeof answer !== 'object' || answer === null || typeof answer.status !== 'number') call.fail(new SignerRefusedError('SIGNER_BAD_RESPONSE', 'the signer answered with a frame that is not a JSON answer', 0));
+        else call.resolve(answer);
+        if (connection.pending.size === 0) socket.unref();
+      },
+      oversize(_id, length) {
+        lastError = new Error(`the signer answered a frame of ${length} bytes`);
+        socket.destroy();
+      },
+    });
+    socket.on('data', read);
+    socket.on('error', (error) => {
+      lastError = error;
+    });
+    socket.once('close', () => {
+      if (current === connection) current = undefined;
+      const reason = lastError === undefined ? 'the connection to the signer closed before it answered' : `cannot reach the signer at ${where}: ${reasonOf(lastError)}`;
+      failAll(new SignerUnavailableError(lastError === undefined ? `${reason} (${where})` : reason));
+    });
+    socket.unref();
+    current = connection;
+    return connection;
   }
 
-  function request(headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+  function send(method: string, params: unknown, requestId: string): Promise<Answer> {
     if (closed) return Promise.reject(new SignerUnavailableError('the signer client is closed'));
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      let active: ClientHttp2Session;
-      const pending: Pending = { fail: (error) => settle(() => reject(error)) };
-      const settle = (finish: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        const set = inFlight.get(active);
-        set?.delete(pending);
-        if (set?.size === 0 && !active.destroyed) active.unref();
-        finish();
-      };
+    let connection: Connection;
+    try {
+      connection = connect();
+    } catch (error) {
+      return Promise.reject(new SignerUnavailableError(`cannot reach the signer at ${where}: ${reasonOf(error)}`));
+    }
+    let payload: string;
+    try {
+      payload = JSON.stringify({ method, requestId, params: params ?? null });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    nextId = nextId >= MAX_FRAME_ID ? 1 : nextId + 1;
+    const id = nextId;
+    return new Promise<Answer>((resolve, reject) => {
       const timer = setTimeout(() => {
-        pending.fail(new SignerUnavailableError(`the signer at ${where} did not answer within ${timeoutMs} ms`));
-        try {
-          stream?.close(http2.constants.NGHTTP2_CANCEL);
-        } catch {
-          /* already closed */
-        }
+        if (!connection.pending.delete(id)) return;
+        if (connection.pending.size === 0) connection.socket.unref();
+        reject(new SignerUnavailableError(`the signer at ${where} did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      let stream: http2.ClientHttp2Stream | undefined;
-      try {
-        active = session();
-        const set = inFlight.get(active);
-        // Held (ref) while a call is in flight, released by the last one to settle.
-        if (set?.size === 0) active.ref();
-        set?.add(pending);
-        stream = active.request(headers, { endStream: body === undefined });
-      } catch (error) {
-        pending.fail(new SignerUnavailableError(`cannot reach the signer at ${where}: ${reasonOf(error)}`));
-        return;
+      connection.pending.set(id, {
+        resolve: (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+        fail: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      // Held (ref) while a call is in flight, released when the last one settles.
+      if (connection.pending.size === 1) connection.socket.ref();
+      const { socket } = connection;
+      if (!connection.corked) {
+        connection.corked = true;
+        socket.cork();
+        process.nextTick(() => {
+          connection.corked = false;
+          socket.uncork();
+        });
       }
-      let status = 0;
-      const chunks: Buffer[] = [];
-      stream.on('response', (h: IncomingHttpHeaders) => {
-        status = Number(h[':status']);
-      });
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        if (status === 0) pending.fail(new SignerUnavailableError(`the signer at ${where} closed the request without an answer`));
-        else settle(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
-      });
-      stream.on('error', (error) => pending.fail(new SignerUnavailableError(`cannot reach the signer at ${where}: ${reasonOf(error)}`)));
-      // 'close' follows every answered stream too: only build the error (a stack trace) when unanswered.
-      stream.on('close', () => settled || pending.fail(new SignerUnavailableError(`the signer at ${where} closed the request without an answer`)));
-      if (body !== undefined) stream.end(body);
+      socket.write(encodeFrame(id, payload));
     });
   }
 
   async function call<T>(method: string, params: unknown, requestId?: string): Promise<T> {
-    const body = JSON.stringify({ params: params ?? null });
-    const { status, text } = await request(
-      { ':method': 'POST', ':path': `${RPC_PREFIX}${encodeURIComponent(method)}`, 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId ?? randomUUID() },
-      body,
-    );
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new SignerRefusedError('SIGNER_BAD_RESPONSE', `the signer answered ${status} with a body that is not JSON`, status);
-    }
-    if (status === 200 && typeof parsed === 'object' && parsed !== null && 'result' in parsed) return (parsed as { result: T }).result;
-    const error = (parsed as Partial<ErrorBody> | null)?.error;
-    if (error && typeof error.code === 'string') throw new SignerRefusedError(error.code, String(error.message ?? error.code), status, error.details);
-    throw new SignerRefusedError('SIGNER_BAD_RESPONSE', `the signer answered ${status} without a result or an error`, status);
+    const answer = await send(method, params, requestId ?? randomUUID());
+    if (answer.status === 200 && 'result' in answer) return answer.result as T;
+    const error = answer.error;
+    if (error && typeof error.code === 'string') throw new SignerRefusedError(error.code, String(error.message ?? error.code), answer.status, error.details);
+    throw new SignerRefusedError('SIGNER_BAD_RESPONSE', `the signer answered ${answer.status} without a result or an error`, answer.status);
   }
 
   async function health(): Promise<SignerHealth> {
     const started = performance.now();
     try {
-      const { status, text } = await request({ ':method': 'GET', ':path': '/health' }, undefined);
+      const answer = await send(HEALTH_METHOD, null, randomUUID());
       const latencyMs = Math.round((performance.now() - started) * 10) / 10;
-      let body: { status?: unknown; error?: { code?: unknown } } = {};
-      try {
-        body = JSON.parse(text) as typeof body;
-      } catch {
-        /* reported below */
-      }
-      if (status === 200 && typeof body.status === 'string') return { reachable: true, status: body.status, latencyMs };
-      return { reachable: true, status: `refused:${typeof body.error?.code === 'string' ? body.error.code : status}`, latencyMs };
+      const status = (answer.result as { status?: unknown } | undefined)?.status;
+      if (answer.status === 200 && typeof status === 'string') return { reachable: true, status, latencyMs };
+      return { reachable: true, status: `refused:${typeof answer.error?.code === 'string' ? answer.error.code : answer.status}`, latencyMs };
     } catch {
       return { reachable: false };
     }
@@ -207,19 +228,17 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
 
   async function close(): Promise<void> {
     closed = true;
-    const sessions = [...inFlight.keys()];
+    const connection = current;
     current = undefined;
-    await Promise.all(
-      sessions.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            if (s.destroyed) return resolve();
-            s.once('close', () => resolve());
-            s.close();
-            setTimeout(() => s.destroy(), 1000).unref();
-          }),
-      ),
-    );
+    if (!connection || connection.socket.destroyed) return;
+    // Calls in flight get up to a second to be answered, then the connection is cut.
+    await new Promise<void>((resolve) => {
+      connection.socket.once('close', () => resolve());
+      const cut = setTimeout(() => connection.socket.destroy(), 1000);
+      cut.unref();
+      const end = () => (connection.pending.size === 0 ? connection.socket.end() : setTimeout(end, 5).unref());
+      end();
+    });
   }
 
   return { call, health, close };

@@ -6,3 +6,6 @@
 export { createSignerClient, SignerRefusedError, SignerUnavailableError, type SignerClient, type SignerClientOptions, type SignerHealth } from './client.ts';
 export { signerClientSettings, type SignerClientSettings } from './settings.ts';
 export { startSupervisedSigner, type SupervisedSigner, type SupervisorLogger, type SupervisorOptions } from './supervisor.ts';
+/** The wire format, for tools that read or relay it (frames.ts). */
+export { createFrameReader, encodeFrame } from '../transport/frames.ts';
+export { RPC_ALPN } from '../transport/protocol.ts';

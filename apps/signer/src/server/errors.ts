@@ -22,3 +22,21 @@ export class SignerError extends Error {
 export function isSignerError(error: unknown): error is SignerError {
   return error instanceof SignerError || (typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true);
 }
+
+/** The first `at ...` line of a stack: where it was thrown, without the message. */
+export function firstFrame(stack: unknown): string | undefined {
+  if (typeof stack !== 'string') return undefined;
+  const line = stack.split('\n').find((l) => /^\s+at /.test(l));
+  return line?.trim().slice(0, 300);
+}
+
+/** The part of an unexpected error that may be logged: name (an identifier) and an ERR_-style code. */
+export function loggableError(error: unknown): { errorName: string; errorCode?: string; frame?: string } {
+  const name = error instanceof Error && /^[A-Za-z_$][\w$.]{0,63}$/.test(error.name) ? error.name : 'non-Error value';
+  const code = (error as { code?: unknown } | null)?.code;
+  return {
+    errorName: name,
+    ...(typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? { errorCode: code } : {}),
+    ...(error instanceof Error ? { frame: firstFrame(error.stack) } : {}),
+  };
+}

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFrameReader, encodeFrame } from '../transport/frames.ts';
+import { RPC_ALPN } from '../transport/protocol.ts';
 import { createSignerClient, SignerRefusedError, SignerUnavailableError, type SignerClientOptions } from '../client/client.ts';
 import { issueCredentialSet } from '../config/credentials.ts';
 import { createDemoHandlers, DEMO_SECRET_MESSAGE } from './demo-handlers.ts';
@@ -78,14 +80,24 @@ for (const transport of ['unix', 'tcp'] as const) {
       await expect(c.call('nope', {})).rejects.toMatchObject({ code: 'UNKNOWN_METHOD', status: 404 });
       await expect(c.call('constructor', {})).rejects.toMatchObject({ code: 'UNKNOWN_METHOD', status: 404 });
       await expect(c.call('echo', { big: 'x'.repeat(5000) })).rejects.toMatchObject({ code: 'BODY_TOO_LARGE', status: 413 });
-      const raw = await rawRequest(url, apiTls, '/rpc/echo', '{not json');
-      expect(raw.status).toBe(400);
-      expect(JSON.parse(raw.body)).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+      expect(await rawFrames(url, apiTls, ['{not json', '[1]', '{"params": 1}'])).toEqual([
+        { status: 400, error: expect.objectContaining({ code: 'BAD_REQUEST' }) },
+        { status: 400, error: expect.objectContaining({ code: 'BAD_REQUEST' }) },
+        { status: 400, error: expect.objectContaining({ code: 'BAD_REQUEST' }) },
+      ]);
       // The client still works after all that.
       await expect(c.call('echo', 1)).resolves.toMatchObject({ params: 1 });
     });
 
-    it('serves /health and /metrics over the same listener', async () => {
+    it('answers in the order handlers finish, each by its id, and a frame split across writes', async () => {
+      const c = client();
+      const order: string[] = [];
+      await Promise.all([c.call('sleep', { ms: 200 }).then(() => order.push('slow')), c.call('echo', 'fast').then(() => order.push('fast'))]);
+      expect(order).toEqual(['fast', 'slow']);
+      expect(await rawFrames(url, apiTls, ['{"method": "echo", "params": "split"}'], 3)).toEqual([{ status: 200, result: expect.objectContaining({ params: 'split' }) }]);
+    });
+
+    it('serves /health and /metrics over HTTP/2 on the same listener, and no RPC there', async () => {
       const c = client();
       const health = await c.health();
       expect(health).toMatchObject({ reachable: true, status: 'ok' });
@@ -95,6 +107,19 @@ for (const transport of ['unix', 'tcp'] as const) {
       expect(metrics.body).toMatch(/signer_requests_total\{method="echo",outcome="ok"\} \d+/);
       expect(metrics.body).toContain('signer_request_duration_seconds_bucket{method="echo",le="+Inf"}');
       expect(metrics.body).toContain('signer_signatures_logged_total 0');
+      const rpcOverHttp = await rawRequest(url, apiTls, '/rpc/echo', '{"params": 1}');
+      expect(rpcOverHttp.status).toBe(404);
+    });
+
+    it('refuses a connection that names no protocol (ALPN)', async () => {
+      const before = server.metrics().refusedConnections.no_protocol ?? 0;
+      const target = url.startsWith('unix:') ? { path: url.slice(5) } : { host: '127.0.0.1', port: Number(new URL(url).port) };
+      await new Promise<void>((resolve) => {
+        const socket = tls.connect({ ...target, ...apiTls, servername: 'wallet-signer' });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve());
+      });
+      expect(server.metrics().refusedConnections.no_protocol).toBe(before + 1);
     });
 
     it('refuses a client certificate from another CA at the handshake, and logs it', async () => {
@@ -178,5 +203,38 @@ function rawRequest(url: string, creds: { ca: string; cert: string; key: string 
     });
     stream.on('error', reject);
     if (body !== undefined) stream.end(body);
+  });
+}
+
+/** Raw frames over the RPC protocol, each written `splitInto` pieces a few milliseconds apart; their answers in order of id. */
+function rawFrames(url: string, creds: { ca: string; cert: string; key: string }, payloads: string[], splitInto = 1): Promise<unknown[]> {
+  const target = url.startsWith('unix:') ? { path: url.slice(5) } : { host: '127.0.0.1', port: Number(new URL(url).port) };
+  return new Promise((resolve, reject) => {
+    const answers = new Map<number, unknown>();
+    const socket = tls.connect({ ...target, ...creds, servername: 'wallet-signer', ALPNProtocols: [RPC_ALPN] });
+    socket.on('error', reject);
+    socket.on(
+      'data',
+      createFrameReader(1 << 20, {
+        frame(id, payload) {
+          answers.set(id, JSON.parse(payload.toString('utf8')));
+          if (answers.size === payloads.length) {
+            socket.destroy();
+            resolve([...answers.entries()].sort(([a], [b]) => a - b).map(([, answer]) => answer));
+          }
+        },
+        oversize: () => reject(new Error('oversize answer')),
+      }),
+    );
+    socket.once('secureConnect', async () => {
+      for (const [i, payload] of payloads.entries()) {
+        const frame = encodeFrame(i + 1, payload);
+        const size = Math.ceil(frame.length / splitInto);
+        for (let at = 0; at < frame.length; at += size) {
+          socket.write(frame.subarray(at, at + size));
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+    });
   });
 }

@@ -1,29 +1,25 @@
 /**
- * The signer's listener: HTTP/2 over mutual TLS (node:http2), on a Unix domain socket locally or
- * TCP across hosts; see transport/protocol.ts for the routes and README.md for why this transport.
+ * The signer's listener: one mutual-TLS listener (node:tls, TLS 1.3 only) on a Unix domain socket
+ * locally or TCP across hosts, carrying two protocols chosen by ALPN (transport/protocol.ts): the
+ * RPC framing the API's client speaks (rpc-connection.ts), and HTTP/2 for GET /health and
+ * GET /metrics (operators' tools). README.md says why this transport.
  *
  * Who gets in: only a client whose certificate is signed by `tls.ca` completes the handshake
- * (requestCert + rejectUnauthorized, TLS 1.3 only), and only one whose certificate CN is in
- * `allowedClientNames` gets an answer other than 403 SIGNER_CLIENT_NOT_ALLOWED. Every refusal is
- * logged (rate limited) with the peer and the reason, and counted.
- *
- * The error rule: a handler's SignerError is answered as it is (its author chose what it says).
- * Anything else is answered 500 SIGNER_INTERNAL with a fixed message, and logged as the error's
- * name (and code when it is an ERR_-style identifier) plus the first stack frame: never its
- * message nor the whole stack, since a message may quote a key, a share or a plaintext. A handler
- * that needs more in the log must log it itself, having checked it is not secret.
+ * (requestCert + rejectUnauthorized), and only one whose certificate CN is in `allowedClientNames`
+ * gets an answer other than 403 SIGNER_CLIENT_NOT_ALLOWED. Every refusal is logged (rate limited)
+ * with the peer and the reason, and counted.
  */
-import { randomUUID } from 'node:crypto';
 import http2, { type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { unlinkSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
-import { DEFAULT_CLIENT_NAME, METHOD_PATTERN, REQUEST_ID_HEADER, REQUEST_ID_PATTERN, RPC_PREFIX, describeListen, type SignerListen } from '../transport/protocol.ts';
+import tls, { type TLSSocket } from 'node:tls';
+import { DEFAULT_CLIENT_NAME, HTTP2_ALPN, RPC_ALPN, describeListen, type SignerListen } from '../transport/protocol.ts';
 import { chmodSocket, prepareSocketPath, withPrivateUmask } from '../transport/unix-socket.ts';
-import { isSignerError, SignerError } from './errors.ts';
-import { MetricsRegistry, RateLimitedLog, type RequestOutcome, type SignerMetrics, type StoreStats } from './metrics.ts';
+import { firstFrame, isSignerError, loggableError, SignerError } from './errors.ts';
+import { MetricsRegistry, RateLimitedLog, type SignerMetrics, type StoreStats } from './metrics.ts';
+import { serveRpcConnection, type ConnectedClient, type RpcConnection } from './rpc-connection.ts';
 
-export { SignerError, isSignerError };
+export { SignerError, isSignerError, firstFrame, loggableError };
 export type { SignerMetrics, StoreStats };
 
 export type SignerHandler = (params: unknown, context: { requestId: string; client: string }) => Promise<unknown>;
@@ -61,24 +57,6 @@ export interface SignerServer {
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
-/** The first `at ...` line of a stack: where it was thrown, without the message. */
-export function firstFrame(stack: unknown): string | undefined {
-  if (typeof stack !== 'string') return undefined;
-  const line = stack.split('\n').find((l) => /^\s+at /.test(l));
-  return line?.trim().slice(0, 300);
-}
-
-/** The part of an unexpected error that may be logged: name (an identifier) and an ERR_-style code. */
-export function loggableError(error: unknown): { errorName: string; errorCode?: string; frame?: string } {
-  const name = error instanceof Error && /^[A-Za-z_$][\w$.]{0,63}$/.test(error.name) ? error.name : 'non-Error value';
-  const code = (error as { code?: unknown } | null)?.code;
-  return {
-    errorName: name,
-    ...(typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? { errorCode: code } : {}),
-    ...(error instanceof Error ? { frame: firstFrame(error.stack) } : {}),
-  };
-}
-
 function peerOf(socket: TLSSocket | undefined, listen: SignerListen): string {
   if ('socketPath' in listen) return `unix:${listen.socketPath}`;
   return socket?.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unknown peer';
@@ -97,17 +75,19 @@ export async function startSignerServer(options: SignerServerOptions): Promise<S
   const startedAt = Date.now();
   const metrics = new MetricsRegistry(options.storeStats);
   const refusalLog = new RateLimitedLog((obj, msg) => logger.warn(obj, msg));
-  const clients = new WeakMap<Http2Session, { name: string | undefined; allowed: boolean }>();
+  const health = () => ({ status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000), version });
+  const rpcConnections = new Set<RpcConnection>();
   const sessions = new Set<Http2Session>();
+  const httpClients = new WeakMap<Http2Session, ConnectedClient>();
 
-  const server = http2.createSecureServer({
+  const server = tls.createServer({
     ca: options.tls.ca,
     cert: options.tls.cert,
     key: options.tls.key,
     requestCert: true,
     rejectUnauthorized: true,
     minVersion: 'TLSv1.3',
-    allowHTTP1: false,
+    ALPNProtocols: [RPC_ALPN, HTTP2_ALPN],
   });
 
   server.on('tlsClientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: TLSSocket) => {
@@ -117,105 +97,56 @@ export async function startSignerServer(options: SignerServerOptions): Promise<S
     refusalLog.write({ peer: peerOf(socket, listen), reason, detail: typeof error.reason === 'string' ? error.reason : undefined }, 'signer refused a connection: TLS handshake failed');
   });
 
-  server.on('session', (session: Http2Session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-    session.on('error', () => {
-      /* a peer resetting its connection; streams report their own errors */
+  server.on('secureConnection', (socket: TLSSocket) => {
+    socket.on('error', () => {
+      /* a peer resetting its connection */
     });
-    const socket = session.socket as unknown as TLSSocket;
     const name = commonName(socket);
-    const ok = name !== undefined && allowed.has(name);
-    clients.set(session, { name, allowed: ok });
-    if (!ok) {
+    const client: ConnectedClient = { name, allowed: name !== undefined && allowed.has(name) };
+    if (!client.allowed) {
       metrics.recordRefusedConnection('client_not_allowed');
       refusalLog.write({ peer: peerOf(socket, listen), reason: 'CLIENT_NOT_ALLOWED', clientName: name ?? null }, 'signer refused a connection: client certificate name not allowed');
     }
+    if (socket.alpnProtocol === RPC_ALPN) {
+      const connection = serveRpcConnection(socket, client, { handlers, logger, metrics, maxBodyBytes, health });
+      rpcConnections.add(connection);
+      socket.once('close', () => rpcConnections.delete(connection));
+      if (closing) connection.endWhenIdle();
+      return;
+    }
+    if (socket.alpnProtocol === HTTP2_ALPN) {
+      http.emit('connection', socket);
+      return;
+    }
+    metrics.recordRefusedConnection('no_protocol');
+    refusalLog.write({ peer: peerOf(socket, listen), reason: 'NO_PROTOCOL' }, `signer refused a connection: no ALPN protocol (${RPC_ALPN} or ${HTTP2_ALPN})`);
+    socket.destroy();
   });
 
-  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+  // HTTP/2 on the sockets TLS already opened: only GET /health and GET /metrics.
+  const http = http2.createServer();
+  http.on('session', (session: Http2Session) => {
+    const name = commonName(session.socket as unknown as TLSSocket);
+    httpClients.set(session, { name, allowed: name !== undefined && allowed.has(name) });
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    session.on('error', () => {
+      /* a peer resetting its connection */
+    });
+  });
+  http.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     stream.on('error', () => {
       /* the client went away; nothing to answer */
     });
-    void handleStream(stream, headers).catch((error: unknown) => {
-      logger.error({ ...loggableError(error) }, 'signer failed to answer a request');
-      respond(stream, 500, { error: { code: 'SIGNER_INTERNAL', message: 'internal signer error' } });
-    });
-  });
-
-  async function handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
-    const client = clients.get(stream.session!);
-    if (!client?.allowed) {
-      stream.resume();
-      respond(stream, 403, { error: { code: 'SIGNER_CLIENT_NOT_ALLOWED', message: 'this client certificate is not allowed to use the signer' } });
-      return;
-    }
+    stream.resume();
+    const client = httpClients.get(stream.session!);
+    if (!client?.allowed) return respond(stream, 403, { error: { code: 'SIGNER_CLIENT_NOT_ALLOWED', message: 'this client certificate is not allowed to use the signer' } });
     const method = headers[':method'];
     const path = headers[':path'] ?? '';
-    if (method === 'GET' && path === '/health') {
-      stream.resume();
-      respond(stream, 200, { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000), version });
-      return;
-    }
-    if (method === 'GET' && path === '/metrics') {
-      stream.resume();
-      respondText(stream, 200, metrics.prometheus(), 'text/plain; version=0.0.4');
-      return;
-    }
-    if (method !== 'POST' || !path.startsWith(RPC_PREFIX)) {
-      stream.resume();
-      respond(stream, 404, { error: { code: 'NOT_FOUND', message: 'no such route' } });
-      return;
-    }
-    await handleRpc(stream, headers, path.slice(RPC_PREFIX.length), client.name!);
-  }
-
-  async function handleRpc(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: string, clientName: string): Promise<void> {
-    const started = process.hrtime.bigint();
-    const headerId = headers[REQUEST_ID_HEADER];
-    const requestId = typeof headerId === 'string' && REQUEST_ID_PATTERN.test(headerId) ? headerId : randomUUID();
-    const known = METHOD_PATTERN.test(method) && Object.hasOwn(handlers, method);
-    const label = known ? method : '_unknown';
-    const finish = (outcome: RequestOutcome, status: number, body: unknown) => {
-      metrics.recordRequest(label, outcome, Number(process.hrtime.bigint() - started) / 1e9);
-      respond(stream, status, body, requestId);
-    };
-    if (!known) {
-      stream.resume();
-      finish('unknown_method', 404, { error: { code: 'UNKNOWN_METHOD', message: 'unknown signer method' } });
-      return;
-    }
-    const body = await readBody(stream, maxBodyBytes);
-    if (body === 'too-large') {
-      finish('bad_request', 413, { error: { code: 'BODY_TOO_LARGE', message: `request body above ${maxBodyBytes} bytes` } });
-      return;
-    }
-    if (body === 'aborted') {
-      metrics.recordRequest(label, 'bad_request', Number(process.hrtime.bigint() - started) / 1e9);
-      return;
-    }
-    let params: unknown;
-    try {
-      const parsed = JSON.parse(body.toString('utf8')) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      params = (parsed as { params?: unknown }).params;
-    } catch {
-      finish('bad_request', 400, { error: { code: 'BAD_REQUEST', message: 'the body must be a JSON object {"params": ...}' } });
-      return;
-    }
-    try {
-      const result = await handlers[method]!(params, { requestId, client: clientName });
-      finish('ok', 200, { result: result ?? null });
-    } catch (error) {
-      if (isSignerError(error)) {
-        const status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : 400;
-        finish('refused', status, { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
-        return;
-      }
-      logger.error({ method, requestId, ...loggableError(error) }, 'signer handler failed');
-      finish('error', 500, { error: { code: 'SIGNER_INTERNAL', message: 'internal signer error' } });
-    }
-  }
+    if (method === 'GET' && path === '/health') return respond(stream, 200, health());
+    if (method === 'GET' && path === '/metrics') return respondText(stream, 200, metrics.prometheus(), 'text/plain; version=0.0.4');
+    respond(stream, 404, { error: { code: 'NOT_FOUND', message: `no such route: the RPC is ALPN ${RPC_ALPN}, HTTP/2 serves GET /health and GET /metrics` } });
+  });
 
   if ('socketPath' in listen) {
     const { tightenedDir } = await prepareSocketPath(listen.socketPath);
@@ -254,8 +185,10 @@ export async function startSignerServer(options: SignerServerOptions): Promise<S
           resolve();
         });
         for (const session of sessions) session.close();
+        for (const connection of rpcConnections) connection.endWhenIdle();
         const timer = setTimeout(() => {
           for (const session of sessions) session.destroy();
+          for (const connection of rpcConnections) connection.destroy();
         }, options.closeGraceMs ?? 5000);
         timer.unref();
       });
@@ -264,41 +197,16 @@ export async function startSignerServer(options: SignerServerOptions): Promise<S
   };
 }
 
-function readBody(stream: ServerHttp2Stream, max: number): Promise<Buffer | 'too-large' | 'aborted'> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (value: Buffer | 'too-large' | 'aborted') => {
-      if (settled) return;
-      settled = true;
-      resolve(value);
-    };
-    stream.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > max) {
-        chunks.length = 0;
-        settle('too-large');
-        return;
-      }
-      chunks.push(chunk);
-    });
-    stream.once('end', () => settle(Buffer.concat(chunks)));
-    stream.once('close', () => settle('aborted'));
-  });
+function respond(stream: ServerHttp2Stream, status: number, body: unknown): void {
+  respondText(stream, status, JSON.stringify(body), 'application/json');
 }
 
-function respond(stream: ServerHttp2Stream, status: number, body: unknown, requestId?: string): void {
-  respondText(stream, status, JSON.stringify(body), 'application/json', requestId);
-}
-
-function respondText(stream: ServerHttp2Stream, status: number, text: string, contentType: string, requestId?: string): void {
+function respondText(stream: ServerHttp2Stream, status: number, text: string, contentType: string): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return;
   try {
-    stream.respond({ ':status': status, 'content-type': contentType, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) });
+    stream.respond({ ':status': status, 'content-type': contentType });
     stream.end(text);
-    // A body we stopped reading (413, refusals) must not keep the stream open.
+    // A request body we did not read must not keep the stream open.
     stream.once('finish', () => {
       if (!stream.closed && !stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
     });

@@ -1,17 +1,21 @@
 /**
- * What the signer's client and server agree on: HTTP/2 over mutual TLS, JSON bodies.
+ * What the signer's client and server agree on. One mutual-TLS listener (TLS 1.3), two protocols
+ * chosen by ALPN:
  *
- *   POST /rpc/<method>   body {"params": ...}, header x-request-id
- *                        200 {"result": ...} | 4xx/5xx {"error": {"code", "message", "details"?}}
- *   GET  /health         200 {"status": "ok", "uptimeSeconds", "version"}
- *   GET  /metrics        200 Prometheus text
+ *   wallet-signer/1   the RPC: length-prefixed JSON frames, many calls in flight on one connection
+ *                     (frames.ts). The API's client speaks only this.
+ *   h2                HTTP/2 for operators' tools: GET /health 200 {"status": "ok", "uptimeSeconds",
+ *                     "version"} and GET /metrics (Prometheus text).
  *
  * This module imports nothing that touches keys: the API's client entry loads it.
  */
 /** The `msg` of the one line the signer prints on stdout once it accepts requests. */
 export const READY_MESSAGE = 'wallet signer listening';
-export const RPC_PREFIX = '/rpc/';
-export const REQUEST_ID_HEADER = 'x-request-id';
+/** ALPN names: the RPC framing, and HTTP/2 for /health and /metrics. */
+export const RPC_ALPN = 'wallet-signer/1';
+export const HTTP2_ALPN = 'h2';
+/** The RPC method the client's health() calls; not a handler name (METHOD_PATTERN starts with a letter). */
+export const HEALTH_METHOD = '_health';
 /** The name the signer's server certificate carries and clients verify by default. */
 export const DEFAULT_SERVER_NAME = 'wallet-signer';
 /** The client certificate CN the signer accepts by default. */

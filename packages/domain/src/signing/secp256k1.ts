@@ -1,19 +1,48 @@
 /**
  * The one secp256k1 signer (EVM and Cosmos): ECDSA over a 32-byte digest with RFC 6979 nonces and
- * low S, by libsecp256k1 compiled to WebAssembly (tiny-secp256k1). It replaced @noble/curves on
- * the signing path: the same signatures byte for byte, about 6x faster on this machine, and it
- * allocates almost nothing per signature, where noble's constant-time BigInt arithmetic allocated
- * ~85 KB each; at 200 signatures/s that garbage drove the main thread's mark-compact pauses into
- * the p99. The library also zeroes its copy of the key after every call.
- * Loaded on the first signature (its CommonJS build, so signing stays synchronous): compiling and
- * instantiating the module costs some 10 MB of resident memory, which processes that never sign
- * (most API processes at rest, the CLIs) should not carry.
+ * low S, by libsecp256k1 (Bitcoin Core's library: constant time, reviewed). Two builds of it, the
+ * same signatures byte for byte (secp256k1.test.ts):
+ * - native, the `secp256k1` package's prebuilt N-API addon (linux, macOS, Windows on x64/arm64):
+ *   ~40 µs a signature here, the fast path of the signer process;
+ * - WebAssembly (tiny-secp256k1), where no prebuilt addon loads: ~90 µs.
+ * Both replaced @noble/curves on the signing path (~6x slower, and ~85 KB of garbage per
+ * signature from its constant-time BigInt arithmetic, which drove mark-compact pauses into the p99).
+ * Loaded on the first signature (CommonJS, so signing stays synchronous): processes that never
+ * sign (most API processes at rest, the CLIs) should not carry either build.
  */
 import { createRequire } from 'node:module';
 
-type TinySecp256k1 = typeof import('tiny-secp256k1');
-let library: TinySecp256k1 | undefined;
-const load = () => (library ??= createRequire(import.meta.url)('tiny-secp256k1') as TinySecp256k1);
+type SignRecoverable = (digest: Uint8Array, secret: Uint8Array) => { signature: Uint8Array; recoveryId: number };
+interface NativeSecp256k1 {
+  ecdsaSign(digest: Uint8Array, secret: Uint8Array): { signature: Uint8Array; recid: number };
+}
+
+let library: { build: 'native' | 'wasm'; sign: SignRecoverable } | undefined;
+
+function load() {
+  if (library) return library;
+  const require = createRequire(import.meta.url);
+  try {
+    // The addon itself (`/bindings`), never the package's index, which falls back to elliptic (JavaScript, not constant time).
+    const native = require('secp256k1/bindings') as NativeSecp256k1;
+    library = {
+      build: 'native',
+      sign: (digest, secret) => {
+        const { signature, recid } = native.ecdsaSign(digest, secret);
+        return { signature, recoveryId: recid };
+      },
+    };
+  } catch {
+    const wasm = require('tiny-secp256k1') as typeof import('tiny-secp256k1');
+    library = { build: 'wasm', sign: (digest, secret) => wasm.signRecoverable(digest, secret) };
+  }
+  return library;
+}
+
+/** Which build signs in this process (the signer logs it at start-up). */
+export function secp256k1Build(): 'native' | 'wasm' {
+  return load().build;
+}
 
 export interface Secp256k1Signature {
   /** r || s, 64 bytes, s in the lower half of the order. */
@@ -23,7 +52,7 @@ export interface Secp256k1Signature {
 }
 
 export function signSecp256k1(digest: Uint8Array, secret: Uint8Array): Secp256k1Signature {
-  const { signature, recoveryId } = load().signRecoverable(digest, secret);
+  const { signature, recoveryId } = load().sign(digest, secret);
   // Probability ~2^-128: R.x wrapped around the group order.
   if (recoveryId > 1) throw new Error('unrepresentable secp256k1 recovery id');
   return { signature, recoveryId: recoveryId as 0 | 1 };
