@@ -21,6 +21,7 @@ import { walletRoutes } from './routes/wallets.ts';
 import { yieldRoutes } from './routes/yield.ts';
 import { yieldPositionRoutes } from './routes/yield-position.ts';
 import { balanceRoutes } from './routes/balances.ts';
+import { callsRoutes } from './routes/calls.ts';
 import type { Services } from './services.ts';
 import { trpcHandler } from './trpc/middleware.ts';
 import type { graphqlHandler } from './graphql/handler.ts';
@@ -47,6 +48,7 @@ export function allRoutes(services: Services): RouteDef[] {
     ...balanceRoutes(services.balances),
     ...signingRoutes(services.signing),
     ...transactionRoutes(services.transactions),
+    ...callsRoutes(services.calls),
     ...migrationRoutes(services.migration),
     ...policyRoutes(services.policies, services.policyUsage, services.policyDryRun),
     ...authorizationScopeRoutes(services.authorizationScopes),

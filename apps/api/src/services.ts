@@ -75,6 +75,7 @@ import {
   createConsoleRequestLog,
   createBalanceService,
   type BalanceChains,
+  type BatchCallChain,
 } from '@wallet/domain';
 import { createRedisRateLimitStore, createStores, openDatabase, type Database } from '@wallet/db';
 import type { Config } from './config.ts';
@@ -86,6 +87,7 @@ import { apiKekProvider } from './custody/signer-connection.ts';
 import { createCustodyServices } from './custody/custody-services.ts';
 import type { SignerCaller } from './custody/remote-vault.ts';
 import { createMovedTokens } from './balances/moved-tokens.ts';
+import { createCallsWiring } from './calls-wiring.ts';
 
 export interface ServiceOptions {
   /**
@@ -99,6 +101,7 @@ export interface ServiceOptions {
     balances?: BalanceChains;
     /** Sponsored user operations over a configured chain's RPC (absent: no sponsorship). */
     sponsoredOperations?: (config: SponsorshipChainConfig) => SponsoredOperationChain | undefined;
+    /** Batched calls through the wallet's delegation over a chain's RPC (absent: no batches). */ batchCalls?: (chainId: number, delegate: `0x${string}`) => BatchCallChain | undefined;
     faucet?: LocalFaucet;
     yield?: LocalYieldContracts;
     endpoints?: LocalDevnetEndpoints;
@@ -117,6 +120,7 @@ export interface ServiceOptions {
   webhooks?: { owner?: string; send?: WebhookSender; options?: WebhookDeliveryDeps['options']; random?: () => number };
   /** The signing pipeline's policy port (default: the policy engine over the stored policies and spend meters). */
   signing?: { policy?: PolicyEngine };
+  calls?: { /** Tests only: batches signed without their simulation, so that a reverting one reaches the chain. */ skipSimulation?: boolean };
   /**
    * The key vault (tests): a vault holding the keys in this process. Otherwise the signer process
    * configured (SIGNER_URL, or the local one in DATA_DIR/signer) signs every signature.
@@ -187,9 +191,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const autoRetrySettings = createAutoRetrySettings({ store: stores.autoRetrySettings, clock });
   const sponsoredChains = sponsoredChainAccess(sponsorshipChains, gateways, options.chains?.sponsoredOperations);
   const signingPipeline = createSigningPipeline({ audit: stores.audit, vault, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
-  const transactions = createTransactionService({
+  const transactionDeps = {
     store: stores.transactions,
-    attempts: stores.transactionAttempts,
     autoRetryDefault: autoRetrySettings.projectDefault,
     pipeline: signingPipeline,
     gateways,
@@ -198,13 +201,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
     loadWallet: wallets.loadWallet,
     loadWalletWithShares: wallets.loadWalletWithShares,
     yieldHolds: stores.yieldOperations.holdsWalletChain,
-    frozenPreparations: stores.approvalPreparations,
     openNonceHold: approvalCases.openNonceHold,
     nonceReservationMs: config.nonceReservationMs,
     crashAt: crashAtPoint(config.crashAt),
+  };
+  const transactions = createTransactionService({
+    ...transactionDeps,
+    attempts: stores.transactionAttempts,
+    frozenPreparations: stores.approvalPreparations,
     sponsoredAdmission: createSponsoredAdmission({ store: stores.transactions, sponsorship, chains: () => sponsoredChains, clock }),
     sponsoredResume: createSponsoredResume({ records: stores.transactions, store: stores.sponsoredOperations, loadWallet: wallets.loadWallet, clock }),
   });
+  const calls = createCallsWiring({ ...transactionDeps, batchCalls: options.chains?.batchCalls, sponsorshipChains, burnNonce: stores.callNonces.burnNonce, skipSimulation: options.calls?.skipSimulation });
   const sponsoredRunner = createSponsoredRunner({
     store: stores.sponsoredOperations,
     transactions: stores.transactions,
@@ -452,7 +460,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     /** Spend meters of a policy for a wallet and the calling key (GET .../policies/{policyId}/usage). */
     policyUsage: createPolicyUsage({ store: stores.policies, meters: stores.policyMeters, clock, loadWallet: wallets.loadWallet }),
     /** The dry run: the decision a signing or transfer body would get, with its trace (POST /v1/permissions-v2/evaluate). */
-    policyDryRun: createPolicyDryRun({ explain: policyEngine.explain, loadWallet: wallets.loadWallet, previewTransfer: transactions.previewTransfer }),
+    policyDryRun: createPolicyDryRun({ explain: policyEngine.explain, loadWallet: wallets.loadWallet, previewTransfer: transactions.previewTransfer, previewCalls: (...a) => calls.preview(...a) }),
     /** Yield markets of this environment (catalog, lookup) and the execution switch (REST yield routes). */
     yield: createYieldService({
       catalog: yieldCatalog,
@@ -474,6 +482,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     }),
     /** Yield positions, read from the chain (GET .../yield/position). */
     yieldPositions,
+    /** Batched calls (POST .../calls): atomic, in one transaction through the wallet's delegation. */ calls,
     /** Dispatches outbox events and sends them; run by the webhook worker (workers/webhook-worker.ts). */
     webhookDelivery,
     async close() {

@@ -1,5 +1,6 @@
 import type {
   BalanceChains,
+  BatchCallChain,
   ChainDirectory,
   ChainGateways,
   ChainInfo,
@@ -12,6 +13,7 @@ import type {
 } from '@wallet/domain';
 import { createEvmBalanceReads, createSolanaBalanceReads } from './gateways/balance-reads.ts';
 import { createSponsoredOperationChain } from './evm/sponsorship/operation-chain.ts';
+import { createBatchCallChain } from './evm/calls/batch-chain.ts';
 import { createEvmGateway } from './gateways/evm-gateway.ts';
 import { createSolanaGateway } from './gateways/solana-gateway.ts';
 
@@ -42,6 +44,8 @@ export interface ChainRegistry {
   balances: BalanceChains;
   /** Sponsored user operations on a configured EVM chain (undefined when the chain is not configured). */
   sponsoredOperations: (config: SponsorshipChainConfig) => SponsoredOperationChain | undefined;
+  /** Batched calls through the delegate (Simple7702Account) on a configured EVM chain (undefined when it is not configured). */
+  batchCalls: (chainId: number, delegate: `0x${string}`) => BatchCallChain | undefined;
 }
 
 /** The chain registry: how requests name a chain (EVM chain id, Solana network) to its RPC and assets. */
@@ -52,6 +56,7 @@ export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?
   const solanaBalances = new Map<string, SolanaBalanceReads>();
   const infos: ChainInfo[] = [];
   const evmRpcUrls = new Map<number, string>();
+  const batchChains = new Map<string, BatchCallChain>();
   for (const entry of entries) {
     if (entry.type === 'EVM') {
       if (evm.has(entry.chainId)) throw new Error(`chain ${entry.chainId} is configured twice`);
@@ -87,6 +92,13 @@ export function createChainRegistry(entries: ChainEntry[], options: { timeoutMs?
     sponsoredOperations: (config) => {
       const rpcUrl = evmRpcUrls.get(config.chainId);
       return rpcUrl === undefined ? undefined : createSponsoredOperationChain(rpcUrl, config);
+    },
+    batchCalls: (chainId, delegate) => {
+      const rpcUrl = evmRpcUrls.get(chainId);
+      if (rpcUrl === undefined) return undefined;
+      const key = `${chainId}|${delegate.toLowerCase()}`;
+      if (!batchChains.has(key)) batchChains.set(key, createBatchCallChain({ chainId, rpcUrl, delegate, timeoutMs: options.timeoutMs }));
+      return batchChains.get(key);
     },
   };
 }

@@ -45,6 +45,7 @@ export interface LocalDevnets {
   gateways: ChainGateways;
   balances: ChainRegistry['balances'];
   sponsoredOperations: ChainRegistry['sponsoredOperations'];
+  batchCalls: ChainRegistry['batchCalls'];
   faucet: LocalFaucet;
   evmRpcUrl: string;
   solanaRpcUrl: string;

@@ -86,6 +86,7 @@ export async function startTestApp(
     env?: Record<string, string>;
     webhooks?: ServiceOptions['webhooks'];
     signing?: ServiceOptions['signing'];
+    calls?: ServiceOptions['calls'];
     /** createApp options (default: as outside local mode, e.g. Secure cookies, no public introspection). */
     app?: Pick<AppOptions, 'secureCookies' | 'graphiql' | 'publicIntrospection'>;
     /** Another process of that app's deployment: its database and data directory (KEKs), which it closes. */
@@ -112,7 +113,7 @@ export async function startTestApp(
   const vault: KeyVault = options.xorEd25519Wallets
     ? { ...frostVault, createWalletKey: createLocalKeyVault({ keks: signerKeks, xorEd25519Wallets: true }).createWalletKey }
     : frostVault;
-  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, logger, vault, signerCaller: signer });
+  const services: Services = await createServices(config, { database, clock: options.clock, chains: options.chains, webhooks: options.webhooks, signing: options.signing, calls: options.calls, logger, vault, signerCaller: signer });
   const recorded = new Map<string, SecretKind>();
   const as = (kind: SecretKind) => (value: string) => void recorded.set(value, kind);
   recordFrom(services.apiKeys, 'create', (r) => [r.apiKey], as('API key'));

@@ -295,6 +295,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/wallets/{walletId}/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a batch of contract calls atomically in one transaction (EVM)
+         * @description Runs 1 to 10 calls `{to, value?, data?}` in order, all or none, in ONE transaction from the EVM wallet to itself that calls `executeBatch` on its EIP-7702 delegation to Simple7702Account; the wallet pays the gas. A wallet not delegated yet carries its signed authorization (a type 4 transaction; its nonce is the one after the transaction's). Before anything is signed the batch is simulated as the wallet: a batch that would revert is 422 `CALLS_SIMULATION_REVERTED` with the failing call's index and decoded reason. Checked against the project's policies call by call (each a `sign_transaction` to its target, with its selector and decoded ERC-20 `transfer`/`approve` arguments): the batch is allowed only if every call is, and its spend (native total, each token transfer) is reserved once; a denial is 403 `POLICY_DENIED` and signs nothing. One transaction record (`intentKind` `calls`, holding the calls) is written before the broadcast; follow `transactionId` (also in `x-transaction-id`) until it is `confirmed`, `reverted` or `failed`. With an `Idempotency-Key`, a retry never signs or sends a second transaction.
+         */
+        post: operations["sendCalls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/enclave/public-key": {
         parameters: {
             query?: never;
@@ -1467,11 +1487,11 @@ export interface components {
                 data?: string;
                 chainId: number;
                 /**
-                 * @description 2 = EIP-1559 (default), 0 = legacy (EIP-155)
+                 * @description 2 = EIP-1559 (default), 0 = legacy (EIP-155); 4 = EIP-7702 is built by the service only
                  * @default 2
                  * @enum {number}
                  */
-                type?: 0 | 2;
+                type?: 0 | 2 | 4;
                 nonce: number;
                 gasLimit: string;
                 /** @description type 2 only, required there */
@@ -1480,6 +1500,18 @@ export interface components {
                 maxPriorityFeePerGas?: string;
                 /** @description type 0 only, required there */
                 gasPrice?: string;
+                /** @description type 4 only, required there */
+                authorizationList?: {
+                    /** @description the contract the authority delegates to */
+                    address: string;
+                    /** @description never 0 (an authorization valid on every chain) */
+                    chainId: number;
+                    nonce: number;
+                    r: string;
+                    s: string;
+                    /** @enum {number} */
+                    yParity: 0 | 1;
+                }[];
             };
             /** @description true: also broadcast and record the signed transaction */
             broadcast?: boolean;
@@ -1603,7 +1635,7 @@ export interface components {
             /** @enum {string} */
             walletType: "EVM" | "SOLANA";
             /** @enum {string} */
-            intentKind: "transfer" | "sign_transaction" | "yield";
+            intentKind: "transfer" | "sign_transaction" | "yield" | "calls";
             /** @description pending | submitted | confirmed | reverted | failed; treat unknown values as non-terminal */
             status: string;
             createdAt: string;
@@ -1626,6 +1658,8 @@ export interface components {
              * @enum {string}
              */
             executionMode: "legacy" | "sponsored";
+            /** @description `calls` records: the batch its one transaction executed atomically, in order */
+            calls?: components["schemas"]["BatchCall"][];
             /**
              * @description Present on a record the service broadcast itself: nonce_gap_filler, a zero-value self-transfer at a nonce no record could fill, so the transactions queued behind it could land
              * @enum {string}
@@ -1653,6 +1687,16 @@ export interface components {
             winningHash: string | null;
             winningStatus: string | null;
             state?: string;
+        };
+        BatchCall: {
+            /** @description The contract or account called */
+            to: string;
+            /** @description Wei sent with the call, decimal */
+            value: string;
+            /** @description Calldata, 0x-prefixed hex (`0x` when none) */
+            data: string;
+            /** @description The 4-byte function selector, null for a call without one */
+            selector: string | null;
         };
         /** @description How the service retries the submission. Sponsored records: it resubmits the stored signed operation, and replaces an operation stuck under the base fee with one of the same EntryPoint nonce and higher fees (only one can execute). EVM transfers: fee replacements with the same nonce, call and value. Solana transfers: the same transfer rebuilt on a fresh blockhash once every earlier attempt is proven expired. The first attempt is the record's own `hash`; `monitoring.winningHash` names the included attempt */
         TransactionAutoRetryResponse: {
@@ -1765,7 +1809,7 @@ export interface components {
             /** @enum {string} */
             walletType: "EVM" | "SOLANA";
             /** @enum {string} */
-            intentKind: "transfer" | "sign_transaction" | "yield";
+            intentKind: "transfer" | "sign_transaction" | "yield" | "calls";
             /** @description pending | submitted | confirmed | reverted | failed; treat unknown values as non-terminal */
             status: string;
             createdAt: string;
@@ -1788,6 +1832,8 @@ export interface components {
              * @enum {string}
              */
             executionMode: "legacy" | "sponsored";
+            /** @description `calls` records: the batch its one transaction executed atomically, in order */
+            calls?: components["schemas"]["BatchCall"][];
             /**
              * @description Present on a record the service broadcast itself: nonce_gap_filler, a zero-value self-transfer at a nonce no record could fill, so the transactions queued behind it could land
              * @enum {string}
@@ -1802,7 +1848,7 @@ export interface components {
             /** @enum {string} */
             walletType: "EVM" | "SOLANA";
             /** @enum {string} */
-            intentKind: "transfer" | "sign_transaction" | "yield";
+            intentKind: "transfer" | "sign_transaction" | "yield" | "calls";
             /** @description pending | submitted | confirmed | reverted | failed; treat unknown values as non-terminal */
             status: string;
             createdAt: string;
@@ -1825,6 +1871,8 @@ export interface components {
              * @enum {string}
              */
             executionMode: "legacy" | "sponsored";
+            /** @description `calls` records: the batch its one transaction executed atomically, in order */
+            calls?: components["schemas"]["BatchCall"][];
             /**
              * @description Present on a record the service broadcast itself: nonce_gap_filler, a zero-value self-transfer at a nonce no record could fill, so the transactions queued behind it could land
              * @enum {string}
@@ -1862,6 +1910,51 @@ export interface components {
         CancelTransactionRequest: {
             maxFeePerGas?: string;
             maxPriorityFeePerGas?: string;
+        };
+        CallsUnavailable: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "CALLS_UNAVAILABLE";
+            message: string;
+        };
+        CallsSimulationReverted: {
+            /** @constant */
+            code: "CALLS_SIMULATION_REVERTED";
+            message: string;
+            /** @description The call that reverted (0-based), null when the revert names none */
+            callIndex: number | null;
+            /** @description The decoded revert: Error("…"), Panic(n), an ERC-20 error with its arguments, or the undecoded selector */
+            reason: string;
+            /** @description The failing call's own revert data, 0x-hex */
+            revertData: string;
+        };
+        CallsRequest: {
+            /** @description The EVM chain (see GET /v1/chains) */
+            chainId: number | string;
+            /** @description 1 to 10 calls, run in order, all or none */
+            calls: {
+                /** @description The contract or account called */
+                to: string;
+                /** @description Wei sent with the call, as a decimal string; default 0 */
+                value?: string;
+                /** @description Calldata (0x hex); default none */
+                data?: string;
+            }[];
+            /** @description true: the service pays the gas (a sponsored user operation); default false, the wallet pays */
+            sponsored?: boolean;
+            /** @description Default: the simulation's gas plus 20%, plus the delegation's cost when it is carried */
+            gasLimit?: string;
+            maxFeePerGas?: string;
+            maxPriorityFeePerGas?: string;
+            /** @description Managed automatic retry as on transfers: fee replacements of the same transaction; default the project's default, else on; never with maxFeePerGas or maxPriorityFeePerGas pinned */
+            autoRetry?: {
+                /** @description false: the service never replaces this transaction */
+                enabled: boolean;
+                /** @description The maxFeePerGas no replacement goes above */
+                maxFeePerGas?: string;
+            };
         };
         EnclavePublicKey: {
             publicKey: string;
@@ -1961,7 +2054,7 @@ export interface components {
                 ruleId: string;
                 requirementId: string;
             }[];
-            /** @description What the request was decoded as */
+            /** @description What the request was decoded as (a batch: its first call, with the legs of every call) */
             request: {
                 walletType: string;
                 walletId: string;
@@ -1979,7 +2072,7 @@ export interface components {
                 }[];
                 undecoded: string | null;
             };
-            /** @description Every applying policy and each rule with its outcome */
+            /** @description Every applying policy and each rule with its outcome (a batch: every call's, in order) */
             policies: {
                 policyId: string;
                 policyVersion: string;
@@ -1998,15 +2091,62 @@ export interface components {
                     }[];
                 }[];
             }[];
+            /** @description route calls: each call's own decision, request and trace, in order (meters read after the whole batch) */
+            calls?: {
+                /** @enum {string} */
+                decision: "allow" | "deny" | "review_required";
+                reason: string | null;
+                deniedBy: {
+                    reason: string;
+                    policyId?: string;
+                    policyVersion?: string;
+                    ruleId?: string;
+                }[];
+                request: {
+                    walletType: string;
+                    walletId: string;
+                    apiKeyId: string;
+                    /** @description The policy action the request is */
+                    action: string;
+                    network: string | null;
+                    facts: {
+                        [key: string]: string;
+                    };
+                    legs: {
+                        to: string | null;
+                        asset: string | null;
+                        amount: string | null;
+                    }[];
+                    undecoded: string | null;
+                };
+                policies: {
+                    policyId: string;
+                    policyVersion: string;
+                    rules: {
+                        ruleId: string;
+                        effect: string;
+                        /** @enum {string} */
+                        outcome: "matched" | "not-matched" | "undecidable" | "not-covered";
+                        /** @description Per leg judged: the facts the rule read (null: undecidable, "none": absent by nature) */
+                        facts: {
+                            [key: string]: string | null;
+                        }[];
+                        /** @description Aggregate conditions: meter, asset, window, before, after (with this request), limit */
+                        meters: {
+                            [key: string]: string;
+                        }[];
+                    }[];
+                }[];
+            }[];
         };
         PolicyDryRunRequest: {
             /** Format: uuid */
             walletId: string;
             /**
-             * @description The route the body is for: sign-message, sign-raw, sign-transaction, sign-typed-data, sign-authorization or transfer
+             * @description The route the body is for: sign-message, sign-raw, sign-transaction, sign-typed-data, sign-authorization, transfer or calls (a batch: every call judged, see `calls`)
              * @enum {string}
              */
-            route: "transfer" | "sign-message" | "sign-raw" | "sign-transaction" | "sign-typed-data" | "sign-authorization";
+            route: "transfer" | "calls" | "sign-message" | "sign-raw" | "sign-transaction" | "sign-typed-data" | "sign-authorization";
             /** @description The request body exactly as that route takes it */
             body: {
                 [key: string]: unknown;
@@ -4356,7 +4496,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "submitted" | "confirmed" | "reverted" | "failed";
-                intentKind?: "transfer" | "sign_transaction" | "yield";
+                intentKind?: "transfer" | "sign_transaction" | "yield" | "calls";
                 cursor?: string;
                 limit?: number;
             };
@@ -4783,6 +4923,168 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description Request line and headers larger than 16 KB */
+            431: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeadersTooLarge"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set */
+            502: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastFailed"];
+                };
+            };
+            /** @description RPC_UNAVAILABLE before any record was created; SIGNER_UNAVAILABLE: the signer process that holds the keys did not answer; nothing was signed, recorded or charged. Retry with backoff: it recovers by itself when the signer is back. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcUnavailable"] | components["schemas"]["SignerUnavailable"];
+                };
+            };
+        };
+    };
+    sendCalls: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallsRequest"];
+            };
+        };
+        responses: {
+            /** @description Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id) */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferResponseResponse"];
+                };
+            };
+            /** @description INVALID_REQUEST: a malformed body (no calls, more than 10, a bad address, value or calldata, a chain not configured) or a wallet that is not EVM; BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"] | components["schemas"]["BroadcastFailed"] | components["schemas"]["ExecutionFailed"] | components["schemas"]["InvalidNonce"] | components["schemas"]["BlockhashNotFound"];
+                };
+            };
+            /** @description Missing API key, or address outside the allowlist */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description FORBIDDEN (invalid API key; also when the request needs approval and the wallet has no authorization scope binding), POLICY_DENIED: a policy refused the signature (deniedBy says why; nothing was signed, recorded or sent), POLICY_REVIEW_REQUIRED (reviewId, caseId, expiresAt): an approval case gates it, resend the identical body with the same Idempotency-Key once completed, or SIGNER_LIMIT_EXCEEDED: the signer process's own limits (its operator's, apart from the policies) refused it (limit says which; nothing was signed) */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"] | components["schemas"]["PolicyDenied"] | components["schemas"]["PolicyReviewRequired"] | components["schemas"]["SignerLimitExceeded"];
+                };
+            };
+            /** @description NOT_FOUND: no such wallet in this project */
+            404: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce); CALLS_UNAVAILABLE: no delegate contract on this chain, or a sponsored batch where none is available */
+            409: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"] | components["schemas"]["CallsUnavailable"];
+                };
+            };
+            /** @description Request body larger than 1 MB */
+            413: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description CALLS_SIMULATION_REVERTED: the batch would revert (callIndex, reason, revertData say where and why); nothing was signed, recorded or sent */
+            422: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallsSimulationReverted"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */

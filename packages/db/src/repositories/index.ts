@@ -10,6 +10,7 @@ import { createCustodyStore, createKeyMaintenanceStore } from './custody.ts';
 import { createCustodySettingsStore, resealThresholdShares } from './custody-settings.ts';
 import { createChainResetStore, createTransactionStore } from './transactions.ts';
 import { createNonceGapStore } from './nonce-gaps.ts';
+import { createCallNonceStore } from './call-nonces.ts';
 import { createTransactionAttemptStore } from './transaction-attempts.ts';
 import { createWebhookStore } from './webhooks.ts';
 import { createWorkerLeaseStore } from './worker-leases.ts';
@@ -57,6 +58,7 @@ export function createStores(database: Database) {
     transactionAttempts: createTransactionAttemptStore(database),
     /** Stranded wallets: candidates, held nonces, and the nonce a gap filler reserves. */
     nonceGaps: createNonceGapStore(database),
+    callNonces: createCallNonceStore(database),
     chainReset: createChainResetStore(database),
     webhooks: createWebhookStore(database),
     staff: createStaffStore(database),

@@ -1,4 +1,5 @@
 import type {
+  BatchCall,
   ChainResetStore,
   ExecutionMode,
   FailureStage,
@@ -31,6 +32,7 @@ export function toTransactionRecord(row: Row): TransactionRecord {
     executionMode: row.executionMode as ExecutionMode,
     failureStage: row.failureStage as FailureStage | null,
     monitoring: (row.monitoring as MonitoringInfo | null) ?? null,
+    calls: (row.calls as unknown as BatchCall[] | null) ?? null,
   };
 }
 
@@ -40,7 +42,7 @@ export const RECORD_COLUMNS = [
   'to', 'value', 'token_address', 'nonce', 'hash', 'recent_blockhash', 'last_valid_block_height', 'nonce_account', 'block_number',
   'block_hash', 'failure_stage', 'failure_code', 'failure_message', 'monitoring', 'cancellation_of', 'service_initiated', 'request_id', 'api_key_id',
   'idempotency_key', 'signed_transaction', 'execution_mode', 'stage', 'review_id', 'user_operation_hash', 'actual_gas_cost', 'user_operation',
-  'auto_retry', 'auto_retry_max_fee_per_gas', 'auto_retry_reason', 'submitted_at', 'resolved_at', 'evidence_at', 'evidence_block', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
+  'auto_retry', 'auto_retry_max_fee_per_gas', 'auto_retry_reason', 'calls', 'submitted_at', 'resolved_at', 'evidence_at', 'evidence_block', 'next_check_at', 'check_count', 'consecutive_errors', 'created_at', 'updated_at',
 ]
   .map((c) => `"${c}" AS "${c.replace(/_([a-z])/g, (_m, l: string) => l.toUpperCase())}"`)
   .join(', ');
@@ -86,7 +88,7 @@ const FIELD_COLUMNS: Record<string, [column: string, type: string]> = {
   signedTransaction: ['signed_transaction', 'text'], executionMode: ['execution_mode', 'text'], stage: ['stage', 'text'],
   reviewId: ['review_id', 'text'], userOperationHash: ['user_operation_hash', 'text'], actualGasCost: ['actual_gas_cost', 'text'],
   userOperation: ['user_operation', 'text'], autoRetry: ['auto_retry', 'boolean'], autoRetryMaxFeePerGas: ['auto_retry_max_fee_per_gas', 'text'],
-  autoRetryReason: ['auto_retry_reason', 'text'], submittedAt: ['submitted_at', 'timestamptz'], resolvedAt: ['resolved_at', 'timestamptz'],
+  autoRetryReason: ['auto_retry_reason', 'text'], calls: ['calls', 'jsonb'], submittedAt: ['submitted_at', 'timestamptz'], resolvedAt: ['resolved_at', 'timestamptz'],
   evidenceAt: ['evidence_at', 'timestamptz'], evidenceBlock: ['evidence_block', 'bigint'], nextCheckAt: ['next_check_at', 'timestamptz'],
   checkCount: ['check_count', 'int'], consecutiveErrors: ['consecutive_errors', 'int'], createdAt: ['created_at', 'timestamptz'],
 };

@@ -14,17 +14,42 @@ import type { WalletService } from '../wallets/service.ts';
 import type { PolicyExplanation } from './engine.ts';
 
 const signRoutes = Object.fromEntries(Object.entries(signRouteNames).map(([operation, route]) => [route, operation])) as Record<string, SignOperationName>;
-export const dryRunRoutes = ['transfer', ...Object.values(signRouteNames)] as [string, ...string[]];
+export const dryRunRoutes = ['transfer', 'calls', ...Object.values(signRouteNames)] as [string, ...string[]];
 
 export const dryRunBodySchema = z
   .strictObject({
     walletId: z.uuid(),
-    route: z.enum(dryRunRoutes).describe('The route the body is for: sign-message, sign-raw, sign-transaction, sign-typed-data, sign-authorization or transfer'),
+    route: z.enum(dryRunRoutes).describe('The route the body is for: sign-message, sign-raw, sign-transaction, sign-typed-data, sign-authorization, transfer or calls (a batch: every call judged, see `calls`)'),
     body: z.record(z.string(), z.unknown()).describe('The request body exactly as that route takes it'),
   })
   .meta({ id: 'PolicyDryRunRequest' });
 
 const denialSchema = z.object({ reason: z.string(), policyId: z.string().optional(), policyVersion: z.string().optional(), ruleId: z.string().optional() });
+
+const requestSchema = z.object({
+  walletType: z.string(),
+  walletId: z.string(),
+  apiKeyId: z.string(),
+  action: z.string().describe('The policy action the request is'),
+  network: z.string().nullable(),
+  facts: z.record(z.string(), z.string()),
+  legs: z.array(z.object({ to: z.string().nullable(), asset: z.string().nullable(), amount: z.string().nullable() })),
+  undecoded: z.string().nullable(),
+});
+
+const policyTraceSchema = z.object({
+  policyId: z.string(),
+  policyVersion: z.string(),
+  rules: z.array(
+    z.object({
+      ruleId: z.string(),
+      effect: z.string(),
+      outcome: z.enum(['matched', 'not-matched', 'undecidable', 'not-covered']),
+      facts: z.array(z.record(z.string(), z.string().nullable())).describe('Per leg judged: the facts the rule read (null: undecidable, "none": absent by nature)'),
+      meters: z.array(z.record(z.string(), z.string())).describe('Aggregate conditions: meter, asset, window, before, after (with this request), limit'),
+    }),
+  ),
+});
 
 export const dryRunResultSchema = z
   .object({
@@ -34,35 +59,20 @@ export const dryRunResultSchema = z
     requirements: z
       .array(z.object({ policyId: z.string(), policyVersion: z.string(), ruleId: z.string(), requirementId: z.string() }))
       .describe('review_required: every matching requirement a case would gate; empty otherwise'),
-    request: z
-      .object({
-        walletType: z.string(),
-        walletId: z.string(),
-        apiKeyId: z.string(),
-        action: z.string().describe('The policy action the request is'),
-        network: z.string().nullable(),
-        facts: z.record(z.string(), z.string()),
-        legs: z.array(z.object({ to: z.string().nullable(), asset: z.string().nullable(), amount: z.string().nullable() })),
-        undecoded: z.string().nullable(),
-      })
-      .describe('What the request was decoded as'),
-    policies: z
+    request: requestSchema.describe('What the request was decoded as (a batch: its first call, with the legs of every call)'),
+    policies: z.array(policyTraceSchema).describe('Every applying policy and each rule with its outcome (a batch: every call\'s, in order)'),
+    calls: z
       .array(
         z.object({
-          policyId: z.string(),
-          policyVersion: z.string(),
-          rules: z.array(
-            z.object({
-              ruleId: z.string(),
-              effect: z.string(),
-              outcome: z.enum(['matched', 'not-matched', 'undecidable', 'not-covered']),
-              facts: z.array(z.record(z.string(), z.string().nullable())).describe('Per leg judged: the facts the rule read (null: undecidable, "none": absent by nature)'),
-              meters: z.array(z.record(z.string(), z.string())).describe('Aggregate conditions: meter, asset, window, before, after (with this request), limit'),
-            }),
-          ),
+          decision: z.enum(['allow', 'deny', 'review_required']),
+          reason: z.string().nullable(),
+          deniedBy: z.array(denialSchema),
+          request: requestSchema,
+          policies: z.array(policyTraceSchema),
         }),
       )
-      .describe('Every applying policy and each rule with its outcome'),
+      .optional()
+      .describe('route calls: each call\'s own decision, request and trace, in order (meters read after the whole batch)'),
   })
   .meta({ id: 'PolicyDryRunResult' });
 
@@ -71,9 +81,11 @@ export interface PolicyDryRunDeps {
   loadWallet: WalletService['loadWallet'];
   /** The transfer route's intent (built, not signed); absent when transfers are not configured. */
   previewTransfer?(caller: Caller, walletId: string, body: unknown): Promise<SigningContext>;
+  /** The calls route's intent (built, not signed); absent when batches are not configured. */
+  previewCalls?(caller: Caller, walletId: string, body: unknown): Promise<SigningContext>;
 }
 
-export function createPolicyDryRun({ explain, loadWallet, previewTransfer }: PolicyDryRunDeps) {
+export function createPolicyDryRun({ explain, loadWallet, previewTransfer, previewCalls }: PolicyDryRunDeps) {
   return {
     async evaluate(caller: Caller, input: unknown): Promise<PolicyExplanation> {
       const { walletId, route, body: sent } = parseInput(dryRunBodySchema, input);
@@ -82,6 +94,10 @@ export function createPolicyDryRun({ explain, loadWallet, previewTransfer }: Pol
       if (route === 'transfer') {
         if (!previewTransfer) throw new Error('transfers are not configured');
         return explain(await previewTransfer(caller, walletId, body));
+      }
+      if (route === 'calls') {
+        if (!previewCalls) throw new Error('batched calls are not configured');
+        return explain(await previewCalls(caller, walletId, body));
       }
       const wallet = await loadWallet(caller, walletId);
       assertSignable(wallet);

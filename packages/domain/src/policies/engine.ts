@@ -12,6 +12,7 @@ import { applyingPolicies, evaluatePolicies, type ApprovalMatch, inWindow, meter
 import { meterKeyId, type MeterStore, type RequestFacts } from './evaluation-types.ts';
 import type { PolicyLocation, PolicyStore } from './ports.ts';
 import { requestFactsOf } from './request-facts.ts';
+import { batchCharges, judgeBatch, prepareCalls, withoutCharges } from './batch.ts';
 
 export interface PolicyEngineDeps {
   store: Pick<PolicyStore, 'listAllActive' | 'activeStamp'>;
@@ -35,7 +36,11 @@ export interface PolicyExplanation {
   requirements: ApprovalRequirementRef[];
   request: Omit<RequestFacts, 'legs'> & { legs: { to: string | null; asset: string | null; amount: string | null }[] };
   policies: PolicyTrace[];
+  /** A batch of calls: each call's own decision, request and trace, in order (the top level is the batch's). */
+  calls?: Omit<PolicyExplanation, 'calls' | 'requirements'>[];
 }
+
+const legsView = (facts: RequestFacts): PolicyExplanation['request'] => ({ ...facts, legs: facts.legs.map((l) => ({ to: l.to, asset: l.asset, amount: l.amount === null ? null : l.amount.toString() })) });
 
 const maxSnapshots = 10_000;
 
@@ -88,8 +93,72 @@ export function createPolicyEngine({ store, meters, clock, approvalsAvailable }:
 
   const denied = (result: Evaluation): PolicyDecision => ({ outcome: 'deny', message: denialMessage(result.deniedBy), deniedBy: result.deniedBy });
 
+  /** A batch of calls (policies/batch.ts): every call decided, the batch's spend reserved once. */
+  async function prepareBatch(context: SigningContext, decodeAlways: boolean) {
+    const now = clock.now();
+    const location = { projectId: context.caller.projectId, environment: context.caller.environment };
+    const active = await activePolicies(location, now);
+    if (active.length === 0 && !decodeAlways) return null;
+    const evaluation: EvaluationContext = { ...location, now };
+    const calls = prepareCalls(active, context, evaluation);
+    const needsApproval = calls.some((c) => c.applying.some((p) => p.rules.some((r) => r.effect === 'require_approval' && r.approval && r.actions.has(c.facts.action))));
+    const approvals: 'deny' | 'review' = needsApproval && approvalsAvailable && (await approvalsAvailable(location)) ? 'review' : 'deny';
+    return { calls, evaluation, approvals, charges: batchCharges(calls), permissionsAreOn: active.length > 0 };
+  }
+
+  const batchDenied = (judged: ReturnType<typeof judgeBatch>): PolicyDecision => ({
+    outcome: 'deny',
+    message: `Call ${judged.firstDenied} of the batch: ${denialMessage(judged.perCall[judged.firstDenied ?? 0]!.deniedBy)}`,
+    deniedBy: judged.result.deniedBy,
+  });
+
+  async function evaluateBatch(context: SigningContext, options: { granted?: ApprovalRequirementRef[]; uncharged?: boolean }): Promise<PolicyDecision> {
+    const prepared = await prepareBatch(context, false);
+    if (!prepared) return { outcome: 'allow' };
+    const { calls, evaluation, approvals, charges } = prepared;
+    const granted = new Set((options.granted ?? []).map(requirementKey));
+    const waiting = (result: Evaluation) => result.approvals.some((a) => !granted.has(requirementKey(a)));
+    const judge = (totals: Map<string, bigint>) => judgeBatch(calls, totals, evaluation, { permissionsAreOn: true, approvals });
+    if (options.uncharged) {
+      const values = await meters.read(charges.map((c) => c.key));
+      const judged = judge(withoutCharges(new Map([...values].map(([id, v]) => [id, v.spent + v.reserved])), charges));
+      if (!judged.result.allowed) return batchDenied(judged);
+      return waiting(judged.result) ? { outcome: 'review', approvals: judged.result.approvals } : { outcome: 'allow' };
+    }
+    const { result: judged, reservation } = await meters.reserve(charges, (totals) => {
+      const verdict = judge(totals);
+      if (!verdict.result.allowed || waiting(verdict.result)) return { reserve: false, result: verdict };
+      return { reserve: true, result: verdict, bounds: verdict.bounds };
+    });
+    if (!judged.result.allowed) return batchDenied(judged);
+    if (waiting(judged.result)) return { outcome: 'review', approvals: judged.result.approvals };
+    return { outcome: 'allow', reservation };
+  }
+
+  async function explainBatch(context: SigningContext): Promise<PolicyExplanation> {
+    const { calls, evaluation, approvals, charges, permissionsAreOn } = (await prepareBatch(context, true))!;
+    const values = await meters.read(charges.map((c) => c.key));
+    const judged = judgeBatch(calls, new Map([...values].map(([id, v]) => [id, v.spent + v.reserved])), evaluation, { permissionsAreOn, trace: true, approvals });
+    const decisionOf = (e: Evaluation) => (!e.allowed ? 'deny' : e.approvals.length > 0 ? 'review_required' : 'allow') as PolicyExplanation['decision'];
+    const first = calls[0]!.facts;
+    return {
+      decision: decisionOf(judged.result),
+      reason: judged.result.deniedBy[0]?.reason ?? null,
+      deniedBy: judged.result.deniedBy,
+      requirements: judged.result.approvals.map(requirementRef),
+      // The batch as a whole: the first call's identity, every call's legs.
+      request: { ...legsView(first), legs: calls.flatMap((c) => legsView(c.facts).legs) },
+      policies: judged.result.trace,
+      calls: calls.map((c, i) => {
+        const e = judged.perCall[i]!;
+        return { decision: decisionOf(e), reason: e.deniedBy[0]?.reason ?? null, deniedBy: e.deniedBy, request: legsView(c.facts), policies: e.trace };
+      }),
+    };
+  }
+
   return {
     async evaluate(context, options = {}) {
+      if (context.calls) return evaluateBatch(context, options);
       const prepared = await prepare(context, false);
       if (!prepared) return { outcome: 'allow' };
       const { facts, applying, evaluation, charges, approvals } = prepared;
@@ -121,6 +190,7 @@ export function createPolicyEngine({ store, meters, clock, approvalsAvailable }:
     },
 
     async explain(context) {
+      if (context.calls) return explainBatch(context);
       const { facts, applying, evaluation, charges, permissionsAreOn, approvals } = (await prepare(context, true))!;
       const values = await meters.read(charges.map((c) => c.key));
       const totals = new Map([...values].map(([id, v]) => [id, v.spent + v.reserved]));

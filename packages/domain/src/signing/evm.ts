@@ -5,7 +5,7 @@
  * | ------------- | --------------------------------------------------------------------- | ----------------------------- |
  * | message       | EIP-191: "\x19Ethereum Signed Message:\n" + byte length + UTF-8 bytes   | `signature` (65 B hex, no 0x) |
  * | raw           | nothing: the 32 given bytes are the digest (no prefix, no hashing)     | `signature` (65 B hex, no 0x) |
- * | transaction   | the EIP-2718 / EIP-155 signing payload of a type 2 or type 0 tx         | `signedTransaction` (0x hex)  |
+ * | transaction   | the EIP-2718 / EIP-155 signing payload of a type 2, 0 or 4 tx           | `signedTransaction` (0x hex)  |
  * | typedData     | EIP-712: 0x1901 || domainSeparator || hashStruct(message)              | `signature` (65 B hex, no 0x) |
  * | authorization | EIP-7702: 0x05 || rlp([chainId, address, nonce])                        | signed authorization object   |
  *
@@ -46,6 +46,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../errors.ts';
 import { baseUnitsMessage, quoteInput } from '../shared/amount-messages.ts';
 import { digestOf, hexToBytes, messageBody, rawBody } from './common.ts';
+import { authorizationListSchema, checkAuthorizationList, viemAuthorizationList } from './evm-authorization-list.ts';
 import type { ChainSigner, KeyMaterial, SignOperation } from './types.ts';
 
 interface RecoverableSignature {
@@ -168,15 +169,17 @@ const evmTransactionSchema = z
     value: valueSchema.default('0'),
     data: calldataSchema.optional(),
     chainId: chainIdSchema,
-    type: z.literal([0, 2]).default(2).describe('2 = EIP-1559 (default), 0 = legacy (EIP-155)'),
+    type: z.literal([0, 2, 4]).default(2).describe('2 = EIP-1559 (default), 0 = legacy (EIP-155); 4 = EIP-7702 is built by the service only'),
     nonce: nonceSchema,
     gasLimit: quantitySchema,
     maxFeePerGas: quantitySchema.optional().describe('type 2 only, required there'),
     maxPriorityFeePerGas: quantitySchema.optional().describe('type 2 only, required there'),
     gasPrice: quantitySchema.optional().describe('type 0 only, required there'),
+    authorizationList: authorizationListSchema.optional().describe('type 4 only, required there'),
   })
   .superRefine((tx, ctx) => {
-    if (tx.type === 2) {
+    checkAuthorizationList(tx, ctx);
+    if (tx.type !== 0) {
       for (const field of EIP1559_FIELDS) {
         if (tx[field] === undefined) {
           ctx.addIssue({ code: 'custom', path: [field], message: 'required for type 2 (EIP-1559) transactions' });
@@ -236,6 +239,8 @@ function toViemTransaction(tx: EvmTransactionInput): TransactionSerializable {
   if (tx.type === 0) {
     return { ...common, type: 'legacy', gasPrice: BigInt(tx.gasPrice ?? '0') };
   }
+  const fees = { maxFeePerGas: BigInt(tx.maxFeePerGas ?? '0'), maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas ?? '0') };
+  if (tx.type === 4) return { ...common, type: 'eip7702', ...fees, authorizationList: viemAuthorizationList(tx.authorizationList ?? []) };
   return {
     ...common,
     type: 'eip1559',

@@ -70,6 +70,12 @@ export interface SigningIntent {
    */
   executes?: { to: string; value: string; data: string; chainId: number };
   /**
+   * The calls a batch transaction (or operation) executes through the wallet's delegation, in
+   * order (calls/): policies judge each as a transaction of the wallet to its target, allow the
+   * batch only if every call is allowed, and meter the batch's spend once (policies/batch.ts).
+   */
+  calls?: { to: string; value: string; data: string }[];
+  /**
    * A signature the service initiates itself, outside any partner request. `nonce-gap-filler`: a
    * zero-value self-transfer at a nonce no record can fill (transactions/nonce-gaps.ts), the
    * documented exception to policies: no policy decision and no spend, still audited with its event.
@@ -288,6 +294,17 @@ export function createSigningPipeline({ audit, vault, clock, policy = allowAllPo
   }
 
   return {
+    /**
+     * The policy decision alone, before a request signs anything it needs first (a batch's
+     * delegation): a denial throws as signing would; nothing stays reserved. The signature is
+     * decided again when it is made.
+     */
+    async precheck(context: SigningContext): Promise<void> {
+      const decision = await policy.evaluate(context);
+      if (decision.outcome === 'allow') await decision.reservation?.release();
+      if (decision.outcome === 'deny') throw policyDenied(decision.deniedBy, decision.message);
+    },
+
     /** A signature on its own (the REST sign routes): its audit row, event and spend in one append. */
     async sign(intent: SigningIntent): Promise<SignatureResult> {
       const signed = await signThen(intent, async (_result, { audit: entry, events, spentReservationId }) => {

@@ -2,6 +2,7 @@ import { invalidRequest } from '../errors.ts';
 import type { EncryptedShare } from '../custody/types.ts';
 import type { WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
+import { fieldError } from '../shared/zod.ts';
 import type { WalletType } from '../wallets/addresses.ts';
 import type { WalletService } from '../wallets/service.ts';
 import { parseSigningInput, type SigningChain, type SigningContext, type SigningPipeline, type SigningTransfer } from './pipeline.ts';
@@ -78,6 +79,10 @@ export function parseSignRouteBody(wallet: WalletRecord, operation: SignOperatio
   const input = parseSigningInput(wallet.type, operation, body);
   if (operation === 'raw' && input.walletType !== undefined && input.walletType !== wallet.type) {
     throw invalidRequest(`Invalid request: walletType ${String(input.walletType)} does not match this ${wallet.type} wallet`);
+  }
+  // A type 4 transaction delegates the wallet: only the service builds one (calls/); partners sign delegations with sign-authorization.
+  if (operation === 'transaction' && wallet.type === 'EVM' && (input.transaction as { type?: number }).type === 4) {
+    throw fieldError('transaction.type', 'must be 0 or 2; sign an EIP-7702 delegation with sign-authorization');
   }
   return input;
 }

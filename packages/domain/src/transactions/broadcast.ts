@@ -149,7 +149,7 @@ export function createBroadcaster(deps: BroadcastDeps) {
   }
 
   /** Writes the `pending` record (with `signature`, the signature's audit row, event and spend in the same statement). */
-  async function create({ caller, wallet, intentKind, target, signedTransaction, hash, fields, reservation }: Broadcast, signature?: SignatureWrite): Promise<TransactionRecord> {
+  async function create({ caller, wallet, intentKind, target, signedTransaction, hash, fields, reservation }: Broadcast, signature?: SignatureWrite | SignatureWrite[]): Promise<TransactionRecord> {
     const now = clock.now();
     return store
       .create(
@@ -192,13 +192,19 @@ export function createBroadcaster(deps: BroadcastDeps) {
    * of them) in the same commit as the signature's audit row, event and spend: a process killed
    * before that commit leaves neither, one killed after it leaves a record the monitor resolves and
    * a retry finds. Throws as the pipeline does (nothing is then recorded); send the answer with `sendSigned`.
+   * `alongside`: signatures the transaction carries (a batch's delegation), written in the same commit.
    */
-  async function recordSigned(pipeline: SigningPipeline, intent: SigningIntent, build: (signedTransaction: string) => Omit<Broadcast, 'signedTransaction'>): Promise<SignedBroadcast> {
+  async function recordSigned(
+    pipeline: SigningPipeline,
+    intent: SigningIntent,
+    build: (signedTransaction: string) => Omit<Broadcast, 'signedTransaction'>,
+    alongside: SignatureWrite[] = [],
+  ): Promise<SignedBroadcast> {
     const signed = await pipeline.signAndRecord(intent, async (result, signature) => {
       const signedTransaction = result.response.signedTransaction as string;
       crashAt?.('signed');
       const built = { ...build(signedTransaction), signedTransaction };
-      return { record: await create(built, signature), target: built.target, nonceToRelease: built.reservation ? built.fields.nonce : null };
+      return { record: await create(built, alongside.length > 0 ? [...alongside, signature] : signature), target: built.target, nonceToRelease: built.reservation ? built.fields.nonce : null };
     });
     crashAt?.('record-committed');
     return signed!.recorded;

@@ -11,7 +11,8 @@ import type { Caller } from '../shared/caller.ts';
 import type { SigningPipeline } from '../signing/pipeline.ts';
 import { parseSigningInput } from '../signing/pipeline.ts';
 import type { FeeReplacer, TransactionAttemptStore } from './attempts.ts';
-import type { Hex } from 'viem';
+import { parseTransaction, type Hex } from 'viem';
+import { CALLS_ACTION } from '../calls/service.ts';
 import { yieldSigningActionOf } from '../yield/calls.ts';
 import { TRANSFER_ACTION } from './context.ts';
 
@@ -41,10 +42,15 @@ export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: 
   return {
     async sign(record, tx, store) {
       // A transfer is judged as the transfer it is; a yield step as the yield call it makes again.
-      const action = record.intentKind === 'transfer' ? TRANSFER_ACTION : record.intentKind === 'yield' ? yieldSigningActionOf(tx.data as Hex | null) : null;
-      if (record.walletType !== 'EVM' || !action || !record.chainId || record.to === null || record.value === null) {
-        throw new Error('only EVM transfers and yield steps are replaced');
+      const action =
+        record.intentKind === 'transfer' ? TRANSFER_ACTION : record.intentKind === 'yield' ? yieldSigningActionOf(tx.data as Hex | null) : record.intentKind === 'calls' ? CALLS_ACTION : null;
+      const batch = record.intentKind === 'calls' && record.calls ? record.calls : null;
+      if (record.walletType !== 'EVM' || !action || !record.chainId || (!batch && (record.to === null || record.value === null))) {
+        throw new Error('only EVM transfers, yield steps and batches of calls are replaced');
       }
+      // A batch's first transaction may carry the wallet's delegation: its replacement carries the same one (same nonce).
+      const carried = batch ? (parseTransaction(record.signedTransaction as Hex).authorizationList ?? []) : [];
+      const authorizationList = carried.map((a) => ({ address: a.address, chainId: a.chainId, nonce: a.nonce, r: a.r, s: a.s, yParity: a.yParity ?? 0 }));
       const caller = await recordCaller(record, attempts);
       const { wallet, shares } = await loadWalletWithShares(caller, record.walletId);
       const body = {
@@ -53,11 +59,12 @@ export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: 
           value: tx.value,
           ...(tx.data ? { data: tx.data } : {}),
           chainId: Number(record.chainId),
-          type: 2,
+          type: authorizationList.length > 0 ? 4 : 2,
           nonce: tx.nonce,
           gasLimit: tx.gasLimit,
           maxFeePerGas: tx.maxFeePerGas,
           maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+          ...(authorizationList.length > 0 ? { authorizationList } : {}),
         },
       };
       const signed = await pipeline.signAndRecord(
@@ -68,7 +75,8 @@ export function createFeeReplacer({ pipeline, attempts, loadWalletWithShares }: 
           operation: 'transaction',
           action,
           chain: { walletType: 'EVM', chainId: record.chainId, network: null },
-          transfer: record.intentKind === 'transfer' ? { to: record.to, value: record.value, tokenAddress: record.tokenAddress } : null,
+          transfer: record.intentKind === 'transfer' && record.to !== null && record.value !== null ? { to: record.to, value: record.value, tokenAddress: record.tokenAddress } : null,
+          ...(batch ? { calls: batch } : {}),
           input: parseSigningInput(wallet.type, 'transaction', body),
           feeReplacementOf: record.id,
         },

@@ -41,6 +41,7 @@ export function toTransactionSummary(record: TransactionRecord): TransactionSumm
         }
       : {}),
     executionMode: record.executionMode,
+    ...(record.calls ? { calls: record.calls.map((c) => ({ ...c, selector: c.data.length >= 10 ? c.data.slice(0, 10) : null })) } : {}),
     ...(record.serviceInitiated ? { serviceInitiated: record.serviceInitiated } : {}),
   };
 }

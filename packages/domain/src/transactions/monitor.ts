@@ -129,7 +129,7 @@ async function rebroadcastUnknown(
   const sendPending = (target: ChainTarget) => (r: TransactionRecord) =>
     sendRecorded({ store, clock, isDevnet }, r, target, {
       resend: true,
-      nonceToRelease: r.intentKind === 'transfer' && r.cancellationOf === null ? r.nonce : null,
+      nonceToRelease: (r.intentKind === 'transfer' || r.intentKind === 'calls') && r.cancellationOf === null ? r.nonce : null,
       onUnreachable: 'keep-pending',
     });
   const runs: Promise<Map<string, Rebroadcast>>[] = [];

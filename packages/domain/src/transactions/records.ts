@@ -2,7 +2,14 @@
 import type { NewEvent, SignatureWrite } from '../ports.ts';
 import type { KeysetPosition } from '../shared/cursor.ts';
 export type TransactionStatus = 'pending' | 'submitted' | 'confirmed' | 'reverted' | 'failed';
-export type IntentKind = 'transfer' | 'sign_transaction' | 'yield';
+export type IntentKind = 'transfer' | 'sign_transaction' | 'yield' | 'calls';
+
+/** One call of a `calls` record's batch, as the request gave it (value in wei, decimal; data `0x` when none). */
+export interface BatchCall {
+  to: string;
+  value: string;
+  data: string;
+}
 export type FailureStage = 'mpc_sign' | 'signature_apply' | 'signer_verify' | 'broadcast' | 'monitor_timeout';
 
 /** What the monitor reports beside the status: how the same-nonce race ended, its own state. */
@@ -81,6 +88,8 @@ export interface TransactionRecord {
   actualGasCost: string | null;
   /** The signed user operation as stored before submission (never exposed). */
   userOperation: string | null;
+  /** `calls` records: the batch its transaction executes through the wallet's delegation, in order. */
+  calls?: BatchCall[] | null;
   /** Managed automatic retry (EVM `transfer` only; null where it does not apply): see attempts.ts. */
   autoRetry?: boolean | null;
   /** The maxFeePerGas no replacement goes above (wei per gas). */
@@ -245,7 +254,7 @@ export interface TransactionStore {
    * when the reservation no longer holds it. With `signature`, the signature of the record's bytes
    * (its audit row, events and spent reservation) is written in the same statement, or not at all.
    */
-  create(record: NewTransactionRecord, events: NewEvent[], reservationId?: string, signature?: SignatureWrite): Promise<TransactionRecord>;
+  create(record: NewTransactionRecord, events: NewEvent[], reservationId?: string, signature?: SignatureWrite | SignatureWrite[]): Promise<TransactionRecord>;
   /**
    * Applies the patch and writes the events in one transaction, only while the record's status is
    * still `onlyIfStatus` (a monitor may have resolved it meanwhile); null when it was not.

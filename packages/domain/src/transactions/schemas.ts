@@ -148,7 +148,7 @@ export const estimateFeeResponse = z
   .meta({ id: 'FeeEstimate' });
 
 export const transactionStatuses = ['pending', 'submitted', 'confirmed', 'reverted', 'failed'] as const;
-export const intentKinds = ['transfer', 'sign_transaction', 'yield'] as const;
+export const intentKinds = ['transfer', 'sign_transaction', 'yield', 'calls'] as const;
 
 export const listTransactionsQuery = z
   .strictObject({
@@ -205,6 +205,16 @@ export const transferResponse = z
   })
   .meta({ id: 'TransferResponse' });
 
+/** One call of a `calls` record (POST /v1/wallets/{walletId}/calls). */
+export const batchCallView = z
+  .object({
+    to: z.string().describe('The contract or account called'),
+    value: z.string().describe('Wei sent with the call, decimal'),
+    data: z.string().describe('Calldata, 0x-prefixed hex (`0x` when none)'),
+    selector: z.string().nullable().describe('The 4-byte function selector, null for a call without one'),
+  })
+  .meta({ id: 'BatchCall' });
+
 export const transactionSummary = z
   .object({
     transactionId: z.uuid(),
@@ -230,6 +240,7 @@ export const transactionSummary = z
     executionMode: z
       .enum(['legacy', 'sponsored'])
       .describe('legacy: the wallet sent its own transaction; sponsored: an ERC-4337 user operation whose gas the service paid (docs/sponsorship.md)'),
+    calls: z.array(batchCallView).optional().describe('`calls` records: the batch its one transaction executed atomically, in order'),
     serviceInitiated: z
       .enum(['nonce_gap_filler'])
       .optional()

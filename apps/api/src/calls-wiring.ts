@@ -1,0 +1,14 @@
+/** createServices' wiring of batched calls (POST /v1/wallets/{walletId}/calls): the domain use case over the stores and chains. */
+import { CANONICAL_SIMPLE_7702_ACCOUNT, createCallsService, type BatchCallChain, type CallsServiceDeps, type SponsorshipChainConfig } from '@wallet/domain';
+
+export interface CallsWiring extends Omit<CallsServiceDeps, 'chains'> {
+  /** The registry's batch chains (absent: no chain runs batches). */
+  batchCalls?: (chainId: number, delegate: `0x${string}`) => BatchCallChain | undefined;
+  /** The chains with sponsorship: their delegate is the wallet's delegate there; elsewhere the canonical Simple7702Account. */
+  sponsorshipChains: SponsorshipChainConfig[];
+}
+
+export function createCallsWiring({ batchCalls, sponsorshipChains, ...deps }: CallsWiring) {
+  const delegateOf = (chainId: number) => (sponsorshipChains.find((c) => c.chainId === chainId)?.delegate ?? CANONICAL_SIMPLE_7702_ACCOUNT) as `0x${string}`;
+  return createCallsService({ ...deps, chains: (chainId) => batchCalls?.(chainId, delegateOf(chainId)) });
+}
