@@ -53,6 +53,7 @@ import {
   createAuthorizationScopeReads,
   createConsoleApprovalCases,
   createConsoleWalletSupport,
+  createConsoleCustodyModes,
   createSearchService,
   createConsolePartnerReviews,
   createConsoleApprovalConfigurations,
@@ -432,6 +433,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     partnerReviews,
     /** The console's partner review queue (tRPC): the review use cases above, decided by owners as the staff member. */
     consolePartnerReviews: createConsolePartnerReviews({ scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }), reviews: partnerReviews }),
+    /** The console's overview: each environment's custody mode for new EVM and COSMOS wallets (read-only; operators set it with the custody CLI). */
+    consoleCustodyModes: createConsoleCustodyModes({ scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }), custodyMode }),
     /** The console's wallet page: live balances per chain (2 s each) and the policies that select the wallet. */
     consoleWalletSupport: createConsoleWalletSupport({
       scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),

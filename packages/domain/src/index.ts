@@ -103,6 +103,7 @@ export * from './console/service.ts';
 export * from './console/yield.ts';
 export * from './console/nonce-gaps.ts';
 export * from './console/wallet-support.ts';
+export * from './console/custody-modes.ts';
 export * from './policies/facts.ts';
 export * from './policies/conditions.ts';
 export * from './policies/document.ts';

@@ -222,6 +222,21 @@ describe.each(testDatabaseKinds)('console procedures over tRPC on %s', (kind) =>
     }
   });
 
+  it("shows each environment's custody mode for new secp256k1 wallets, as the operator sets it, to this partner only", async () => {
+    const project = await a.owner.projects.create.mutate({ name: `custody-${randomUUID()}` });
+    const modes = () => a.support.overview.custodyModes.query({ projectId: project.projectId });
+    expect((await modes()).map((m) => [m.environment, m.secp256k1Mode, m.review])).toEqual([
+      ['development', 'isolated', null],
+      ['production', 'isolated', null],
+    ]);
+    await app.services.custodyMode.set({ projectId: project.projectId, environment: 'production' }, 'threshold');
+    expect((await modes()).map((m) => [m.environment, m.secp256k1Mode, m.review])).toEqual([
+      ['development', 'isolated', null],
+      ['production', 'threshold', 'DKLs23 threshold ECDSA: implemented from the paper, not externally audited'],
+    ]);
+    expect(await trpcFailure(b.support.overview.custodyModes.query({ projectId: project.projectId }))).toEqual(notFoundBody('Project'));
+  });
+
   it('refuses every write to support staff with 403, and answers nothing without a session (401)', async () => {
     const apiKeyId = a.key.apiKeyId;
     const projectId = a.key.projectId;

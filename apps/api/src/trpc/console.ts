@@ -94,4 +94,6 @@ export const overviewRouter = router({
     const health = await ctx.services.signerHealth();
     return { reachable: health.reachable, latencyMs: health.latencyMs ?? null };
   }),
+  /** Each environment's custody mode for the project's new EVM and COSMOS wallets, with the review label of the threshold mode. */
+  custodyModes: staffProcedure.input(projectIdInput).query(({ ctx, input }) => ctx.services.consoleCustodyModes.ofProject(ctx.staff, input)),
 });

@@ -108,6 +108,7 @@ function Overview({ projectId }: { projectId: string }) {
   return (
     <div className="space-y-6">
       <SignerStatus reachable={signer.data?.reachable} latencyMs={signer.data?.latencyMs ?? null} failed={signer.isError} />
+      <CustodyModes projectId={projectId} />
       <div className="grid grid-cols-2 gap-4 md:grid-cols-4">
         <Stat label="Wallets" value={project?.walletCount} href="/wallets" />
         <Stat label="API keys" value={project?.apiKeyCount} href="/projects" />
@@ -153,6 +154,39 @@ function SignerStatus({ reachable, latencyMs, failed }: { reachable: boolean | u
       {state === 'reachable' && latencyMs !== null ? ` (${latencyMs.toFixed(1)} ms)` : ''}
       {state === 'unreachable' ? ' — signing answers 503 SIGNER_UNAVAILABLE until it is back' : ''}
     </p>
+  );
+}
+
+/** How the project's new EVM and COSMOS wallets hold their keys, per environment; operators set it with the custody CLI. */
+function CustodyModes({ projectId }: { projectId: string }) {
+  const trpc = useTRPC();
+  const modes = useQuery(trpc.overview.custodyModes.queryOptions({ projectId }));
+  return (
+    <Card title="Custody of new EVM and COSMOS wallets">
+      {modes.isPending ? (
+        <Loading />
+      ) : modes.error ? (
+        <ErrorBox error={modes.error} />
+      ) : (
+        <>
+          <dl className="grid grid-cols-1 gap-3 text-sm md:grid-cols-2">
+            {modes.data.map((m) => (
+              <div key={m.environment} data-testid={`custody-mode-${m.environment}`}>
+                <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{m.environment}</dt>
+                <dd className="mt-1">
+                  <span className="font-semibold">{m.secp256k1Mode}</span>
+                  {m.secp256k1Mode === 'threshold' ? ' — 2-of-2 threshold ECDSA (DKLs23) between the API and the signer; the key never exists whole' : ' — the key is joined only inside the signer process, for each signature'}
+                  {m.review ? <p className="mt-1 text-amber-800">{m.review}</p> : null}
+                </dd>
+              </div>
+            ))}
+          </dl>
+          <p className="mt-3 text-xs text-slate-500">
+            Existing wallets keep the mode they were created with. Operators change it with <code>npm run custody -- mode</code>.
+          </p>
+        </>
+      )}
+    </Card>
   );
 }
 
