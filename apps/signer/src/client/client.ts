@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import tls, { type TLSSocket } from 'node:tls';
-import { createFrameReader, encodeFrame, MAX_FRAME_ID } from '../transport/frames.ts';
+import { createFrameReader, createFrameWriter, MAX_FRAME_ID } from '../transport/frames.ts';
 import { DEFAULT_SERVER_NAME, HEALTH_METHOD, RPC_ALPN, type ErrorBody } from '../transport/protocol.ts';
 
 export interface SignerClientOptions {
@@ -88,7 +88,7 @@ const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 interface Connection {
   socket: TLSSocket;
   pending: Map<number, Pending>;
-  corked: boolean;
+  writeFrame(id: number, payload: string): void;
 }
 
 export function createSignerClient(options: SignerClientOptions): SignerClient {
@@ -111,7 +111,7 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       ALPNProtocols: [RPC_ALPN],
       minVersion: 'TLSv1.3',
     });
-    const connection: Connection = { socket, pending: new Map(), corked: false };
+    const connection: Connection = { socket, pending: new Map(), writeFrame: createFrameWriter(socket) };
     let lastError: unknown;
     const failAll = (error: Error) => {
       const calls = [...connection.pending.values()];
@@ -192,16 +192,7 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       });
       // Held (ref) while a call is in flight, released when the last one settles.
       if (connection.pending.size === 1) connection.socket.ref();
-      const { socket } = connection;
-      if (!connection.corked) {
-        connection.corked = true;
-        socket.cork();
-        process.nextTick(() => {
-          connection.corked = false;
-          socket.uncork();
-        });
-      }
-      socket.write(encodeFrame(id, payload));
+      connection.writeFrame(id, payload);
     });
   }
 

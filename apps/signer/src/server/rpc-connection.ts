@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import { createFrameReader, encodeFrame } from '../transport/frames.ts';
+import { createFrameReader, createFrameWriter } from '../transport/frames.ts';
 import { HEALTH_METHOD, METHOD_PATTERN, REQUEST_ID_PATTERN } from '../transport/protocol.ts';
 import { isSignerError, loggableError } from './errors.ts';
 import type { MetricsRegistry, RequestOutcome } from './metrics.ts';
@@ -44,7 +44,7 @@ export function serveRpcConnection(socket: TLSSocket, client: ConnectedClient, s
   const { handlers, logger, metrics } = serving;
   let inFlight = 0;
   let ending = false;
-  let corked = false;
+  const writeFrame = createFrameWriter(socket);
 
   const send = (id: number, answer: Answer) => {
     if (socket.destroyed || !socket.writable) return;
@@ -55,15 +55,7 @@ export function serveRpcConnection(socket: TLSSocket, client: ConnectedClient, s
       logger.error({ ...loggableError(error) }, 'signer could not encode an answer');
       payload = JSON.stringify(INTERNAL);
     }
-    if (!corked) {
-      corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        corked = false;
-        socket.uncork();
-      });
-    }
-    socket.write(encodeFrame(id, payload));
+    writeFrame(id, payload);
   };
 
   const record = (label: string, outcome: RequestOutcome, started: bigint) => metrics.recordRequest(label, outcome, Number(process.hrtime.bigint() - started) / 1e9);

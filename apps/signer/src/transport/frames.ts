@@ -25,6 +25,25 @@ export function encodeFrame(id: number, payload: string): Buffer {
   return frame;
 }
 
+/**
+ * Frames written in one event-loop turn leave as one buffer in one socket write (one TLS record
+ * when they fit), after the turn's other callbacks ran: a log group commit or a burst of calls
+ * costs one write, not one per frame.
+ */
+export function createFrameWriter(socket: { write(chunk: Buffer): boolean; destroyed: boolean; writable: boolean }): (id: number, payload: string) => void {
+  let queued: Buffer[] = [];
+  const flush = () => {
+    const frames = queued;
+    queued = [];
+    if (socket.destroyed || !socket.writable) return;
+    socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+  };
+  return (id, payload) => {
+    if (queued.length === 0) process.nextTick(flush);
+    queued.push(encodeFrame(id, payload));
+  };
+}
+
 export interface FrameSink {
   frame(id: number, payload: Buffer): void;
   /** A frame whose payload is above the limit: its bytes are skipped, never buffered. */
