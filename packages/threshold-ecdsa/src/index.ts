@@ -12,5 +12,6 @@ export { SignSession, Presignature, type EcdsaSignature, type PendingSignature }
 export { KeyShare, type OtStatus } from './keyshare.ts';
 export { ThresholdEcdsaError, ABORT_MESSAGE, type ThresholdEcdsaErrorCode } from './errors.ts';
 export type { PartyId } from './session.ts';
-export { keygenParty, otSetupParty, presignParty, type Party, type KeygenResult } from './parties.ts';
+export { keygenParty, otSetupParty, presignParty, refreshParty, type Party, type KeygenResult } from './parties.ts';
+export { RefreshSession, refreshOfflineShare, type RefreshContribution, type RefreshResult } from './refresh.ts';
 export { dealKeyShares, type DealtKey, type DealtOfflineShare } from './import.ts';

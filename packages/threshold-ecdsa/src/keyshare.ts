@@ -9,7 +9,7 @@
  * @module
  */
 import { Reader, Writer } from './codec.ts';
-import { assertPeerPoint, bigToBytes, bytesToBig, mulBase, mulPoint, negPoint, N, addPoints, equalBytes, mul } from './curve.ts';
+import { add, assertPeerPoint, bigToBytes, bytesToBig, mulBase, mulPoint, negPoint, N, addPoints, equalBytes, mul } from './curve.ts';
 import { CheckFailed, invalidInput, ThresholdEcdsaError } from './errors.ts';
 import { KAPPA } from './ote.ts';
 import type { PartyId } from './session.ts';
@@ -93,6 +93,19 @@ export class KeyShare {
     ot.delta.fill(0);
     for (const a of [ot.chosenSeeds, ot.seeds0, ot.seeds1]) for (const s of a) s.fill(0);
   }
+  /**
+   * @internal the share after a refresh by the sharing of zero δ(x) = r·x with R = r·G (refresh.ts):
+   * p'(i) = p(i) + i·r, Y'_k = Y_k + k·R, the same public key, no OT correlations yet.
+   */
+  refreshed(r: bigint, R: Uint8Array): KeyShare {
+    const next = add(bytesToBig(this.secret), mul(BigInt(this.partyId), r));
+    const Y = [1n, 2n, 3n].map((k, index) => addPoints(this.verifyingShares[index]!, mulPoint(R, k)));
+    if (next === 0n || Y.some((y) => y === null)) throw new CheckFailed('refreshed share is zero or a verifying share the identity');
+    const verifying = Y as [Uint8Array, Uint8Array, Uint8Array];
+    if (!equalBytes(mulBase(next), verifying[this.partyId - 1]!)) throw new CheckFailed('refreshed share does not match its verifying share');
+    return new KeyShare(this.partyId, bigToBytes(next), verifying, this.publicKey, null);
+  }
+
   /** Overwrites every secret byte array of this share. */
   wipe(): void {
     this.secret.fill(0);

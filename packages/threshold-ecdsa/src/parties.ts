@@ -7,6 +7,8 @@
  * - key generation: DKG (hello, commit, open) then OT setup (hello, rounds 1–5): 9 messages each,
  *   5 exchanges;
  * - OT setup alone (after an abort, or to renew the correlations): 6 messages each, 4 exchanges;
+ * - share refresh: refresh (hello, commit, open) then OT setup for the new share: 9 messages each,
+ *   5 exchanges;
  * - presigning: hello, rounds 1–2: 3 messages each, 2 exchanges; the message-dependent round 3 is the
  *   `Presignature`'s.
  *
@@ -18,6 +20,7 @@ import { DkgSession, type OfflineContribution } from './dkg.ts';
 import { ThresholdEcdsaError } from './errors.ts';
 import type { KeyShare } from './keyshare.ts';
 import type { PartyId } from './session.ts';
+import { RefreshSession, type RefreshResult } from './refresh.ts';
 import { SignSession, type Presignature } from './sign.ts';
 
 export interface Party<R> {
@@ -100,6 +103,36 @@ export function keygenParty(partyId: PartyId, context: Uint8Array): Party<Keygen
       if (!out) return;
       out.share.wipe();
       out.offline.share.fill(0);
+    },
+  );
+}
+
+/**
+ * A refresh of `share` keeping the public key (refresh.ts), then an OT setup for the refreshed share:
+ * the result has fresh correlations; the old share is left as it was (the caller wipes it). `context`
+ * is bound into the refresh's session id; the same on both sides.
+ */
+export function refreshParty(share: KeyShare, context: Uint8Array): Party<RefreshResult> {
+  const refresh = new RefreshSession(share, context);
+  let out: RefreshResult | null = null;
+  let ot: OtSetupSession | null = null;
+  return party(
+    () => refresh.hello(),
+    [
+      (m) => refresh.commit(m),
+      (m) => refresh.open(m),
+      (m) => {
+        out = refresh.finish(m);
+        ot = new OtSetupSession(out.share);
+        return ot.hello();
+      },
+      ...otSteps(() => ot!),
+    ],
+    () => out!,
+    () => {
+      if (!out) return;
+      out.share.wipe();
+      out.offline.delta.fill(0);
     },
   );
 }

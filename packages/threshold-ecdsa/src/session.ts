@@ -29,6 +29,9 @@ export const MSG = {
   SIGN_1: 0x31,
   SIGN_2: 0x32,
   SIGN_3: 0x33,
+  REFRESH_HELLO: 0x40,
+  REFRESH_COMMIT: 0x41,
+  REFRESH_OPEN: 0x42,
 } as const;
 
 export function encodeHello(type: number, from: PartyId, nonce: Uint8Array): Uint8Array {

@@ -16,8 +16,9 @@ const usage = `usage:
       the same for every wallet of the project whose shares the service holds (wallets belong to the project,
       not to an environment; --env is checked and echoed); prints the counts below with projectId and mode
   npm run custody -- refresh
-      new shares for every wallet at its next epoch (FROST zero-sharing refresh; a new XOR pad for
-      secp256k1); the signer refuses the older shares from then on; resumable
+      new shares for every wallet at its next epoch, same public keys (FROST and threshold ECDSA: a zero-sharing
+      refresh, for threshold ECDSA followed by a fresh OT setup; isolated secp256k1: a new XOR pad); the signer
+      refuses the older shares from then on; resumable
   PREVIOUS_SERVICE_SHARE_KEKS=<the former SERVICE_SHARE_KEKS> npm run custody -- reseal-webhook-secrets
       once, when upgrading a PostgreSQL deployment to the signer process: webhook secrets sealed under the
       former service-share KEKs are sealed again under API_KEKS (local mode does it at start by itself);

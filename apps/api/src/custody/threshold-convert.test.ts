@@ -5,6 +5,7 @@
  * doing the work (before the write; after it, before the signer's epoch commit), each rerun ending
  * in exactly one conversion; its old XOR halves are refused from then on, its recovery share is
  * participant 3's, and the project-wide form converts the project's other secp256k1 wallets only.
+ * Then `refresh`, killed after its first write and rerun, moves every wallet to a newer epoch.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -37,6 +38,7 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
   let apiKey = '';
   let projectId = '';
   let otherKey = '';
+  let mainKey = '';
   const wallets: Record<'a' | 'b' | 'cosmos' | 'other', Wallet> = {} as never;
   const call = checkedServiceCalls(() => apiKey);
 
@@ -57,16 +59,19 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
   const convertA = (extra: Record<string, string> = {}) => convert(['--wallet-id', wallets.a.id], extra);
 
   /** Reads the database itself (PGlite: opened here while the service that holds it is stopped, then started again). */
-  async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  async function query<T extends unknown[]>(...statements: Array<[string, unknown[]]>): Promise<T> {
     if (kind === 'pglite') await stop(service?.child);
     const database = kind === 'postgres' ? await openDatabase({ databaseUrl, migrate: false }) : await openDatabase({ dataDir: path.join(dataDir, 'db'), migrate: false, worker: false });
     try {
-      return await database.query<T>(sql, params);
+      const results: unknown[] = [];
+      for (const [sql, params] of statements) results.push(await database.query(sql, params));
+      return results as T;
     } finally {
       await database.close();
       if (kind === 'pglite') await startService();
     }
   }
+  const sharesSql = `SELECT role, epoch, kek_id, iv, ciphertext FROM key_shares WHERE wallet_id = $1 ORDER BY role`;
   const custodyMode = async (wallet: Wallet) => (await call(service!.url, 'GET', `/v1/wallets/${wallet.id}`)).body.custodyMode as string;
   /** The epochs the signer committed (its own store). */
   const signerEpoch = (wallet: Wallet) => {
@@ -129,6 +134,7 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
     };
     wallets.other = await create('EVM', 'other');
     ({ apiKey, projectId } = await issue('dkls-convert'));
+    mainKey = apiKey;
     wallets.a = await create('EVM', 'a');
     wallets.b = await create('EVM', 'b');
     wallets.cosmos = await create('COSMOS', 'cosmos');
@@ -139,7 +145,7 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
   });
 
   it('converts one wallet once, through kills of the signer and of the working process at each step, keeping its address; its old halves no longer sign', async () => {
-    const halves = await query<Row>(`SELECT role, epoch, kek_id, iv, ciphertext FROM key_shares WHERE wallet_id = $1 ORDER BY role`, [wallets.a.id]);
+    const [halves] = await query<[Row[]]>([sharesSql, [wallets.a.id]]);
     expect(halves.map((r) => r.role)).toEqual(['service', 'user']);
 
     // The signer killed once it has dealt the key, then once it has recorded the OT setup: nothing is stored.
@@ -179,9 +185,11 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
 
     // One conversion written (with its audit row), whatever the kills; the shares of epoch 1; participant 3's
     // recovery share is p(3) with Y_3 = p(3)·G, the Y_3 the API's own share carries.
-    const rows = await query<Row>(`SELECT role, epoch, kek_id, iv, ciphertext FROM key_shares WHERE wallet_id = $1 ORDER BY role`, [wallets.a.id]);
+    const [rows, audits] = await query<[Row[], Array<{ n: number }>]>(
+      [sharesSql, [wallets.a.id]],
+      [`SELECT count(*)::int AS n FROM audit_log WHERE wallet_id = $1 AND action = 'wallet.custody.convert'`, [wallets.a.id]],
+    );
     expect(rows.map((r) => `${r.role}@${r.epoch}`)).toEqual(['dkls-api@1', 'dkls-signer@1', 'recovery-signer@1']);
-    const audits = await query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE wallet_id = $1 AND action = 'wallet.custody.convert'`, [wallets.a.id]);
     expect(audits).toEqual([{ n: 1 }]);
     const publicKey = secp256k1KeyOfWallet(vaultWallet);
     const api = openDklsShare(fileKekProvider(path.join(dataDir, 'api'), ['api']), wallets.a.id, 'dkls-api', share(rows[0]!), publicKey);
@@ -206,5 +214,24 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
     const back = await cli(['apps/api/src/cli/custody.ts', 'convert', '--wallet-id', wallets.a.id, '--mode', 'isolated']);
     expect(back.exit).toBe(1);
     expect(back.out.code).toBe('INVALID_REQUEST');
+  }, 120_000);
+  it('refresh through the CLI, killed after its first write and rerun: every wallet at a newer epoch, same address, signing', async () => {
+    const refresh = (extra: Record<string, string> = {}) => cli(['apps/api/src/cli/custody.ts', 'refresh'], extra);
+    const epochs = () => Object.values(wallets).map(signerEpoch);
+    const before = epochs();
+    if (kind === 'postgres') expect((await refresh({ CUSTODY_CRASH_AT: 'after-write:1' })).exit).toBe('SIGKILL');
+    else {
+      await stop(service!.child);
+      await startService('after-write:1');
+      expect((await refresh()).exit).toBe(1);
+      expect(await exited(service!.child)).toBe('SIGKILL');
+      await startService();
+    }
+    expect(await refresh()).toEqual({ exit: 0, out: { command: 'refresh', wallets: 4, done: 4, skipped: 0, failed: 0, failures: [] } });
+    epochs().forEach((epoch, index) => expect(epoch).toBeGreaterThan(before[index]!));
+    apiKey = mainKey;
+    for (const wallet of [wallets.a, wallets.cosmos]) await signs(wallet);
+    apiKey = otherKey;
+    await signs(wallets.other);
   }, 120_000);
 });

@@ -11,6 +11,10 @@
  *   recovery key; then an OT setup in which this side speaks first (the API has no share before the
  *   answer); its last exchange seals participant 2's share and records the OT setup. The halves sign
  *   until the API has stored the new shares and `commitEpoch` retires them.
+ * - Share refresh (`refreshStart`, then 4 `step`s): from a share of the current epoch, a refresh by a
+ *   sharing of zero keeping the public key, then an OT setup for the new share; the last exchange seals
+ *   it at the next epoch with this side's contribution to participant 3 and records the new OT setup,
+ *   so the old shares no longer sign (and `commitEpoch` retires their epoch once the API stored the new).
  * - OT setup (4 exchanges) for an existing share, of the current epoch: fresh correlations, the new
  *   setup recorded; the old sealed shares no longer sign.
  * - A signature (3 exchanges): the share opens only of the current epoch and the current, usable OT
@@ -27,18 +31,31 @@
 import {
   dklsDkgContext,
   dklsParams,
+  dklsRefreshContext,
   dklsShareSetupId,
   DKLS_METHODS,
   encodeVaultValue,
   openDklsShare,
   parseSigningInput,
   type EncryptedShare,
+  type RecoveryItem,
   sealDklsShare,
   sealToRecovery,
   secp256k1KeyOfWallet,
   type VaultWallet,
 } from '@wallet/domain';
-import { keygenParty, otSetupParty, presignParty, ThresholdEcdsaError, type KeygenResult, type KeyShare, type Party, type Presignature } from '@wallet/threshold-ecdsa';
+import {
+  keygenParty,
+  otSetupParty,
+  presignParty,
+  refreshParty,
+  ThresholdEcdsaError,
+  type KeygenResult,
+  type KeyShare,
+  type Party,
+  type Presignature,
+  type RefreshResult,
+} from '@wallet/threshold-ecdsa';
 import { dealXorWallet } from '@wallet/domain/custody/dkls-import.ts';
 import { crashAt } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
@@ -57,6 +74,7 @@ type Session =
   | { kind: 'keygen'; party: Party<KeygenResult> }
   | { kind: 'ot-setup'; party: Party<KeyShare>; epoch: number; otSetupId: string }
   | { kind: 'import'; party: Party<KeyShare>; share: KeyShare; epoch: number }
+  | { kind: 'refresh'; party: Party<RefreshResult>; share: KeyShare; epoch: number }
   | { kind: 'presign'; party: Party<Presignature>; share: KeyShare; otSetupId: string }
   | { kind: 'presigned'; presignature: Presignature; share: KeyShare; otSetupId: string };
 
@@ -65,7 +83,7 @@ const aborted = () => new SignerError('DKLS_ABORTED', 'threshold-ecdsa: session 
 function wipeSession(session: Session): void {
   if (session.kind === 'keygen') session.party.abandon();
   else if (session.kind === 'ot-setup') session.party.abandon();
-  else if (session.kind === 'import') {
+  else if (session.kind === 'import' || session.kind === 'refresh') {
     session.party.abandon();
     session.share.wipe();
   }
@@ -76,6 +94,19 @@ function wipeSession(session: Session): void {
     session.presignature.discard();
     session.share.wipe();
   }
+}
+
+/** A finished key generation, conversion, refresh or OT setup: the new share, and what participant 3 gets of it (with its secret bytes, to wipe). */
+function finished(session: Exclude<Session, { kind: 'presign' | 'presigned' }>): { share: KeyShare; item: RecoveryItem | null; secret: Uint8Array | null } {
+  if (session.kind === 'keygen') {
+    const { share, offline } = session.party.result();
+    return { share, item: { kind: 'ecdsa-contribution', contribution: offline }, secret: offline.share };
+  }
+  if (session.kind === 'refresh') {
+    const { share, offline } = session.party.result();
+    return { share, item: { kind: 'ecdsa-refresh', contribution: offline }, secret: offline.delta };
+  }
+  return { share: session.party.result(), item: null, secret: null };
 }
 
 /** The wallet's key, refused as a 400 when its stored key and address disagree. */
@@ -102,7 +133,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
     } catch (error) {
       wipeSession(session);
       if (!(error instanceof ThresholdEcdsaError)) throw error;
-      // A key generation or a conversion has no OT setup of the wallet's yet; nothing of it was stored.
+      // A key generation, a conversion or a refresh uses no OT correlations of the wallet's; nothing of it was stored.
       if ('otSetupId' in session) await threshold.markUnusable(walletId, session.otSetupId);
       throw aborted();
     }
@@ -171,6 +202,17 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
       return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
     },
 
+    [DKLS_METHODS.refreshStart]: async (params) => {
+      const { wallet, share: sealed, messages } = parseParams(dklsParams.refreshStart, params);
+      // The current epoch's share; its OT setup need not be usable (the refresh makes a new one).
+      const { share } = openShare(wallet, sealed, 'ot-setup');
+      const epoch = sealed.epoch + 1;
+      const party = refreshParty(share, dklsRefreshContext(wallet.id, epoch));
+      const session: Session = { kind: 'refresh', party, share, epoch };
+      const out = await advance(wallet.id, session, party, messages, [party.first()]);
+      return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
+    },
+
     [DKLS_METHODS.signStart]: async (params) => {
       const { wallet, share: sealed, messages } = parseParams(dklsParams.signStart, params);
       const { share, otSetupId } = openShare(wallet, sealed, 'sign');
@@ -202,18 +244,19 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         crashAt('dkls-presigned');
         return encodeVaultValue({ sessionId: nextId, messages: out, done: true, sealed: null });
       }
-      const { share, offline } = session.kind === 'keygen' ? session.party.result() : { share: session.party.result(), offline: null };
+      const { share, item, secret } = finished(session);
       try {
         const epoch = session.kind === 'keygen' ? epochs.epochOf(walletId) : session.epoch;
         const signerShare = sealDklsShare(keks.current('service'), walletId, 'dkls-signer', share, epoch);
-        const recoveryShare = offline ? sealToRecovery(recovery, walletId, 'recovery-signer', share.publicKey, epoch, { kind: 'ecdsa-contribution', contribution: offline }) : null;
+        const recoveryShare = item ? sealToRecovery(recovery, walletId, 'recovery-signer', share.publicKey, epoch, item) : null;
         const otSetupId = share.otSetupId!;
         await threshold.recordSetup(walletId, otSetupId);
         if (session.kind === 'import') crashAt('dkls-import-setup');
         return encodeVaultValue({ sessionId, messages: out, done: true, sealed: { signerShare, recoveryShare, publicKey: share.publicKey, otSetupId } });
       } finally {
         share.wipe();
-        offline?.share.fill(0);
+        secret?.fill(0);
+        if (session.kind === 'refresh') session.share.wipe();
       }
     },
 

@@ -216,8 +216,11 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
       const signed = await op.sign(keyMaterial(request, apiSealed, signerSealed), request.input);
       return { ...signed, chainId: signed.chainId ?? null };
     } catch (error) {
-      // An aborted session (either side) left the wallet's OT setup unusable: renew it, then sign once more.
-      if (signerCodeOf(error) !== 'DKLS_OT_UNUSABLE') throw error;
+      // An aborted session (either side) left the wallet's OT setup unusable, or the signer finished a
+      // newer OT setup whose shares were never stored (a renewal or refresh killed before the write):
+      // renew it from the stored shares, then sign once more.
+      const code = signerCodeOf(error);
+      if (code !== 'DKLS_OT_UNUSABLE' && code !== 'DKLS_OT_SETUP_RETIRED') throw error;
       [apiSealed, signerSealed] = await renewOt(request.wallet, apiSealed, signerSealed);
       const signed = await op.sign(keyMaterial(request, apiSealed, signerSealed), request.input);
       return { ...signed, chainId: signed.chainId ?? null };

@@ -18,6 +18,11 @@ export const DKLS_METHODS = {
    * the clear with participant 3's sealed to the recovery key, and its first OT setup message.
    */
   importStart: 'vault.dkls.importStart',
+  /**
+   * Exchange 1 of a share refresh (5 exchanges: the refresh by a sharing of zero, then an OT setup for
+   * the new shares), with the signer's share of the current epoch; the new shares are of the next.
+   */
+  refreshStart: 'vault.dkls.refreshStart',
   /** Exchange 1 of a fresh OT setup for an existing wallet (after an abort). */
   otSetupStart: 'vault.dkls.otSetupStart',
   /** Exchange 1 of a signature: the signer opens its share (current epoch and OT setup only). */
@@ -52,6 +57,7 @@ export const dklsParams = {
   keygenStart: z.strictObject({ walletId: uuid, messages: z.array(message).length(1) }),
   importStart: z.strictObject({ wallet: secpWallet, shares: z.array(encryptedShareSchema).length(2) }),
   otSetupStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
+  refreshStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
   signStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
   step: z.strictObject({ sessionId, walletId: uuid, messages }),
   signFinish: z.strictObject({
@@ -75,7 +81,7 @@ export interface DklsExchange {
   done: boolean;
 }
 
-/** The last exchange of key generation or OT setup also answers the signer's sealed share (and, for key generation, its recovery contribution). */
+/** The last exchange of key generation, a conversion's or a refresh's OT setup, or an OT setup also answers the signer's sealed share (and, for key generation and a refresh, its recovery contribution). */
 export interface DklsSealed {
   signerShare: { role: 'dkls-signer'; epoch: number; kekId: string; iv: Uint8Array; ciphertext: Uint8Array };
   recoveryShare: { role: 'recovery-signer'; epoch: number; kekId: string; iv: Uint8Array; ciphertext: Uint8Array } | null;

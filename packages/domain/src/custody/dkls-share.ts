@@ -84,6 +84,9 @@ export function openDklsShare(keks: Pick<KekProvider, 'byId'>, walletId: string,
   }
 }
 
+/** A refresh's context bytes (bound into its session id): the wallet and the epoch its new shares are sealed at. */
+export const dklsRefreshContext = (walletId: string, epoch: number) => new Uint8Array(Buffer.from(`wallet-dkls-refresh:v1:${walletId}:${epoch}`));
+
 /** The DKG's context bytes (bound into its session id): the wallet being created. */
 export const dklsDkgContext = (walletId: string) => new Uint8Array(Buffer.from(`wallet-dkls-dkg:v1:${walletId}`));
 

@@ -13,8 +13,9 @@
  *   key into DKLs23 shares, the two run an OT setup, a test signature 2-of-2, one write that also sets
  *   the wallet's custody mode to `threshold`, then the epoch commit). The address does not change.
  * - **refresh**: FROST wallets get a zero-sharing refresh (participant 3's deltas sealed to the
- *   recovery key as additional contributions), secp256k1 wallets a new XOR pad; both at the next
- *   epoch, written in one transaction, then committed in the signer.
+ *   recovery key as additional contributions), threshold ECDSA wallets one too followed by a fresh OT
+ *   setup (dkls-refresh.ts), isolated secp256k1 wallets a new XOR pad; all at the next epoch, written
+ *   in one transaction, then committed in the signer.
  *
  * Idempotent and resumable: a wallet is either fully in its old state or fully in its new one in the
  * database (one transaction); a run killed after the write but before the commit is finished by the
@@ -24,6 +25,8 @@ import { refreshFinish, refreshRound1, refreshRound2, wipeKeyPackage, wipeRoundS
 import { ApiError, conflict, notFound } from '../errors.ts';
 import type { AuditEntry, WalletRecord } from '../ports.ts';
 import { convertOneToThresholdEcdsa } from './dkls-convert.ts';
+import { isThresholdEcdsaWallet } from './dkls-coordinator.ts';
+import { refreshThresholdEcdsa } from './dkls-refresh.ts';
 import { isFrostWallet, latestShare, openApiShare, type VaultCall } from './frost-coordinator.ts';
 import { decodeFrostShare, frostRefreshContext, samePublicKeyPackage, sealFrostShare } from './frost-share.ts';
 import { frostGroupKey } from './group-key.ts';
@@ -229,13 +232,15 @@ export function convertWalletsToFrost(deps: KeyMaintenanceDeps): Promise<Mainten
 /** Either scheme to threshold: FROST for an Ed25519 wallet, DKLs23 for a secp256k1 one; 'skipped' when it is threshold already. */
 function convertToThreshold(deps: KeyMaintenanceDeps, entry: StoredKeyWallet): Promise<'done' | 'skipped' | 'ineligible'> {
   if (entry.wallet.scheme === 'ED25519') return convertOne(deps, entry);
-  const { wallet } = entry;
-  return convertOneToThresholdEcdsa(deps, entry, {
-    vaultWallet: vaultWallet(wallet),
-    recorder: checkRecorder(deps, wallet, 'convert'),
-    audit: (details) => audit(wallet, 'wallet.custody.convert', details),
-  });
+  return convertOneToThresholdEcdsa(deps, entry, helpersOf(deps, entry.wallet, 'convert'));
 }
+
+/** What the threshold ECDSA conversion and refresh need of this module: the vault's view of the wallet, the check's recorder, the audit row. */
+const helpersOf = (deps: KeyMaintenanceDeps, wallet: WalletRecord, purpose: 'convert' | 'refresh') => ({
+  vaultWallet: vaultWallet(wallet),
+  recorder: checkRecorder(deps, wallet, purpose),
+  audit: (details: Record<string, unknown>) => audit(wallet, `wallet.custody.${purpose}`, details),
+});
 
 export interface WalletConversion {
   command: 'convert';
@@ -274,10 +279,11 @@ export function convertProjectToThreshold(deps: KeyMaintenanceDeps, projectId: s
   return eachWallet(deps, 'convert', (entry) => convertToThreshold(deps, entry), projectId);
 }
 
-/** Refreshes every FROST wallet and re-pads every secp256k1 wallet, each at its next epoch. */
+/** Refreshes every FROST and threshold ECDSA wallet and re-pads every isolated secp256k1 wallet, each at its next epoch. */
 export function refreshWalletShares(deps: KeyMaintenanceDeps): Promise<MaintenanceCounts> {
   return eachWallet(deps, 'refresh', async (entry) => {
     if (isFrostWallet(entry.wallet, entry.shares)) await refreshFrost(deps, entry);
+    else if (isThresholdEcdsaWallet(entry.wallet, entry.shares)) await refreshThresholdEcdsa(deps, entry, helpersOf(deps, entry.wallet, 'refresh'));
     else if (entry.wallet.scheme === 'DKLS' && entry.shares.filter((s) => s.role === 'user' || s.role === 'service').length === 2) await repadXor(deps, entry);
     else return entry.wallet.scheme === 'ED25519' && entry.shares.some((s) => s.role === 'user') ? 'skipped' : 'ineligible';
     return 'done';

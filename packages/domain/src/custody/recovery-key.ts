@@ -78,7 +78,7 @@ export function rebuildParticipant3(privateKey: KeyObject, walletId: string, sha
   let base: KeyPackage | undefined;
   for (const item of items) {
     if (item.kind === 'contribution') contributions.push(item.contribution);
-    else if (item.kind === 'ecdsa-contribution' || item.kind === 'ecdsa-dealt-share') throw new Error('a threshold ECDSA recovery row in a FROST wallet');
+    else if (item.kind === 'ecdsa-contribution' || item.kind === 'ecdsa-dealt-share' || item.kind === 'ecdsa-refresh') throw new Error('a threshold ECDSA recovery row in a FROST wallet');
     else if (base) throw new Error('two dealt key packages for participant 3');
     else base = item.keyPackage;
   }

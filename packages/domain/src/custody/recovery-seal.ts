@@ -15,11 +15,12 @@
  * 1 refresh) || share (32) || commitment count || per commitment: 0x00 (null) or 0x01 || point (32)`,
  * for kind 2 (a dealt key package, an imported key's participant 3) the FROST share encoding, for
  * kind 3 (a threshold ECDSA dealer's contribution) `sender || f(3) (32) || C_0 || C_1 (33 each)`, for
- * kind 4 (an imported threshold ECDSA key's participant 3) `p(3) (32) || Y_3 (33)`.
+ * kind 4 (an imported threshold ECDSA key's participant 3) `p(3) (32) || Y_3 (33)`, for kind 5 (a
+ * threshold ECDSA refresh's contribution, participant 3's share grows by 3·r) `sender || r (32) || R (33)`.
  */
 import { createCipheriv, createDecipheriv, createHash, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomFillSync, type KeyObject } from 'node:crypto';
 import type { KeyPackage, OfflineContribution, PublicKeyPackage } from '@wallet/frost-ed25519';
-import type { DealtOfflineShare, OfflineContribution as EcdsaOfflineContribution } from '@wallet/threshold-ecdsa';
+import type { DealtOfflineShare, OfflineContribution as EcdsaOfflineContribution, RefreshContribution } from '@wallet/threshold-ecdsa';
 import { decodeFrostShare, encodeFrostShare, toHex } from './frost-share.ts';
 import type { EncryptedShare } from './types.ts';
 import { wipe } from './types.ts';
@@ -45,7 +46,9 @@ export type RecoveryItem =
   /** A threshold ECDSA (DKLs23) dealer's f_i(3) with its commitments C_i0 ‖ C_i1 (66 bytes). */
   | { kind: 'ecdsa-contribution'; contribution: EcdsaOfflineContribution }
   /** A threshold ECDSA key imported by a trusted dealer: participant 3's p(3) itself with Y_3 (33 bytes). */
-  | { kind: 'ecdsa-dealt-share'; share: DealtOfflineShare };
+  | { kind: 'ecdsa-dealt-share'; share: DealtOfflineShare }
+  /** A threshold ECDSA refresh: one online party's r with R = r·G; participant 3's share grows by 3·r. */
+  | { kind: 'ecdsa-refresh'; contribution: RefreshContribution };
 
 function rawX25519(key: KeyObject): Uint8Array {
   const spki = key.export({ format: 'der', type: 'spki' });
@@ -77,6 +80,15 @@ function aesKey(shared: Uint8Array, ephemeral: Uint8Array, recipient: Uint8Array
 }
 
 function encodeItem(item: RecoveryItem): Uint8Array {
+  if (item.kind === 'ecdsa-refresh') {
+    const c = item.contribution;
+    if (c.delta.length !== 32 || c.commitment.length !== 33) throw new Error('a threshold ECDSA refresh contribution is a 32-byte delta and a 33-byte commitment');
+    const out = new Uint8Array(3 + 32 + 33);
+    out.set([1, 5, c.sender]);
+    out.set(c.delta, 3);
+    out.set(c.commitment, 35);
+    return out;
+  }
   if (item.kind === 'ecdsa-dealt-share') {
     const { share, verifyingShare } = item.share;
     if (share.length !== 32 || verifyingShare.length !== 33) throw new Error('a dealt threshold ECDSA share is a 32-byte share and a 33-byte verifying share');
@@ -124,6 +136,10 @@ function decodeItem(plain: Uint8Array): RecoveryItem {
   if (plain[1] === 3) {
     if (plain.length !== 101 || (plain[2] !== 1 && plain[2] !== 2)) throw new Error('unsupported recovery encoding');
     return { kind: 'ecdsa-contribution', contribution: { sender: plain[2], share: Uint8Array.from(plain.subarray(3, 35)), commitments: Uint8Array.from(plain.subarray(35)) } };
+  }
+  if (plain[1] === 5) {
+    if (plain.length !== 68 || (plain[2] !== 1 && plain[2] !== 2)) throw new Error('unsupported recovery encoding');
+    return { kind: 'ecdsa-refresh', contribution: { sender: plain[2], delta: Uint8Array.from(plain.subarray(3, 35)), commitment: Uint8Array.from(plain.subarray(35)) } };
   }
   if (plain[1] === 4) {
     if (plain.length !== 67) throw new Error('unsupported recovery encoding');
