@@ -435,14 +435,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     consolePartnerReviews: createConsolePartnerReviews({ scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }), reviews: partnerReviews }),
     /** The console's overview: each environment's custody mode for new EVM and COSMOS wallets (read-only; operators set it with the custody CLI). */
     consoleCustodyModes: createConsoleCustodyModes({ scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }), custodyMode }),
-    /** The console's wallet page: live balances per chain (2 s each) and the policies that select the wallet. */
-    consoleWalletSupport: createConsoleWalletSupport({
-      scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
-      directory,
-      gateways,
-      policies: stores.policies,
-      clock,
-    }),
+    /** The console's wallet page: the policies that select the wallet. */
+    consoleWalletSupport: createConsoleWalletSupport({ scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }), policies: stores.policies, clock }),
     /** The console's "Reviews & cases" page (tRPC) and support GraphQL: the case use cases above, acting as the staff member. */
     consoleApprovalCases: createConsoleApprovalCases({
       scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),

@@ -1,44 +1,10 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { formatAmount } from '@wallet/domain/chains/amounts.ts';
 import { useTRPC } from '@/lib/trpc';
 import { CaseAmount } from './amount';
 import { CopyableValue } from './values';
 import { Badge, Empty, ErrorBox, formatDate, Loading, Mono, Table, Td } from './ui';
-
-/** Native and USDC balances on every configured chain of the wallet's type, read live (a silent chain: unavailable). */
-export function WalletBalances({ walletId }: { walletId: string }) {
-  const trpc = useTRPC();
-  const balances = useQuery(trpc.wallets.balances.queryOptions({ walletId }, { refetchInterval: 15_000 }));
-  if (balances.isPending) return <Loading label="Reading balances…" />;
-  if (balances.error) return <ErrorBox title="Balances could not be read" error={balances.error} />;
-  if (balances.data.length === 0) return <Empty title="No configured chain for this wallet type" />;
-  return (
-    <Table head={['Chain', 'Asset', 'Balance']}>
-      {balances.data.flatMap((chain) =>
-        chain.balances.map((b) => (
-          <tr key={`${chain.chainId ?? chain.network}-${b.asset}`} data-testid={`balance-${chain.chainId ?? chain.network}-${b.asset}`}>
-            <Td>
-              {chain.name}
-              <div className="text-xs text-slate-400">{chain.chainId ?? chain.network}</div>
-            </Td>
-            <Td>{b.symbol}</Td>
-            <Td>
-              {b.unavailable || b.baseUnits === null ? (
-                <span className="text-amber-700" title={chain.error ?? undefined}>
-                  unavailable
-                </span>
-              ) : (
-                <span title={`${b.baseUnits} base units`}>{formatAmount(b.baseUnits, b)}</span>
-              )}
-            </Td>
-          </tr>
-        )),
-      )}
-    </Table>
-  );
-}
 
 /** The wallet's approval cases (both environments), newest first. */
 export function WalletCases({ walletId }: { walletId: string }) {

@@ -47,8 +47,6 @@ export const walletsRouter = router({
   fillNonceGaps: writeProcedure
     .input(walletIdInput)
     .mutation(({ ctx, input }) => ctx.services.console.wallets.fillNonceGaps({ ...ctx.staff, requestId: ctx.requestId }, input)),
-  /** Native and USDC balances on every configured chain of the wallet's type, read live; a chain that does not answer in 2 s is `unavailable`. */
-  balances: staffProcedure.input(walletIdInput).query(({ ctx, input }) => ctx.services.consoleWalletSupport.balances(ctx.staff, input)),
   /** The active policies (both environments) whose selector takes the wallet. */
   policies: staffProcedure.input(walletIdInput).query(({ ctx, input }) => ctx.services.consoleWalletSupport.policies(ctx.staff, input)),
   /** The wallet's approval cases, newest first (both environments). */
