@@ -59,7 +59,11 @@ describe.each(testDatabaseKinds)('converting to DKLs23 against a deviating signe
     await refused(wallet.id, /another role or epoch/);
 
     tamper = null;
+    const halves = (await app.services.stores.wallets.findShares(wallet.id)) as EncryptedShare[];
     expect(await app.services.keyMaintenance!.convertWallet(wallet.id)).toMatchObject({ outcome: 'converted', address: wallet.address, custodyMode: 'threshold' });
+    // The halves replayed to deal the key again (a compromised API) are refused: their epoch is retired.
+    const vaultWallet = { id: wallet.id, type: 'COSMOS', scheme: 'DKLS', address: wallet.address, publicKey: wallet.publicKey };
+    await expect(app.signer.call(DKLS_METHODS.importStart, encodeVaultValue({ wallet: vaultWallet, shares: halves }))).rejects.toMatchObject({ code: 'SHARE_EPOCH_RETIRED' });
     expect(await roles(wallet.id)).toEqual(['dkls-api@1', 'dkls-signer@1', 'recovery-signer@1']);
     expect(await conversions(wallet.id)).toBe(1);
     const cell = signingMatrix.find((c) => c.type === 'COSMOS' && c.route === 'sign-message')!;

@@ -72,7 +72,7 @@ export interface ThresholdHandlerDeps extends FrostHandlerDeps {
 
 type Session =
   | { kind: 'keygen'; party: Party<KeygenResult> }
-  | { kind: 'ot-setup'; party: Party<KeyShare>; epoch: number; otSetupId: string }
+  | { kind: 'ot-setup'; party: Party<KeyShare>; share: KeyShare; epoch: number; otSetupId: string }
   | { kind: 'import'; party: Party<KeyShare>; share: KeyShare; epoch: number }
   | { kind: 'refresh'; party: Party<RefreshResult>; share: KeyShare; epoch: number }
   | { kind: 'presign'; party: Party<Presignature>; share: KeyShare; otSetupId: string }
@@ -82,16 +82,11 @@ const aborted = () => new SignerError('DKLS_ABORTED', 'threshold-ecdsa: session 
 
 function wipeSession(session: Session): void {
   if (session.kind === 'keygen') session.party.abandon();
-  else if (session.kind === 'ot-setup') session.party.abandon();
-  else if (session.kind === 'import' || session.kind === 'refresh') {
-    session.party.abandon();
-    session.share.wipe();
-  }
-  else if (session.kind === 'presign') {
-    session.party.abandon();
+  else if (session.kind === 'presigned') {
+    session.presignature.discard();
     session.share.wipe();
   } else {
-    session.presignature.discard();
+    session.party.abandon();
     session.share.wipe();
   }
 }
@@ -197,7 +192,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
       const { wallet, share: sealed, messages } = parseParams(dklsParams.otSetupStart, params);
       const { share, otSetupId } = openShare(wallet, sealed, 'ot-setup');
       const party = otSetupParty(share);
-      const session: Session = { kind: 'ot-setup', party, epoch: sealed.epoch, otSetupId };
+      const session: Session = { kind: 'ot-setup', party, share, epoch: sealed.epoch, otSetupId };
       const out = await advance(wallet.id, session, party, messages, [party.first()]);
       return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
     },

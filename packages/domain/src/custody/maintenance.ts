@@ -217,7 +217,9 @@ async function eachWallet(
         // Each wallet stands alone: its old shares stay in place, the others go on.
         counts.wallets += 1;
         counts.failed += 1;
-        counts.failures.push({ walletId: entry.wallet.id, error: (error as { code?: string }).code ?? (error as Error).message });
+        // A refusal's code with its message (an INTERNAL_ERROR alone would not say which step failed).
+        const code = (error as { code?: string }).code;
+        counts.failures.push({ walletId: entry.wallet.id, error: code ? `${code}: ${(error as Error).message}` : (error as Error).message });
       }
     }
     after = page[page.length - 1]!.wallet.id;
