@@ -5,7 +5,7 @@
  * doing the work (before the write; after it, before the signer's epoch commit), each rerun ending
  * in exactly one conversion; its old XOR halves are refused from then on, its recovery share is
  * participant 3's, and the project-wide form converts the project's other secp256k1 wallets only.
- * Then `refresh`, killed after its first write and rerun, moves every wallet to a newer epoch.
+ * Then `refresh`, with the signer killed in it and then the CLI, each time rerun, moves every wallet to a newer epoch.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -215,10 +215,23 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
     expect(back.exit).toBe(1);
     expect(back.out.code).toBe('INVALID_REQUEST');
   }, 120_000);
-  it('refresh through the CLI, killed after its first write and rerun: every wallet at a newer epoch, same address, signing', async () => {
+  it('refresh through the CLI, the signer killed once it recorded a new OT setup, then the CLI killed after its first write; each rerun: every wallet at a newer epoch, same address, signing', async () => {
     const refresh = (extra: Record<string, string> = {}) => cli(['apps/api/src/cli/custody.ts', 'refresh'], extra);
     const epochs = () => Object.values(wallets).map(signerEpoch);
     const before = epochs();
+    // The signer dies at the end of the first wallet's refresh: it has recorded the new OT setup, the API stored nothing.
+    await stop(signer);
+    await startSigner('dkls-refresh-setup');
+    // (Wallets go in id order: the isolated one may be re-padded before the kill; every wallet from the killed one on fails.)
+    const killed = (await refresh()).out as { wallets: number; done: number; failed: number };
+    expect([killed.wallets, killed.done + killed.failed, killed.done <= 1]).toEqual([4, 4, true]);
+    expect(await exited(signer)).toBe('SIGKILL');
+    await startSigner();
+    const threshold = [wallets.a, wallets.b, wallets.cosmos];
+    expect(threshold.map(signerEpoch)).toEqual(threshold.map((w) => before[Object.values(wallets).indexOf(w)]));
+    // The killed wallet's stored shares' OT setup is no longer the signer's current one: its signature renews it first.
+    apiKey = mainKey;
+    for (const wallet of threshold) await signs(wallet);
     if (kind === 'postgres') expect((await refresh({ CUSTODY_CRASH_AT: 'after-write:1' })).exit).toBe('SIGKILL');
     else {
       await stop(service!.child);

@@ -247,6 +247,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         const otSetupId = share.otSetupId!;
         await threshold.recordSetup(walletId, otSetupId);
         if (session.kind === 'import') crashAt('dkls-import-setup');
+        if (session.kind === 'refresh') crashAt('dkls-refresh-setup');
         return encodeVaultValue({ sessionId, messages: out, done: true, sealed: { signerShare, recoveryShare, publicKey: share.publicKey, otSetupId } });
       } finally {
         share.wipe();
