@@ -20,7 +20,6 @@
  * repeats the (idempotent) commit. Nothing here joins shares: the API holds only its own.
  */
 import { KeyShare, otSetupParty } from '@wallet/threshold-ecdsa';
-import { ApiError } from '../errors.ts';
 import type { AuditEntry } from '../ports.ts';
 import { continueExchange, createThresholdKeyVault, isThresholdEcdsaWallet } from './dkls-coordinator.ts';
 import { DKLS_METHODS, type DklsImportStart } from './dkls-rpc.ts';
@@ -41,12 +40,8 @@ export interface ConvertHelpers {
 
 const refused = (message: string) => new Error(message);
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-/** The threshold vault only ever signs here (its other methods are never reached). */
-const noRemote = new Proxy({} as KeyVault, {
-  get: () => async () => {
-    throw new ApiError(500, 'INTERNAL_ERROR', 'the conversion signs only through the threshold shares');
-  },
-});
+/** The threshold vault only signs here (its other methods are never reached). */
+const noRemote = {} as KeyVault;
 
 /** One secp256k1 wallet to DKLs23; 'skipped' when it is threshold already (its epoch commit is repeated). */
 export async function convertOneToThresholdEcdsa(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyWallet, helpers: ConvertHelpers): Promise<'done' | 'skipped' | 'ineligible'> {
