@@ -192,19 +192,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const autoRetrySettings = createAutoRetrySettings({ store: stores.autoRetrySettings, clock });
   const sponsoredChains = sponsoredChainAccess(sponsorshipChains, gateways, options.chains?.sponsoredOperations);
   const signingPipeline = createSigningPipeline({ audit: stores.audit, vault, clock, policy: options.signing?.policy ?? policyEngine, approvals: approvalCases.gate });
+  // What transfers and batched calls share.
   const transactionDeps = {
-    store: stores.transactions,
-    autoRetryDefault: autoRetrySettings.projectDefault,
-    pipeline: signingPipeline,
-    gateways,
-    directory,
-    clock,
-    loadWallet: wallets.loadWallet,
-    loadWalletWithShares: wallets.loadWalletWithShares,
-    yieldHolds: stores.yieldOperations.holdsWalletChain,
-    openNonceHold: approvalCases.openNonceHold,
-    nonceReservationMs: config.nonceReservationMs,
-    crashAt: crashAtPoint(config.crashAt),
+    store: stores.transactions, autoRetryDefault: autoRetrySettings.projectDefault, pipeline: signingPipeline, gateways, directory, clock,
+    loadWallet: wallets.loadWallet, loadWalletWithShares: wallets.loadWalletWithShares, yieldHolds: stores.yieldOperations.holdsWalletChain,
+    openNonceHold: approvalCases.openNonceHold, nonceReservationMs: config.nonceReservationMs, crashAt: crashAtPoint(config.crashAt),
   };
   const transactions = createTransactionService({
     ...transactionDeps,
@@ -213,7 +205,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     sponsoredAdmission: createSponsoredAdmission({ store: stores.transactions, sponsorship, chains: () => sponsoredChains, clock }),
     sponsoredResume: createSponsoredResume({ records: stores.transactions, store: stores.sponsoredOperations, loadWallet: wallets.loadWallet, clock }),
   });
-  const calls = createCallsWiring({ ...transactionDeps, batchCalls: options.chains?.batchCalls, sponsorshipChains, burnNonce: stores.callNonces.burnNonce, skipSimulation: options.calls?.skipSimulation });
+  const calls = createCallsWiring({ ...transactionDeps, batchCalls: options.chains?.batchCalls, sponsorshipChains, sponsorship, sponsoredChains: () => sponsoredChains, burnNonce: stores.callNonces.burnNonce, skipSimulation: options.calls?.skipSimulation });
   const sponsoredRunner = createSponsoredRunner({
     store: stores.sponsoredOperations,
     transactions: stores.transactions,

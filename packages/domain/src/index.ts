@@ -71,6 +71,7 @@ export * from './transactions/gateways.ts';
 export * from './calls/ports.ts';
 export * from './calls/schemas.ts';
 export { createCallsService, CALLS_ACTION, CALLS_AUTHORIZATION_ACTION, type CallsService, type CallsServiceDeps } from './calls/service.ts';
+export { createSponsoredBatches, type SponsoredBatches, type SponsoredBatchDeps } from './calls/sponsored.ts';
 export { encodeExecuteBatch, decodeBatchRevert, EXECUTE_BATCH_ABI, type BatchRevert } from './calls/encoding.ts';
 export * from './transactions/schemas.ts';
 export * from './transactions/events.ts';

@@ -15,6 +15,35 @@ const approveAndDeposit = {
   ],
 };
 
+/** A sponsored batch as accepted (the worker signs and submits its user operation). */
+const acceptedSponsoredBatch = {
+  transactionId,
+  walletId,
+  walletType: 'EVM',
+  intentKind: 'calls',
+  status: 'pending',
+  createdAt: '2026-12-02T14:00:00.000Z',
+  chainId: '84532',
+  network: null,
+  hash: null,
+  blockNumber: null,
+  blockHash: null,
+  failureStage: null,
+  failureCode: null,
+  failureMessage: null,
+  submittedAt: null,
+  resolvedAt: null,
+  monitoring: { chainOutcome: null, winningHash: null, winningStatus: null },
+  executionMode: 'sponsored',
+  calls: approveAndDeposit.calls.map((c) => ({ to: c.to, value: '0', data: c.data, selector: c.data.slice(0, 10) })),
+  nonce: null,
+  stage: 'accepted',
+  reviewId: null,
+  userOperationHash: null,
+  actualGasCost: null,
+  autoRetry: { enabled: true, maxFeePerGas: null, attempts: [] },
+};
+
 /** Request and response examples of the calls route (openapi-examples.test.ts validates them). */
 export const callsExamples = {
   sendCalls: {
@@ -33,6 +62,7 @@ export const callsExamples = {
           },
         },
       },
+      202: { summary: 'A sponsored batch, accepted: the paymaster pays its gas', value: acceptedSponsoredBatch },
       400: { summary: 'An address that is not one', value: { code: 'INVALID_REQUEST', message: 'Invalid request: calls.1.to: must be a 0x-prefixed 20-byte EVM address', details: [{ path: 'calls.1.to', message: 'must be a 0x-prefixed 20-byte EVM address' }] } },
       403: {
         summary: 'A policy allows the approve but not the call after it',

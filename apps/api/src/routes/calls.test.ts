@@ -6,6 +6,8 @@ import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { guardrail, policyProject, traces } from '../testing/policy-fixtures.ts';
 import { startMonitorWorker, type MonitorWorker } from '../workers/monitor-worker.ts';
+import { startSponsoredWorker } from '../workers/sponsored-worker.ts';
+import { entryPoint08Abi } from 'viem/account-abstraction';
 
 const CHAIN_ID = 84532;
 const USDC = 1_000_000n;
@@ -195,12 +197,58 @@ describe.each(testDatabaseKinds)('POST /v1/wallets/{walletId}/calls (%s)', (kind
     const sent = responses.filter((r) => r.status === 200);
     expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 403, 403, 403, 403, 403]);
     for (const r of responses.filter((x) => x.status === 403)) expect(r.body.deniedBy[0]).toMatchObject({ reason: 'spend-limit-exceeded' });
-    await Promise.all(sent.map((r) => client.waitForTransactionReceipt({ hash: r.body.txHash })));
-    expect(await usdcOf(a)).toBe(5n * USDC);
-    expect(await usdcOf(b)).toBe(5n * USDC);
-    const nonces = sent.map((r) => parseTransaction(r.body.signedTransaction as Hex).nonce!).sort((x, y) => x - y);
-    // Nonce 0 carried the delegation, whose own nonce is 1: the batches take 2 to 6, contiguous.
-    expect(nonces).toEqual([2, 3, 4, 5, 6]);
+    // The meter holds exactly what was signed: 5 batches of 2 USDC, each transfer counted once.
+    const usage = await project.get(`/v1/permissions-v2/wallets/${wallet.id}/policies/daily-usdc/usage?chainId=${CHAIN_ID}`);
+    expect(usage.body.meters).toEqual([expect.objectContaining({ spent: String(10n * USDC), reserved: '0' })]);
+    expect(await app.database.prisma.transactionRecord.count({ where: { walletId: wallet.id } })).toBe(1 + 5);
+    // Distinct nonces after the delegation's two (a refused batch's nonce goes back to the allocator for the next request).
+    const nonces = new Set(sent.map((r) => parseTransaction(r.body.signedTransaction as Hex).nonce!));
+    expect(nonces.size).toBe(5);
+    expect(Math.min(...nonces)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('runs the same batch sponsored from a wallet with 0 ETH, the paymaster paying', async () => {
+    const issued = await app.createKey();
+    const created = await post('/v1/wallets', { type: 'EVM', userIdentifier: `calls-sponsored-${Math.random()}`, userIdentifierType: 'CUSTOM_ID' }, {}, issued.apiKey);
+    const wallet = created.body as { id: string; address: Address };
+    expect((await post('/v1/local/faucet', { walletId: wallet.id, amount: '10', token: 'usdc' }, {}, issued.apiKey)).status).toBe(200);
+    const body = { chainId: CHAIN_ID, sponsored: true, calls: [approve(pool, 4n * USDC), supply(4n * USDC, wallet.address)] };
+    // Sponsorship off for the project: refused, nothing recorded.
+    const off = await post(`/v1/wallets/${wallet.id}/calls`, body, {}, issued.apiKey);
+    expect(off.status, JSON.stringify(off.body)).toBe(409);
+    expect(off.body.code).toBe('CALLS_UNAVAILABLE');
+    await app.services.sponsorship.change(await app.services.policies.operatorScope(issued.projectId, 'development'), 'enable', {});
+    const reverting = await post(`/v1/wallets/${wallet.id}/calls`, { ...body, calls: [approve(pool, USDC), supply(4n * USDC, wallet.address)] }, {}, issued.apiKey);
+    expect(reverting.status, JSON.stringify(reverting.body)).toBe(422);
+    expect(reverting.body).toMatchObject({ code: 'CALLS_SIMULATION_REVERTED', callIndex: 1 });
+    expect(await traces(app, wallet.id)).toMatchObject({ signatures: 0, records: 0 });
+
+    const paymaster = app.services.sponsorshipChains.find((c) => c.chainId === CHAIN_ID)!.paymaster;
+    const deposit = () => client.readContract({ address: app.services.sponsorshipChains[0]!.entryPoint, abi: entryPoint08Abi, functionName: 'balanceOf', args: [paymaster] });
+    const before = await deposit();
+    const worker = startSponsoredWorker({ runner: app.services.sponsoredRunner, idleMs: 100, logger: { error: () => undefined } });
+    try {
+      const accepted = await post(`/v1/wallets/${wallet.id}/calls`, body, { 'Idempotency-Key': `sponsored-${wallet.id}` }, issued.apiKey);
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+      expect(accepted.body).toMatchObject({ intentKind: 'calls', executionMode: 'sponsored', stage: 'accepted' });
+      const replay = await post(`/v1/wallets/${wallet.id}/calls`, body, { 'Idempotency-Key': `sponsored-${wallet.id}` }, issued.apiKey);
+      expect(replay.body.transactionId).toBe(accepted.body.transactionId);
+      const record = (await settled(wallet.id, accepted.body.transactionId, issued.apiKey)) as CallsRecord & { actualGasCost: string; executionMode: string };
+      expect(record).toMatchObject({ status: 'confirmed', executionMode: 'sponsored', intentKind: 'calls' });
+      expect(BigInt(record.actualGasCost)).toBeGreaterThan(0n);
+      // The worker's signature is judged call by call too: a policy refusing the supply ends the next batch unsigned.
+      const scope = await app.services.policies.operatorScope(issued.projectId, 'development');
+      await app.services.policies.apply(scope, guardrail('no-supply', 'EVM', [{ id: 'no-supply', effect: 'deny', actions: 'all', condition: { fact: 'request.function.selector', op: 'eq', value: '0x617ba037' } }]));
+      const refused = await post(`/v1/wallets/${wallet.id}/calls`, { ...body, calls: [approve(pool, USDC), supply(USDC, wallet.address)] }, {}, issued.apiKey);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(202);
+      expect(await settled(wallet.id, refused.body.transactionId, issued.apiKey)).toMatchObject({ status: 'failed', failureCode: 'POLICY_DENIED' });
+    } finally {
+      await worker.stop();
+    }
+    expect(await client.getBalance({ address: wallet.address })).toBe(0n);
+    expect(await usdcOf(wallet.address)).toBe(6n * USDC);
+    expect(await client.readContract({ address: aToken, abi: erc20Abi, functionName: 'balanceOf', args: [wallet.address] })).toBe(4n * USDC);
+    expect(await deposit()).toBeLessThan(before);
   });
 
   it('with the simulation bypassed, a reverting batch lands reverted and its first call leaves no trace', async () => {

@@ -1,4 +1,4 @@
-import { callsBody, callsErrorBodies, callsResponse, errorBodies, MAX_CALLS, withApprovalRequest, type CallsService } from '@wallet/domain';
+import { callsBody, callsErrorBodies, callsResponse, errorBodies, MAX_CALLS, transactionDetail, withApprovalRequest, type CallsService } from '@wallet/domain';
 import { defineRoutes } from '../http/route.ts';
 import { callsExamples } from './calls-examples.ts';
 import { broadcastResponses, signingRefusals } from './transactions.ts';
@@ -17,6 +17,11 @@ export function callsRoutes(calls: CallsService) {
       body: callsBody,
       responses: {
         200: { description: 'Broadcast; follow it with GET .../transactions/{transactionId} (also in x-transaction-id)', schema: callsResponse },
+        202: {
+          description:
+            'A sponsored batch (`sponsored: true`: one user operation whose gas the paymaster pays, docs/sponsorship.md) was accepted: the body is its record (executionMode sponsored), also on a replay with the same Idempotency-Key; follow it by transactionId. Policies decide in the worker; a review pauses it at stage requires_action',
+          schema: transactionDetail,
+        },
         400: {
           description: `INVALID_REQUEST: a malformed body (no calls, more than ${MAX_CALLS}, a bad address, value or calldata, a chain not configured) or a wallet that is not EVM; ${broadcastResponses[400].description}`,
           errors: [...broadcastResponses[400].errors],
@@ -24,16 +29,21 @@ export function callsRoutes(calls: CallsService) {
         403: signingRefusals,
         404: { description: 'NOT_FOUND: no such wallet in this project' },
         409: {
-          description: `${broadcastResponses[409].description}; CALLS_UNAVAILABLE: no delegate contract on this chain, or a sponsored batch where none is available`,
-          errors: [...broadcastResponses[409].errors, callsErrorBodies.callsUnavailable],
+          description: `${broadcastResponses[409].description}; CALLS_UNAVAILABLE: no delegate contract on this chain, or a sponsored batch where sponsorship is not enabled (project and environment, chain); SPONSORSHIP_PAUSED: sponsorship of this project and environment is paused (nothing recorded)`,
+          errors: [...broadcastResponses[409].errors, callsErrorBodies.callsUnavailable, errorBodies.sponsorshipPaused],
         },
-        422: { description: "CALLS_SIMULATION_REVERTED: the batch would revert (callIndex, reason, revertData say where and why); nothing was signed, recorded or sent", errors: [callsErrorBodies.simulationReverted] },
+        422: {
+          description:
+            "CALLS_SIMULATION_REVERTED: the batch would revert (callIndex, reason, revertData say where and why); nothing was signed, recorded or sent. A sponsored batch refused before any record: SPONSORSHIP_GAS_CAP_EXCEEDED or SPONSORSHIP_BUDGET_EXCEEDED, as for sponsored transfers",
+          errors: [callsErrorBodies.simulationReverted, errorBodies.sponsorshipGasCapExceeded, errorBodies.sponsorshipBudgetExceeded],
+        },
         502: broadcastResponses[502],
         503: { ...broadcastResponses[503], errors: [errorBodies.rpcUnavailable, errorBodies.signerUnavailable] },
       },
       handler: async ({ caller, params, body, req }) => {
         const request = withApprovalRequest(caller, req.method, `${req.baseUrl}${req.path}`, body);
-        return { status: 200, ...(await calls.send(request.caller, params.walletId ?? '', request.body)) };
+        const result = await calls.send(request.caller, params.walletId ?? '', request.body);
+        return 'status' in result ? result : { status: 200, ...result };
       },
     },
   ]);

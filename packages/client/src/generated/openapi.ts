@@ -1920,7 +1920,10 @@ export interface components {
             message: string;
         };
         CallsSimulationReverted: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "CALLS_SIMULATION_REVERTED";
             message: string;
             /** @description The call that reverted (0-based), null when the revert names none */
@@ -5010,6 +5013,17 @@ export interface operations {
                     "application/json": components["schemas"]["TransferResponseResponse"];
                 };
             };
+            /** @description A sponsored batch (`sponsored: true`: one user operation whose gas the paymaster pays, docs/sponsorship.md) was accepted: the body is its record (executionMode sponsored), also on a replay with the same Idempotency-Key; follow it by transactionId. Policies decide in the worker; a review pauses it at stage requires_action */
+            202: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
             /** @description INVALID_REQUEST: a malformed body (no calls, more than 10, a bad address, value or calldata, a chain not configured) or a wallet that is not EVM; BROADCAST_FAILED after the record was created (400 refused by the node, 502 outcome unknown): the body carries transactionId, failureStage and failureCode, and the x-transaction-id header is set; EXECUTION_FAILED (the node refused the simulation), INVALID_NONCE or BLOCKHASH_NOT_FOUND (Solana pre-checks, before any record); or a path or query parameter holding a control character (U+0000–U+001F, U+007F), or a JSON body nesting arrays and objects deeper than 64 levels */
             400: {
                 headers: {
@@ -5054,7 +5068,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce); CALLS_UNAVAILABLE: no delegate contract on this chain, or a sponsored batch where none is available */
+            /** @description CONFLICT (the Idempotency-Key of an approval case with another request, or a nonce taken meanwhile), WALLET_ALREADY_CLAIMED, WALLET_NOT_MIGRATED, WALLET_NOT_READY, YIELD_OPERATION_IN_PROGRESS or APPROVAL_CASE_IN_PROGRESS (another request holds the nonce); CALLS_UNAVAILABLE: no delegate contract on this chain, or a sponsored batch where sponsorship is not enabled (project and environment, chain); SPONSORSHIP_PAUSED: sponsorship of this project and environment is paused (nothing recorded) */
             409: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
@@ -5062,7 +5076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"] | components["schemas"]["CallsUnavailable"];
+                    "application/json": components["schemas"]["Conflict"] | components["schemas"]["WalletAlreadyClaimed"] | components["schemas"]["WalletNotMigrated"] | components["schemas"]["WalletNotReady"] | components["schemas"]["YieldOperationInProgress"] | components["schemas"]["ApprovalCaseInProgress"] | components["schemas"]["CallsUnavailable"] | components["schemas"]["SponsorshipPaused"];
                 };
             };
             /** @description Request body larger than 1 MB */
@@ -5076,7 +5090,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description CALLS_SIMULATION_REVERTED: the batch would revert (callIndex, reason, revertData say where and why); nothing was signed, recorded or sent */
+            /** @description CALLS_SIMULATION_REVERTED: the batch would revert (callIndex, reason, revertData say where and why); nothing was signed, recorded or sent. A sponsored batch refused before any record: SPONSORSHIP_GAS_CAP_EXCEEDED or SPONSORSHIP_BUDGET_EXCEEDED, as for sponsored transfers */
             422: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
@@ -5084,7 +5098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CallsSimulationReverted"];
+                    "application/json": components["schemas"]["CallsSimulationReverted"] | components["schemas"]["SponsorshipGasCapExceeded"] | components["schemas"]["SponsorshipBudgetExceeded"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */

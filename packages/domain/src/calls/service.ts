@@ -19,7 +19,7 @@
  */
 import { getAddress, keccak256, type Hex } from 'viem';
 import { ApiError, conflict, invalidRequest } from '../errors.ts';
-import type { BatchCall, SignatureWrite, WalletRecord } from '../ports.ts';
+import type { BatchCall, SignatureWrite, TransactionRecord, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import { parseInput } from '../shared/zod.ts';
 import { parseSigningInput, type SigningContext } from '../signing/pipeline.ts';
@@ -41,10 +41,13 @@ import {
 import { decodeBatchRevert, encodeExecuteBatch, type BatchRevert } from './encoding.ts';
 import type { BatchCallChain, BatchCallChains } from './ports.ts';
 import { callsInput, type CallsInput } from './schemas.ts';
+import type { SponsoredBatches } from './sponsored.ts';
+import { toTransactionDetail } from '../transactions/history.ts';
+import type { SponsoredAccepted } from '../transactions/context.ts';
 
-/** The audit actions: the batch's transaction (policies: each call a `sign_transaction`) and the delegation it carries. */
-export const CALLS_ACTION = 'wallet.sign.calls';
-export const CALLS_AUTHORIZATION_ACTION = 'wallet.sign.calls-authorization';
+import { CALLS_ACTION, CALLS_AUTHORIZATION_ACTION } from './actions.ts';
+
+export { CALLS_ACTION, CALLS_AUTHORIZATION_ACTION };
 
 const GAS_BUFFER_PERCENT = 120n;
 /** What carrying the authorization adds to the simulated gas (EIP-7702's 25,000 per authorization, and the delegate's cold load). */
@@ -62,7 +65,11 @@ export interface CallsServiceDeps
   burnNonce(walletId: string, chainId: string, nonce: number): Promise<boolean>;
   /** Tests only: sign the batch without simulating it (so that a reverting batch reaches the chain). */
   skipSimulation?: boolean;
+  /** Sponsored batches (`sponsored: true`); absent: they answer 409 CALLS_UNAVAILABLE. */
+  sponsored?: SponsoredBatches;
 }
+
+const sponsoredAccepted = (record: TransactionRecord): SponsoredAccepted => ({ status: 202, body: toTransactionDetail(record), headers: { 'x-transaction-id': record.id } });
 
 /** 422 CALLS_SIMULATION_REVERTED: the batch would revert; nothing was signed. */
 export function simulationReverted(revert: BatchRevert): ApiError {
@@ -88,18 +95,19 @@ export function createCallsService(deps: CallsServiceDeps) {
   const nonceReservationMs = deps.nonceReservationMs ?? DEFAULT_NONCE_RESERVATION_MS;
 
   /** A retried request whose first run recorded its batch: never a second signature or transaction. */
-  async function earlierBatch(caller: Caller): Promise<BroadcastResult | null> {
+  async function earlierBatch(caller: Caller): Promise<BroadcastResult | SponsoredAccepted | null> {
     if (!caller.idempotencyKey) return null;
     const record = await store.findByIdempotencyKey(caller.projectId, caller.idempotencyKey);
     if (!record) return null;
     if (record.intentKind !== 'calls') throw conflict('Idempotency-Key was already used by another kind of request; use a new key for this request');
+    // A sponsored batch is only read: the worker carries it on.
+    if (record.executionMode === 'sponsored') return sponsoredAccepted(record);
     return broadcast.replay(record, targets.evm(Number(record.chainId)));
   }
 
   function parsed(wallet: WalletRecord, body: unknown): { input: CallsInput; target: ChainTarget & { type: 'EVM' }; chain: BatchCallChain; calls: BatchCall[] } {
     if (wallet.type !== 'EVM') throw invalidRequest(`calls are supported for EVM wallets, not ${wallet.type}`);
     const input = parseInput(callsInput, body);
-    if (input.sponsored === true) throw callsUnavailable('Sponsored batches are not available in this deployment; send the batch without sponsored, paid by the wallet');
     const target = targets.evm(input.chainId);
     const chain = deps.chains(input.chainId);
     if (!chain) throw callsUnavailable(`Batched calls are not available on chain ${input.chainId} in this deployment`);
@@ -144,7 +152,7 @@ export function createCallsService(deps: CallsServiceDeps) {
   }
 
   return {
-    async send(caller: Caller, walletId: string, body: unknown): Promise<BroadcastResult> {
+    async send(caller: Caller, walletId: string, body: unknown): Promise<BroadcastResult | SponsoredAccepted> {
       const { wallet, shares } = await deps.loadWalletWithShares(caller, walletId);
       assertSignable(wallet);
       const earlier = await earlierBatch(caller);
@@ -156,6 +164,15 @@ export function createCallsService(deps: CallsServiceDeps) {
       const data = encodeExecuteBatch(calls.map((c) => ({ to: c.to as Hex, value: BigInt(c.value), data: c.data as Hex })));
       const delegation = await beforeRecord(chain.delegation(from));
       if (!delegation.delegateDeployed) throw callsUnavailable(`No Simple7702Account is deployed at ${chain.delegate} on chain ${chainId}`);
+      if (input.sponsored === true) {
+        if (!deps.sponsored) throw callsUnavailable('Sponsored batches are not available in this deployment; send the batch without sponsored, paid by the wallet');
+        const simulate = async () => {
+          if (deps.skipSimulation) return;
+          const simulation = await beforeRecord(chain.simulate(from, data, delegation.delegated));
+          if (!simulation.ok) throw simulationReverted(decodeBatchRevert(simulation.revertData, calls.length));
+        };
+        return sponsoredAccepted(await deps.sponsored.admit(caller, wallet, chainId, calls, simulate));
+      }
       const fee = await fees(target, input);
       const bodyAt = (nonce: number, gasLimit: bigint, authorizationList?: unknown[]) => ({
         transaction: { to: from, value: '0', data, chainId, type: authorizationList ? 4 : 2, nonce, gasLimit: gasLimit.toString(), ...fee, ...(authorizationList ? { authorizationList } : {}) },

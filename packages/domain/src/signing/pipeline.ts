@@ -239,7 +239,7 @@ export function createSigningPipeline({ audit, vault, clock, policy = allowAllPo
   /** A fee replacement: decided again without a charge; a review or denial refuses it (nothing reserved, no case). */
   async function decideReplacement(context: SigningContext): Promise<{ reservation: SpendReservation; claim: null }> {
     // A sponsored operation's replacement is a raw signature whose executed call is known (`executes`); a Solana rebuild is a transaction.
-    const replaceable = context.operation === 'transaction' || (context.operation === 'raw' && context.executes !== undefined);
+    const replaceable = context.operation === 'transaction' || (context.operation === 'raw' && (context.executes !== undefined || context.calls !== undefined));
     if ((context.wallet.type !== 'EVM' && context.operation !== 'transaction') || !replaceable) {
       throw new Error('a fee replacement is an EVM transaction, a sponsored operation or a rebuilt Solana transaction');
     }

@@ -13,6 +13,12 @@ export interface SponsoredTransferFacts {
   recipient: Hex;
   /** Token base units, > 0. */
   amount: bigint;
+  /**
+   * A batch of calls (calls/): the operation runs `executeBatch(calls)` instead of the transfer
+   * (`token`, `recipient` and `amount` are then the zero address and 0); delivery is the
+   * operation's success, the batch being atomic.
+   */
+  calls?: { to: Hex; value: bigint; data: Hex }[];
 }
 
 /** The EIP-7702 delegation the EOA signs before its first sponsored operation (nonce = the EOA's transaction count). */

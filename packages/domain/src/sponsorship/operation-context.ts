@@ -5,11 +5,12 @@
  * relayer's transaction once one was signed.
  */
 import { createHash } from 'node:crypto';
-import { encodeFunctionData, type Hex } from 'viem';
+import { encodeFunctionData, zeroAddress, type Hex } from 'viem';
 import type { EncryptedShare } from '../custody/types.ts';
 import type { Environment, TransactionRecord, WalletRecord } from '../ports.ts';
 import { parseSigningInput, type SigningIntent } from '../signing/pipeline.ts';
 import { TRANSFER_ACTION } from '../transactions/context.ts';
+import { CALLS_ACTION } from '../calls/actions.ts';
 import type { Caller } from '../shared/caller.ts';
 import { ERC20_TRANSFER_ABI } from '../shared/erc20-transfer-abi.ts';
 import type { MonitoringInfo } from '../transactions/records.ts';
@@ -123,8 +124,12 @@ export function operationCaller(record: TransactionRecord, step: SponsoredStep):
   };
 }
 
-/** The transfer the record's operation executes. */
+/** The transfer (or, on a `calls` record, the batch) the record's operation executes. */
 export function transferFacts(record: TransactionRecord): SponsoredTransferFacts {
+  if (record.intentKind === 'calls') {
+    const calls = (record.calls ?? []).map((c) => ({ to: c.to as Hex, value: BigInt(c.value), data: c.data as Hex }));
+    return { sender: record.fromAddress as Hex, token: zeroAddress, recipient: zeroAddress, amount: 0n, calls };
+  }
   return { sender: record.fromAddress as Hex, token: record.tokenAddress as Hex, recipient: record.to as Hex, amount: BigInt(record.value!) };
 }
 
@@ -149,10 +154,11 @@ export function ownerSignatureIntent(record: TransactionRecord, wallet: WalletRe
     wallet,
     shares,
     operation: 'raw',
-    action: TRANSFER_ACTION,
     chain: { walletType: 'EVM', chainId: record.chainId, network: null },
-    transfer: { to: record.to!, value: record.value!, tokenAddress: record.tokenAddress },
     input: parseSigningInput('EVM', 'raw', { data: userOperationHash }),
-    executes: executedCall(record),
+    // A batch is judged call by call (policies/batch.ts), as the self-paid batch is.
+    ...(record.intentKind === 'calls'
+      ? { action: CALLS_ACTION, transfer: null, calls: record.calls ?? [] }
+      : { action: TRANSFER_ACTION, transfer: { to: record.to!, value: record.value!, tokenAddress: record.tokenAddress }, executes: executedCall(record) }),
   };
 }

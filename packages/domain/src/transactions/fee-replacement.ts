@@ -12,7 +12,7 @@ import type { SigningPipeline } from '../signing/pipeline.ts';
 import { parseSigningInput } from '../signing/pipeline.ts';
 import type { FeeReplacer, TransactionAttemptStore } from './attempts.ts';
 import { parseTransaction, type Hex } from 'viem';
-import { CALLS_ACTION } from '../calls/service.ts';
+import { CALLS_ACTION } from '../calls/actions.ts';
 import { yieldSigningActionOf } from '../yield/calls.ts';
 import { TRANSFER_ACTION } from './context.ts';
 

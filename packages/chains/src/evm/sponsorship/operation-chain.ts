@@ -2,7 +2,8 @@
  * The domain's `SponsoredOperationChain` over one chain's RPC: the building blocks of this folder
  * bound to the chain's sponsorship configuration (EntryPoint, delegate, paymaster).
  */
-import { OperationRejectedError, type SponsoredOperationChain, type SponsorshipChainConfig } from '@wallet/domain';
+import { encodeExecuteBatch, OperationRejectedError, type SponsoredOperationChain, type SponsoredTransferFacts, type SponsorshipChainConfig } from '@wallet/domain';
+import { createBatchCallChain } from '../calls/batch-chain.ts';
 import { getAddress, type Address } from 'viem';
 import { readClient } from './client.ts';
 import { readDelegation } from './delegation.ts';
@@ -44,6 +45,18 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
   const paymaster = getAddress(config.paymaster);
   const client = () => readClient(rpcUrl);
   const bundlerUrl = config.submission === 'bundler' ? config.bundlerUrl : undefined;
+  const batches = createBatchCallChain({ chainId, rpcUrl, delegate });
+
+  /**
+   * A batch's callGasLimit: its simulated gas (the wallet's self-call, with the delegation in place)
+   * plus 20 %; throws when the batch would revert (admission and the worker simulate first).
+   */
+  async function batchCallGas(t: SponsoredTransferFacts & { calls: NonNullable<SponsoredTransferFacts['calls']> }): Promise<bigint> {
+    const { delegated } = await batches.delegation(t.sender);
+    const simulation = await batches.simulate(t.sender, encodeExecuteBatch(t.calls), delegated);
+    if (!simulation.ok) throw new OperationRejectedError(`the batch would revert: ${simulation.message}`, null);
+    return (simulation.gas * 120n) / 100n;
+  }
 
   /** The fees to build with: the bundler's floor (its v2 API refuses less), else the node's suggestion. */
   async function fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
@@ -52,12 +65,13 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
   }
 
   /** The operation with the bundler's gas limits (it estimates with stub signatures), or the default limits. */
-  async function build(params: BuildSponsoredTransferParams) {
+  async function build({ callGasLimit, ...params }: BuildSponsoredTransferParams & { callGasLimit?: bigint | undefined }) {
+    const call = callGasLimit !== undefined ? { callGasLimit } : {};
     if (!bundlerUrl) {
       const preVerificationGas = params.authorization ? RELAYER_PRE_VERIFICATION_GAS.withAuthorization : RELAYER_PRE_VERIFICATION_GAS.withoutAuthorization;
-      return buildSponsoredTransfer({ ...params, gasLimits: { preVerificationGas } });
+      return buildSponsoredTransfer({ ...params, gasLimits: { preVerificationGas, ...call } });
     }
-    const op = buildSponsoredTransfer(params);
+    const op = buildSponsoredTransfer({ ...params, gasLimits: call });
     return buildSponsoredTransfer({ ...params, gasLimits: await estimateUserOperationGas(bundlerUrl, op, entryPoint) });
   }
 
@@ -67,6 +81,11 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
     paymaster,
 
     async simulate(t) {
+      if (t.calls) {
+        const { delegated } = await batches.delegation(t.sender);
+        const simulation = await batches.simulate(t.sender, encodeExecuteBatch(t.calls), delegated);
+        return simulation.ok ? { ok: true } : { ok: false, message: simulation.message };
+      }
       const result = await simulateTokenTransfer(rpcUrl, { token: t.token, from: t.sender, to: t.recipient, amount: t.amount });
       return result.ok ? { ok: true } : { ok: false, message: result.message };
     },
@@ -79,8 +98,9 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
     },
 
     async draft(t, authorization) {
-      const [nonce, fee] = await Promise.all([entryPointNonce(rpcUrl, entryPoint, t.sender), fees()]);
+      const [nonce, fee, callGasLimit] = await Promise.all([entryPointNonce(rpcUrl, entryPoint, t.sender), fees(), t.calls ? batchCallGas({ ...t, calls: t.calls }) : undefined]);
       const op = await build({
+        ...(t.calls ? { callData: encodeExecuteBatch(t.calls), callGasLimit } : {}),
         sender: t.sender,
         token: t.token,
         recipient: t.recipient,
@@ -96,10 +116,10 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
       return { operation: serializeUserOperation(op), nonce, maxCostWei: maxOperationCostWei(op) };
     },
 
-    async maxCostEstimate() {
-      const fee = await fees();
+    async maxCostEstimate(t) {
+      const [fee, callGasLimit] = await Promise.all([fees(), t.calls ? batchCallGas({ ...t, calls: t.calls }) : DEFAULT_SPONSORED_GAS_LIMITS.callGasLimit]);
       const extra = bundlerUrl ? BUNDLER_GAS_ALLOWANCE : RELAYER_PRE_VERIFICATION_GAS.withAuthorization;
-      return maxOperationCostWei({ ...DEFAULT_SPONSORED_GAS_LIMITS, maxFeePerGas: fee.maxFeePerGas }) + extra * fee.maxFeePerGas;
+      return maxOperationCostWei({ ...DEFAULT_SPONSORED_GAS_LIMITS, callGasLimit, maxFeePerGas: fee.maxFeePerGas }) + extra * fee.maxFeePerGas;
     },
 
     ...(bundlerUrl
@@ -153,6 +173,8 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
     },
 
     async deliveryProven(transactionHash, hash, t) {
+      // A batch is atomic: the operation's success (checked before this) is its delivery.
+      if (t.calls) return true;
       const receipt = await client().getTransactionReceipt({ hash: transactionHash });
       const outcome = userOperationOutcome(receipt, { userOpHash: hash, token: t.token as Address, from: t.sender as Address, to: t.recipient as Address, amount: t.amount, entryPoint });
       return outcome?.transferProven ?? false;

@@ -43,6 +43,8 @@ export interface BuildSponsoredTransferParams {
   gasLimits?: Partial<SponsoredGasLimits>;
   /** Present when the EOA is not yet delegated to the delegate (see `readDelegation`). */
   authorization?: SignedAuthorization;
+  /** A batch's `executeBatch(calls)` calldata, run instead of the transfer (then `amount` is not checked). */
+  callData?: Hex;
 }
 
 const MAX_UINT128 = (1n << 128n) - 1n;
@@ -54,7 +56,7 @@ function uint(name: string, value: bigint, max = MAX_UINT128, min = 0n): bigint 
 
 /** The unsigned, unsponsored operation. Throws RangeError on an invalid amount, nonce, fee or gas limit. */
 export function buildSponsoredTransfer(p: BuildSponsoredTransferParams): SponsoredUserOperation {
-  uint('amount', p.amount, (1n << 256n) - 1n, 1n);
+  if (p.callData === undefined) uint('amount', p.amount, (1n << 256n) - 1n, 1n);
   const limits = { ...DEFAULT_SPONSORED_GAS_LIMITS, ...p.gasLimits };
   for (const [name, value] of Object.entries(limits)) uint(name, value);
   uint('maxFeePerGas', p.maxFeePerGas);
@@ -65,7 +67,7 @@ export function buildSponsoredTransfer(p: BuildSponsoredTransferParams): Sponsor
   return {
     sender,
     nonce: uint('nonce', p.nonce, (1n << 256n) - 1n),
-    callData: encodeFunctionData({ abi: SIMPLE_7702_EXECUTE_ABI, functionName: 'execute', args: [getAddress(p.token), 0n, transfer] }),
+    callData: p.callData ?? encodeFunctionData({ abi: SIMPLE_7702_EXECUTE_ABI, functionName: 'execute', args: [getAddress(p.token), 0n, transfer] }),
     ...limits,
     maxFeePerGas: p.maxFeePerGas,
     maxPriorityFeePerGas: p.maxPriorityFeePerGas,
