@@ -1,12 +1,15 @@
 import createFetchClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import { balancesResource, type BalancesResource } from './balances.ts';
+import { callsResource, type CallsResource } from './calls.ts';
 import type { paths } from './generated/openapi.ts';
 import { retryingFetch, type RetryOptions } from './retrying-fetch.ts';
 
-/** The typed client: openapi-fetch over the service's `/v1` routes, plus the resources that wrap a route (`balances`). */
+/** The typed client: openapi-fetch over the service's `/v1` routes, plus the resources that wrap a route (`balances`, `calls`). */
 export type WalletClient = Client<paths, 'application/json'> & {
   /** `client.balances.get(walletId, { chainId })`: the data, or a thrown `WalletApiError`. */
   balances: BalancesResource;
+  /** `client.calls.send(walletId, { chainId, calls })`: a batch run atomically, or a thrown `WalletApiError`. */
+  calls: CallsResource;
 };
 
 export interface WalletClientOptions extends Omit<ClientOptions, 'baseUrl' | 'fetch'> {
@@ -28,5 +31,5 @@ export interface WalletClientOptions extends Omit<ClientOptions, 'baseUrl' | 'fe
 export function createClient({ baseUrl, apiKey, retry, fetch, ...options }: WalletClientOptions): WalletClient {
   if (!apiKey) throw new TypeError('createClient: apiKey is required');
   const client = createFetchClient<paths, 'application/json'>({ ...options, baseUrl, fetch: retryingFetch({ apiKey, retry, fetch }) });
-  return Object.assign(client, { balances: balancesResource(client) });
+  return Object.assign(client, { balances: balancesResource(client), calls: callsResource(client) });
 }

@@ -1,5 +1,6 @@
 export { createClient, type WalletClient, type WalletClientOptions } from './client.ts';
 export type { BalancesQuery, BalancesResource, WalletBalances } from './balances.ts';
+export type { CallsAccepted, CallsBroadcast, CallsRequest, CallsResource } from './calls.ts';
 export { unwrap, WalletApiError, WalletNetworkError } from './errors.ts';
 export { DEFAULT_RETRY, type RetryOptions } from './retrying-fetch.ts';
 export { paginate, type ListItem, type ListParams, type ListPath } from './paginate.ts';
