@@ -25,9 +25,9 @@ afterAll(async () => {
 });
 
 // Devnet code: anvil, LiteSVM, solc, faucets, test contracts, the devnets entry and the local-mode devnet wiring.
-// evm/sponsorship is production code (sponsored user operations) except its devnet deployment.
+// evm/sponsorship is production code (sponsored user operations) except its devnet deployment; so is evm/calls (batched calls).
 const DEVNET_CODE =
-  /litesvm|@foundry-rs|\/solc\/|\/chains\/src\/(devnets\.ts|evm\/(?!sponsorship\/)|evm\/sponsorship\/(deploy|artifacts)|solana\/)|\/apps\/api\/src\/local\/(devnets|sponsorship)\.ts/;
+  /litesvm|@foundry-rs|\/solc\/|\/chains\/src\/(devnets\.ts|evm\/(?!sponsorship\/|calls\/)|evm\/sponsorship\/(deploy|artifacts)|solana\/)|\/apps\/api\/src\/local\/(devnets|sponsorship)\.ts/;
 
 describe('a production process', () => {
   it('loads the chain gateways but no devnet code while serving', async () => {
