@@ -1,0 +1,315 @@
+/**
+ * Constant-time arithmetic modulo the secp256k1 group order
+ * n = 0xffffffff ffffffff ffffffff fffffffe baaedce6 af48a03b bfd25e8c d0364141, without BigInt.
+ *
+ * A {@link Scalar} is an array of 22 limbs of 12 bits (little-endian, 264 bits), always fully
+ * reduced (< n) and normalized (every limb in [0, 2^12)). Every operation runs the same instructions
+ * on the same memory whatever the values: fixed loop counts, no branch and no early exit on a value,
+ * no table indexed by a value, carries by shifts and masks, choices by masks (`select`, `cswap`).
+ * Limbs of 12 bits keep every intermediate a 32-bit integer: a product of two limbs is < 2^24 and a
+ * Montgomery column sums at most 66 of them (< 2^31), so every value stays a V8 small integer ("Smi",
+ * 32 bits in Node's x64 builds) in every tier of the JIT (interpreter, baseline, optimized), with no
+ * overflow into a heap number whose allocation would depend on the data; the arrays stay packed
+ * small-integer arrays.
+ *
+ * Multiplication is Montgomery's (CIOS, R = 2^264; Montgomery, "Modular multiplication without trial
+ * division", 1985; Koç, Acar, Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
+ * 1996); `mul` converts back, `mulMont` multiplies by an operand already in Montgomery form (the
+ * gadget vector, the challenges) in one step. Inversion is Fermat's little theorem with the fixed,
+ * public exponent n − 2 (the branch is on the exponent's bits, never on the operand).
+ *
+ * Where a branch is taken on a result (`isZero`, the strict decoder's `< n`), the result is public:
+ * it decides whether a protocol aborts, which the peer sees anyway. See the README, "Constant time".
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { CheckFailed } from './errors.ts';
+
+/** 22 limbs of 12 bits, little-endian, < n. Wipe secrets with `wipe` (or `.fill(0)`). */
+export type Scalar = number[];
+
+const K = 22;
+const BITS = 12;
+const MASK = 0xfff;
+/** A fresh array of 22 small integers (an array literal: V8 keeps it as packed small integers). */
+const alloc = (): Scalar => [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+function limbsOf(b: Uint8Array, at: number): Scalar {
+  const out = alloc();
+  for (let j = 0; j < K; j++) {
+    const bit = BITS * j;
+    const byte = bit >> 3; // little-endian byte index; depends on j only
+    const lo = byte < 32 ? b[at + 31 - byte]! : 0;
+    const hi = byte + 1 < 32 ? b[at + 30 - byte]! : 0;
+    out[j] = ((lo | (hi << 8)) >> (bit & 7)) & MASK;
+  }
+  return out;
+}
+
+const hexLimbs = (hex: string): Scalar => limbsOf(Buffer.from(hex, 'hex'), 0);
+const N_LIMBS = hexLimbs('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141');
+const HALF_N_LIMBS = hexLimbs('7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
+/** R² mod n, R = 2^264 (to Montgomery form). */
+const R2 = hexLimbs('1cd581c69bc5e697f5e45bcd07c73c1a3cedb42ce7fb6cbec074017ec566e1d9');
+/** 2^256·R mod n (folds the high half of a 64-byte value). */
+const K_R = hexLimbs('671cd581c69bc5e697f5e45bcd07c73b97594894fd6e33e4c8ee180c268b3b23');
+/** −n⁻¹ mod 2^12. */
+const NP = 319;
+/** n − 2, the Fermat exponent (public). */
+const N_MINUS_2 = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd036413f', 'hex');
+
+/** Carries every limb into [0, 2^12); returns the carry out of the top limb (signed). */
+function normalize(x: Scalar): number {
+  let c = 0;
+  for (let i = 0; i < K; i++) {
+    const v = x[i]! + c;
+    x[i] = v & MASK;
+    c = v >> BITS;
+  }
+  return c;
+}
+
+/** −1 if x < n, else 0 (x normalized, < 2^264). */
+function ltNMask(x: Scalar): number {
+  let c = 0;
+  for (let i = 0; i < K; i++) c = (x[i]! - N_LIMBS[i]! + c) >> BITS;
+  return c;
+}
+
+const D = alloc(); // scratch of condSubN (wiped after)
+
+/** x ← x − n if x ≥ n (x normalized, < 2n). */
+function condSubN(x: Scalar): void {
+  const d = D;
+  let c = 0;
+  for (let i = 0; i < K; i++) {
+    const v = x[i]! - N_LIMBS[i]! + c;
+    d[i] = v & MASK;
+    c = v >> BITS;
+  }
+  // c = −1: x < n, keep x; c = 0: take x − n
+  for (let i = 0; i < K; i++) x[i] = d[i]! ^ ((x[i]! ^ d[i]!) & c);
+  d.fill(0);
+}
+
+const M = new Int32Array(K); // the Montgomery quotient digits of the product in progress (wiped after)
+
+/**
+ * Montgomery product (a·b [+ c·d])·R⁻¹ mod n by product scanning (column by column, one accumulator):
+ * column i sums a_j·b_(i−j) [+ c_j·d_(i−j)] + m_j·n_(i−j) (at most 3·22 products of 12-bit limbs plus
+ * the carry: < 2^31), m_i = −acc·n⁻¹ mod 2^12 clears the column's low 12 bits, the carry moves on.
+ * Inputs normalized with a, c < R and b, d < n, so the result is < 3n before the final subtractions.
+ */
+function montMul(a: Scalar, b: Scalar): Scalar {
+  const m = M;
+  const n = N_LIMBS;
+  let acc = 0;
+  for (let i = 0; i < K; i++) {
+    for (let j = 0; j < i; j++) acc += a[j]! * b[i - j]! + m[j]! * n[i - j]!;
+    acc += a[i]! * b[0]!;
+    const mi = ((acc & MASK) * NP) & MASK;
+    m[i] = mi;
+    acc = (acc + mi * n[0]!) >> BITS; // exact: the low 12 bits are 0
+  }
+  const out = alloc();
+  for (let i = K; i < 2 * K - 1; i++) {
+    for (let j = i - K + 1; j < K; j++) acc += a[j]! * b[i - j]! + m[j]! * n[i - j]!;
+    out[i - K] = acc & MASK;
+    acc >>= BITS;
+  }
+  out[K - 1] = acc; // < 2n < 2^258: the top limb holds the rest
+  m.fill(0);
+  condSubN(out);
+  return out;
+}
+
+/** The same for a·b + c·d (result < 3n before two subtractions). */
+function montMul2(a: Scalar, b: Scalar, c: Scalar, d: Scalar): Scalar {
+  const m = M;
+  const n = N_LIMBS;
+  let acc = 0;
+  for (let i = 0; i < K; i++) {
+    for (let j = 0; j < i; j++) acc += a[j]! * b[i - j]! + c[j]! * d[i - j]! + m[j]! * n[i - j]!;
+    acc += a[i]! * b[0]! + c[i]! * d[0]!;
+    const mi = ((acc & MASK) * NP) & MASK;
+    m[i] = mi;
+    acc = (acc + mi * n[0]!) >> BITS;
+  }
+  const out = alloc();
+  for (let i = K; i < 2 * K - 1; i++) {
+    for (let j = i - K + 1; j < K; j++) acc += a[j]! * b[i - j]! + c[j]! * d[i - j]! + m[j]! * n[i - j]!;
+    out[i - K] = acc & MASK;
+    acc >>= BITS;
+  }
+  out[K - 1] = acc;
+  m.fill(0);
+  condSubN(out);
+  condSubN(out);
+  return out;
+}
+
+
+export const zero = (): Scalar => alloc();
+/** A small public constant (0 ≤ k < 2^24) as a scalar. */
+export function fromSmall(k: number): Scalar {
+  const s = alloc();
+  s[0] = k & MASK;
+  s[1] = (k >> BITS) & MASK;
+  return s;
+}
+const ONE = fromSmall(1);
+
+export function add(a: Scalar, b: Scalar): Scalar {
+  const r = alloc();
+  for (let i = 0; i < K; i++) r[i] = a[i]! + b[i]!;
+  normalize(r);
+  condSubN(r);
+  return r;
+}
+
+export function sub(a: Scalar, b: Scalar): Scalar {
+  const r = alloc();
+  for (let i = 0; i < K; i++) r[i] = a[i]! - b[i]!;
+  const borrow = normalize(r); // −1 if a < b (r = a − b + 2^264), else 0
+  for (let i = 0; i < K; i++) r[i] = r[i]! + (N_LIMBS[i]! & borrow);
+  normalize(r); // the carry out cancels the 2^264
+  return r;
+}
+
+export const neg = (a: Scalar): Scalar => sub(zero(), a);
+
+/** a·b mod n. */
+export const mul = (a: Scalar, b: Scalar): Scalar => {
+  const t = montMul(a, b);
+  const r = montMul(t, R2);
+  t.fill(0);
+  return r;
+};
+
+/** a·R mod n: the Montgomery form, for an operand used in many products (`mulMont`). */
+export const toMont = (a: Scalar): Scalar => montMul(a, R2);
+
+/** a·b mod n where `bMont` = toMont(b). */
+export const mulMont = (a: Scalar, bMont: Scalar): Scalar => montMul(a, bMont);
+
+/** a·b + c·d mod n where `bMont` = toMont(b), `dMont` = toMont(d) (one reduction for both products). */
+export const mulAddMont = (a: Scalar, bMont: Scalar, c: Scalar, dMont: Scalar): Scalar => montMul2(a, bMont, c, dMont);
+
+/** a⁻¹ mod n (0 gives 0) by a^(n−2): fixed square-and-multiply over the public exponent's bits. */
+export function invert(a: Scalar): Scalar {
+  const x = toMont(a);
+  let r = toMont(ONE);
+  for (let i = 0; i < 256; i++) {
+    const sq = montMul(r, r);
+    r.fill(0);
+    r = sq;
+    if ((N_MINUS_2[i >> 3]! >> (7 - (i & 7))) & 1) {
+      const m = montMul(r, x);
+      r.fill(0);
+      r = m;
+    }
+  }
+  const out = montMul(r, ONE);
+  r.fill(0);
+  x.fill(0);
+  return out;
+}
+
+/** `mask` −1 → a, 0 → b. */
+export function select(mask: number, a: Scalar, b: Scalar): Scalar {
+  const r = alloc();
+  for (let i = 0; i < K; i++) r[i] = b[i]! ^ ((a[i]! ^ b[i]!) & mask);
+  return r;
+}
+
+/** Swaps a and b in place when `mask` is −1. */
+export function cswap(mask: number, a: Scalar, b: Scalar): void {
+  for (let i = 0; i < K; i++) {
+    const t = (a[i]! ^ b[i]!) & mask;
+    a[i] = a[i]! ^ t;
+    b[i] = b[i]! ^ t;
+  }
+}
+
+/** A secret bit (0 or 1) → the mask select/cswap take (0 or −1). */
+export const bitMask = (bit: number): number => -(bit & 1);
+
+/** −1 if a = b, else 0. */
+export function eqMask(a: Scalar, b: Scalar): number {
+  let d = 0;
+  for (let i = 0; i < K; i++) d |= a[i]! ^ b[i]!;
+  return (d - 1) >> 31;
+}
+
+export const isZeroMask = (a: Scalar): number => eqMask(a, ONE_ZERO);
+const ONE_ZERO = alloc();
+/** For checks whose outcome is public (the session aborts or not). */
+export const isZero = (a: Scalar): boolean => isZeroMask(a) !== 0;
+export const equal = (a: Scalar, b: Scalar): boolean => eqMask(a, b) !== 0;
+
+/** −1 if a > (n − 1)/2 (a "high" s), else 0. */
+export function isHighMask(a: Scalar): number {
+  let c = 0;
+  for (let i = 0; i < K; i++) c = (HALF_N_LIMBS[i]! - a[i]! + c) >> BITS;
+  return c;
+}
+
+/** 32 big-endian bytes, any value < 2^256, reduced mod n (one conditional subtraction). */
+export function fromBytesReduce(b: Uint8Array, at = 0): Scalar {
+  const x = limbsOf(b, at);
+  condSubN(x);
+  return x;
+}
+
+/** Strict decoding of a peer's scalar: exactly 32 bytes and < n, else `CheckFailed('scalar not reduced')`. */
+export function fromBytesStrict(b: Uint8Array, at = 0, length = b.length - at): Scalar {
+  if (length !== 32) throw new CheckFailed('scalar length');
+  const x = limbsOf(b, at);
+  if (ltNMask(x) === 0) {
+    x.fill(0);
+    throw new CheckFailed('scalar not reduced');
+  }
+  return x;
+}
+
+/** 64 big-endian bytes (a hash output) mod n: hi·2^256 + lo. */
+export function reduceWide(b: Uint8Array): Scalar {
+  if (b.length !== 64) throw new CheckFailed('wide scalar length');
+  const hi = fromBytesReduce(b, 0);
+  const lo = fromBytesReduce(b, 32);
+  const h = montMul(hi, K_R);
+  const r = add(h, lo);
+  wipe(hi, lo, h);
+  return r;
+}
+
+/** Writes `s` as 32 big-endian bytes at `offset`. */
+export function writeScalar(out: Uint8Array, offset: number, s: Scalar): void {
+  for (let i = 0; i < 32; i++) {
+    const bit = 8 * i;
+    const j = (bit / BITS) | 0; // depends on i only
+    const hi = j + 1 < K ? s[j + 1]! : 0;
+    out[offset + 31 - i] = ((s[j]! | (hi << BITS)) >> (bit % BITS)) & 0xff;
+  }
+}
+
+export function toBytes(s: Scalar): Uint8Array {
+  const out = new Uint8Array(32);
+  writeScalar(out, 0, s);
+  return out;
+}
+
+/** A uniformly random scalar in [1, n) (rejection sampling; a rejected draw is discarded). */
+export function random(): Scalar {
+  for (;;) {
+    const b = randomBytes(32);
+    const x = limbsOf(b, 0);
+    b.fill(0);
+    if ((ltNMask(x) & ~isZeroMask(x)) !== 0) return x;
+    x.fill(0);
+  }
+}
+
+export function wipe(...xs: Scalar[]): void {
+  for (const x of xs) x.fill(0);
+}
