@@ -13,7 +13,9 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { addPoints, equalBytes, mulBase, mulPoint, negPoint, randomScalar, taggedHash, u32be } from './curve.ts';
+import { addPoints, equalBytes, mulBase, mulPoint, negPoint, taggedHash, u32be } from './group.ts';
+import * as S from './scalar.ts';
+import type { Scalar } from './scalar.ts';
 import { check } from './errors.ts';
 import { KAPPA } from './ote.ts';
 import type { KeyShare } from './keyshare.ts';
@@ -33,7 +35,7 @@ function select(a: Uint8Array, b: Uint8Array, choice: number): Uint8Array {
 export class OtSetupSession extends Steps {
   private sid: Uint8Array = new Uint8Array(32);
   // Bob role (this party's base-OT sender)
-  private b = 0n;
+  private b: Scalar = S.zero();
   private B: Uint8Array = new Uint8Array(0);
   private rho0: Uint8Array[] = [];
   private rho1: Uint8Array[] = [];
@@ -61,7 +63,7 @@ export class OtSetupSession extends Steps {
       check(!equalBytes(n, this.ownNonce), 'reflected nonce');
       const [n1, n2] = this.me === 1 ? [this.ownNonce, n] : [n, this.ownNonce];
       this.sid = sessionId('ot-setup', this.share.publicKey, n1, n2);
-      this.b = randomScalar();
+      this.b = S.random();
       this.B = mulBase(this.b);
       const proof = proveDlog('ot-base', this.sid, this.me, peerOf(this.me), this.b, this.B);
       return writeProof(header(MSG.OT_1, this.me, this.sid).bytes(this.B), proof).finish();
@@ -78,12 +80,13 @@ export class OtSetupSession extends Steps {
       verifyDlog('ot-base', this.sid, peerOf(this.me), this.me, B, proof);
       const w = header(MSG.OT_2, this.me, this.sid);
       for (let i = 0; i < KAPPA; i++) {
-        const a = randomScalar();
+        const a = S.random();
         const aG = mulBase(a);
         const aGB = addPoints(aG, B);
         check(aGB !== null, 'identity');
         w.bytes(select(aG, aGB, bit(this.delta, i)));
         this.rhoD.push(this.rho(peerOf(this.me), i, mulPoint(B, a)));
+        S.wipe(a);
       }
       return w.finish();
     });
@@ -113,7 +116,7 @@ export class OtSetupSession extends Steps {
         w.bytes(x0);
       }
       r.end();
-      this.b = 0n;
+      S.wipe(this.b);
       return w.finish();
     });
   }
@@ -183,7 +186,7 @@ export class OtSetupSession extends Steps {
 
   protected override wipe(): void {
     super.wipe();
-    this.b = 0n;
+    S.wipe(this.b);
     this.delta.fill(0);
     for (const a of [this.rho0, this.rho1, this.rhoD]) for (const x of a) x.fill(0);
   }

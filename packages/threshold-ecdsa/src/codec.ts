@@ -5,7 +5,8 @@
  * @module
  */
 import { check } from './errors.ts';
-import { assertPeerPoint, decodeScalar, POINT_BYTES, SCALAR_BYTES, bigToBytes } from './curve.ts';
+import { assertPeerPoint, decodeScalar, POINT_BYTES, SCALAR_BYTES } from './group.ts';
+import { toBytes, type Scalar } from './scalar.ts';
 
 export class Writer {
   private readonly parts: Uint8Array[] = [];
@@ -23,8 +24,8 @@ export class Writer {
     this.parts.push(b);
     return this;
   }
-  scalar(x: bigint): this {
-    return this.bytes(bigToBytes(x));
+  scalar(x: Scalar): this {
+    return this.bytes(toBytes(x));
   }
   /** A length-prefixed byte string. */
   varBytes(b: Uint8Array): this {
@@ -50,8 +51,12 @@ export class Reader {
   u32(): number {
     return Buffer.from(this.bytes(4)).readUInt32BE(0);
   }
-  scalar(): bigint {
-    return decodeScalar(this.bytes(SCALAR_BYTES));
+  /** A peer's scalar, strictly decoded (32 bytes, < n), constant time. */
+  scalar(): Scalar {
+    const b = this.bytes(SCALAR_BYTES);
+    const s = decodeScalar(b);
+    b.fill(0);
+    return s;
   }
   point(): Uint8Array {
     return assertPeerPoint(this.bytes(POINT_BYTES));

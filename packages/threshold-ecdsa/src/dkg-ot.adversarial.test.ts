@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { addToScalar, expectAbort, HEADER, offCurvePoint, sidOf, splice } from './adversary.ts';
-import { bytesToBig, ecc, mulBase, N, randomScalar, taggedHash } from './curve.ts';
+import { bigToBytes, bytesToBig, ecc, mulBase, N, randomScalar, taggedHash } from './curve.ts';
 import { combineOfflineContributions } from './offline.ts';
 import { Writer } from './codec.ts';
 import { DkgSession } from './dkg.ts';
 import { KeyShare } from './keyshare.ts';
-import { proveDlog, writeProof } from './proofs.ts';
+import { proveDlog as proveDlogCt, writeProof } from './proofs.ts';
+import { fromBytesStrict } from './scalar.ts';
 import { runDkg, runDkgFull, runOtSetup, runPresign, finishBoth } from './test-helpers.ts';
 
+// The scripted peer keeps its secrets as BigInt (test code); the prover takes constant-time scalars.
+const proveDlog = (purpose: string, sid: Uint8Array, prover: 1 | 2, verifier: 1 | 2, x: bigint, X: Uint8Array) =>
+  proveDlogCt(purpose, sid, prover, verifier, fromBytesStrict(bigToBytes(x)), X);
 const proofBytes = (p: ReturnType<typeof proveDlog>) => writeProof(new Writer(), p).finish();
 const OFF_CURVE = offCurvePoint((p) => ecc.isPoint(p));
 const BAD_POINTS: Record<string, Uint8Array> = {
@@ -31,7 +35,7 @@ function scriptedPeer() {
   return { honest, a0, a1, C0, C1, salt, sid };
 }
 const openMsg = (sid: Uint8Array, C0: Uint8Array, C1: Uint8Array, salt: Uint8Array, proof: ReturnType<typeof proveDlog>, share: bigint) =>
-  writeProof(new Writer().u8(1).u8(0x12).u8(2).u8(1).bytes(sid).bytes(C0).bytes(C1).bytes(salt), proof).scalar(share).finish();
+  writeProof(new Writer().u8(1).u8(0x12).u8(2).u8(1).bytes(sid).bytes(C0).bytes(C1).bytes(salt), proof).bytes(bigToBytes(share)).finish();
 const commitMsg = (sid: Uint8Array, c: Uint8Array) => new Writer().u8(1).u8(0x11).u8(2).u8(1).bytes(sid).bytes(c).finish();
 // DKG open: C0(33) ‖ C1(33) ‖ salt(32) ‖ proof(65) ‖ f_j(i)(32)
 const PROOF_AT = HEADER + 66 + 32;

@@ -19,7 +19,9 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { add, addPoints, bigToBytes, concat, equalBytes, mul, mulBase, mulPoint, randomScalar, taggedHash } from './curve.ts';
+import { addPoints, concat, equalBytes, mulBase, mulPoint, taggedHash } from './group.ts';
+import * as S from './scalar.ts';
+import type { Scalar } from './scalar.ts';
 import { check, invalidInput } from './errors.ts';
 import { newKeyShare, type KeyShare } from './keyshare.ts';
 import { readProof, proveDlog, verifyDlog, writeProof } from './proofs.ts';
@@ -47,8 +49,8 @@ function commitment(sid: Uint8Array, from: PartyId, C0: Uint8Array, C1: Uint8Arr
 
 export class DkgSession extends Steps {
   private sid: Uint8Array = new Uint8Array(32);
-  private a0: bigint;
-  private a1: bigint;
+  private readonly a0: Scalar;
+  private readonly a1: Scalar;
   private readonly C0: Uint8Array;
   private readonly C1: Uint8Array;
   private readonly salt = randomBytes(32);
@@ -61,14 +63,18 @@ export class DkgSession extends Steps {
   ) {
     super();
     if (partyId !== 1 && partyId !== 2) throw invalidInput('party id must be 1 or 2');
-    this.a0 = randomScalar();
-    this.a1 = randomScalar();
+    this.a0 = S.random();
+    this.a1 = S.random();
     this.C0 = mulBase(this.a0);
     this.C1 = mulBase(this.a1);
   }
 
-  private f(x: bigint): bigint {
-    return add(this.a0, mul(this.a1, x));
+  /** f_i(x) = a_i0 + a_i1·x at a participant's (public) index x. */
+  private f(x: number): Scalar {
+    const t = S.mul(this.a1, S.fromSmall(x));
+    const r = S.add(this.a0, t);
+    S.wipe(t);
+    return r;
   }
 
   /** Round 0: send this to the peer. */
@@ -96,7 +102,10 @@ export class DkgSession extends Steps {
       const peer = peerOf(this.partyId);
       const proof = proveDlog('dkg', this.sid, this.partyId, peer, this.a0, this.C0);
       const w = writeProof(header(MSG.DKG_OPEN, this.partyId, this.sid).bytes(this.C0).bytes(this.C1).bytes(this.salt), proof);
-      return w.scalar(this.f(BigInt(peer))).finish();
+      const share = this.f(peer);
+      const out = w.scalar(share).finish();
+      S.wipe(share);
+      return out;
     });
   }
 
@@ -114,18 +123,22 @@ export class DkgSession extends Steps {
       r.end();
       check(equalBytes(commitment(this.sid, peer, D0, D1, saltP), this.peerCommitment), 'commitment opening');
       verifyDlog('dkg', this.sid, peer, me, D0, proof);
-      const expected = addPoints(D0, mulPoint(D1, BigInt(me)));
-      check(fromPeer !== 0n && expected !== null && equalBytes(mulBase(fromPeer), expected), 'secret share does not match its commitments');
+      const expected = addPoints(D0, mulPoint(D1, S.fromSmall(me)));
+      check(!S.isZero(fromPeer) && expected !== null && equalBytes(mulBase(fromPeer), expected), 'secret share does not match its commitments');
       const pk = addPoints(this.C0, D0);
       check(pk !== null, 'public key is the identity');
       const B = addPoints(this.C1, D1);
       check(B !== null, 'identity');
-      const Y = [1n, 2n, 3n].map((k) => addPoints(pk, mulPoint(B, k)));
+      const Y = [1, 2, 3].map((k) => addPoints(pk, mulPoint(B, S.fromSmall(k))));
       check(Y.every((y) => y !== null), 'verifying share is the identity');
-      const mine = add(this.f(BigInt(me)), fromPeer);
-      check(mine !== 0n, 'share is zero');
+      const own = this.f(me);
+      const mine = S.add(own, fromPeer);
+      S.wipe(own, fromPeer);
+      check(!S.isZero(mine), 'share is zero');
       const share = newKeyShare(me, mine, Y as [Uint8Array, Uint8Array, Uint8Array], pk);
-      const offline = { sender: me, share: bigToBytes(this.f(3n)), commitments: concat(this.C0, this.C1) };
+      const f3 = this.f(3);
+      const offline = { sender: me, share: S.toBytes(f3), commitments: concat(this.C0, this.C1) };
+      S.wipe(mine, f3);
       this.close();
       return { share, offline };
     });
@@ -133,6 +146,6 @@ export class DkgSession extends Steps {
 
   protected override wipe(): void {
     super.wipe();
-    this.a0 = this.a1 = 0n;
+    S.wipe(this.a0, this.a1);
   }
 }

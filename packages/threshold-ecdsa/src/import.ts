@@ -11,7 +11,9 @@
  * and it wipes what it dealt once each share is handed on.
  * @module
  */
-import { add, addPoints, bigToBytes, bytesToBig, equalBytes, mul, mulBase, mulPoint, N, negPoint, randomScalar } from './curve.ts';
+import { addPoints, equalBytes, mulBase, mulPoint, negPoint } from './group.ts';
+import * as S from './scalar.ts';
+import type { Scalar } from './scalar.ts';
 import { invalidInput } from './errors.ts';
 import { newKeyShare, type KeyShare } from './keyshare.ts';
 
@@ -38,34 +40,43 @@ export interface DealtKey {
  */
 export function dealKeyShares(secretKey: Uint8Array, expectedPublicKey?: Uint8Array): DealtKey {
   if (secretKey.length !== 32) throw invalidInput('import: a secret key is 32 bytes');
-  let sk = bytesToBig(secretKey);
-  let a1 = 0n;
-  let p: bigint[] = [];
+  let sk: Scalar = S.zero();
+  let a1: Scalar = S.zero();
+  let p: Scalar[] = [];
   try {
-    if (sk === 0n || sk >= N) throw invalidInput('import: the secret key is not a scalar in [1, n)');
+    try {
+      sk = S.fromBytesStrict(secretKey);
+    } catch {
+      throw invalidInput('import: the secret key is not a scalar in [1, n)');
+    }
+    if (S.isZero(sk)) throw invalidInput('import: the secret key is not a scalar in [1, n)');
     const pk = mulBase(sk);
     if (expectedPublicKey && !equalBytes(pk, expectedPublicKey)) throw invalidInput('import: the secret key does not give the expected public key');
     // A zero share has no point; with a random a_1 that happens with probability ~3/n, so draw again.
     do {
-      a1 = randomScalar();
-      p = [1n, 2n, 3n].map((k) => add(sk, mul(a1, k)));
-    } while (p.some((s) => s === 0n));
+      S.wipe(a1, ...p);
+      a1 = S.random();
+      p = [1, 2, 3].map((k) => {
+        const t = S.mul(a1, S.fromSmall(k));
+        const pk = S.add(sk, t);
+        S.wipe(t);
+        return pk;
+      });
+    } while (p.some((s) => S.isZero(s)));
     const B = mulBase(a1);
     const Y = p.map((s) => mulBase(s)) as [Uint8Array, Uint8Array, Uint8Array];
-    for (const [index, k] of [1n, 2n, 3n].entries()) {
-      const expected = addPoints(pk, mulPoint(B, k));
+    for (const [index, k] of [1, 2, 3].entries()) {
+      const expected = addPoints(pk, mulPoint(B, S.fromSmall(k)));
       if (!expected || !equalBytes(expected, Y[index]!)) throw invalidInput('import: dealt shares are inconsistent');
     }
-    const pk2 = addPoints(mulPoint(Y[0], 2n), negPoint(Y[1]));
+    const pk2 = addPoints(mulPoint(Y[0], S.fromSmall(2)), negPoint(Y[1]));
     if (!pk2 || !equalBytes(pk2, pk)) throw invalidInput('import: dealt shares are inconsistent');
     return {
       shares: [newKeyShare(1, p[0]!, Y, pk), newKeyShare(2, p[1]!, Y, pk)],
-      offline: { share: bigToBytes(p[2]!), verifyingShare: Y[2] },
+      offline: { share: S.toBytes(p[2]!), verifyingShare: Y[2] },
       publicKey: pk,
     };
   } finally {
-    // BigInt copies may survive in V8 (see the README); these are the references this function holds.
-    sk = a1 = 0n;
-    p.fill(0n);
+    S.wipe(sk, a1, ...p);
   }
 }

@@ -9,7 +9,9 @@
  * @module
  */
 import { Reader, Writer } from './codec.ts';
-import { add, assertPeerPoint, bigToBytes, bytesToBig, mulBase, mulPoint, negPoint, N, addPoints, equalBytes, mul } from './curve.ts';
+import { assertPeerPoint, mulBase, mulPoint, negPoint, addPoints, equalBytes } from './group.ts';
+import * as S from './scalar.ts';
+import type { Scalar } from './scalar.ts';
 import { CheckFailed, invalidInput, ThresholdEcdsaError } from './errors.ts';
 import { KAPPA } from './ote.ts';
 import type { PartyId } from './session.ts';
@@ -32,7 +34,7 @@ const SHARE_MAGIC = 0x4b; // 'K'
 const SHARE_VERSION = 1;
 
 /** Lagrange coefficients at 0 for the signing set {1, 2}: λ_1 = 2/(2−1), λ_2 = 1/(1−2). */
-const LAMBDA: Record<PartyId, bigint> = { 1: 2n, 2: N - 1n };
+const LAMBDA: Record<PartyId, Scalar> = { 1: S.fromSmall(2), 2: S.neg(S.fromSmall(1)) };
 
 export class KeyShare {
   private otStatus: OtStatus;
@@ -48,7 +50,7 @@ export class KeyShare {
     status?: OtStatus,
   ) {
     this.otStatus = status ?? (otState ? 'ready' : 'absent');
-    this.publicShares = { 1: mulPoint(verifyingShares[0], 2n), 2: negPoint(verifyingShares[1]) };
+    this.publicShares = { 1: mulPoint(verifyingShares[0], S.fromSmall(2)), 2: negPoint(verifyingShares[1]) };
   }
 
   get peerId(): PartyId {
@@ -70,9 +72,12 @@ export class KeyShare {
   markOtUnusable(): void {
     if (this.otState) this.otStatus = 'unusable';
   }
-  /** @internal the additive signing share x_i = λ_i·p(i) (BigInt: see the README). */
-  secretScalar(): bigint {
-    return mul(LAMBDA[this.partyId], bytesToBig(this.secret));
+  /** @internal the additive signing share x_i = λ_i·p(i), constant time; the caller wipes it. */
+  secretScalar(): Scalar {
+    const p = S.fromBytesReduce(this.secret);
+    const x = S.mul(LAMBDA[this.partyId], p);
+    S.wipe(p);
+    return x;
   }
   /** @internal the correlations, only while `ready`. */
   readyOt(): OtCorrelations {
@@ -97,13 +102,20 @@ export class KeyShare {
    * @internal the share after a refresh by the sharing of zero δ(x) = r·x with R = r·G (refresh.ts):
    * p'(i) = p(i) + i·r, Y'_k = Y_k + k·R, the same public key, no OT correlations yet.
    */
-  refreshed(r: bigint, R: Uint8Array): KeyShare {
-    const next = add(bytesToBig(this.secret), mul(BigInt(this.partyId), r));
-    const Y = [1n, 2n, 3n].map((k, index) => addPoints(this.verifyingShares[index]!, mulPoint(R, k)));
-    if (next === 0n || Y.some((y) => y === null)) throw new CheckFailed('refreshed share is zero or a verifying share the identity');
-    const verifying = Y as [Uint8Array, Uint8Array, Uint8Array];
-    if (!equalBytes(mulBase(next), verifying[this.partyId - 1]!)) throw new CheckFailed('refreshed share does not match its verifying share');
-    return new KeyShare(this.partyId, bigToBytes(next), verifying, this.publicKey, null);
+  refreshed(r: Scalar, R: Uint8Array): KeyShare {
+    const p = S.fromBytesReduce(this.secret);
+    const ir = S.mul(S.fromSmall(this.partyId), r);
+    const next = S.add(p, ir);
+    S.wipe(p, ir);
+    try {
+      const Y = [1, 2, 3].map((k, index) => addPoints(this.verifyingShares[index]!, mulPoint(R, S.fromSmall(k))));
+      if (S.isZero(next) || Y.some((y) => y === null)) throw new CheckFailed('refreshed share is zero or a verifying share the identity');
+      const verifying = Y as [Uint8Array, Uint8Array, Uint8Array];
+      if (!equalBytes(mulBase(next), verifying[this.partyId - 1]!)) throw new CheckFailed('refreshed share does not match its verifying share');
+      return new KeyShare(this.partyId, S.toBytes(next), verifying, this.publicKey, null);
+    } finally {
+      S.wipe(next);
+    }
   }
 
   /** Overwrites every secret byte array of this share. */
@@ -137,16 +149,24 @@ export class KeyShare {
       const id = r.u8();
       if (id !== 1 && id !== 2) throw new CheckFailed('party id');
       const secret = r.bytes(32);
-      const x = bytesToBig(secret);
-      if (x === 0n || x >= N) throw new CheckFailed('secret');
+      let x: Scalar;
+      try {
+        x = S.fromBytesStrict(secret);
+      } catch {
+        throw new CheckFailed('secret');
+      }
+      if (S.isZero(x)) throw new CheckFailed('secret');
       const Y1 = assertPeerPoint(r.bytes(33));
       const Y2 = assertPeerPoint(r.bytes(33));
       const Y3 = assertPeerPoint(r.bytes(33));
       const pk = assertPeerPoint(r.bytes(33));
-      if (!equalBytes(mulBase(x), id === 1 ? Y1 : Y2)) throw new CheckFailed('secret does not match its verifying share');
+      const X = mulBase(x);
+      S.wipe(x);
+      if (!equalBytes(X, id === 1 ? Y1 : Y2)) throw new CheckFailed('secret does not match its verifying share');
       // degree 1: Y_k = A + k·B, so 2·Y_1 − Y_2 = A = pk and 2·Y_2 − Y_1 = Y_3
-      const pk2 = addPoints(mulPoint(Y1, 2n), negPoint(Y2));
-      const y3 = addPoints(mulPoint(Y2, 2n), negPoint(Y1));
+      const two = S.fromSmall(2);
+      const pk2 = addPoints(mulPoint(Y1, two), negPoint(Y2));
+      const y3 = addPoints(mulPoint(Y2, two), negPoint(Y1));
       if (!pk2 || !equalBytes(pk2, pk) || !y3 || !equalBytes(y3, Y3)) throw new CheckFailed('verifying shares');
       const statusByte = r.u8();
       if (statusByte > 2) throw new CheckFailed('status');
@@ -167,6 +187,6 @@ export class KeyShare {
   }
 }
 
-export function newKeyShare(id: PartyId, share: bigint, verifying: readonly [Uint8Array, Uint8Array, Uint8Array], pk: Uint8Array): KeyShare {
-  return new KeyShare(id, bigToBytes(share), verifying, pk, null);
+export function newKeyShare(id: PartyId, share: Scalar, verifying: readonly [Uint8Array, Uint8Array, Uint8Array], pk: Uint8Array): KeyShare {
+  return new KeyShare(id, S.toBytes(share), verifying, pk, null);
 }

@@ -12,60 +12,93 @@
  * χ̂_k·γ̂_{j,k} (compared as the hash) and outputs d_k = Σ_j g_j·γ̃_{j,k} + b·γ_{A,k}.
  * @module
  */
-import { N, add, hashToScalar, mod, mul, randomScalar, readScalarAt, sub, taggedHash, writeScalarAt } from './curve.ts';
+import { hashToScalar, taggedHash } from './group.ts';
 import { check } from './errors.ts';
 import type { Reader, Writer } from './codec.ts';
 import { oteReceive, oteSend, rowOutput, XI, KAPPA, type OteReceiverState } from './ote.ts';
+import * as S from './scalar.ts';
+import type { Scalar } from './scalar.ts';
 
 export const L = 2;
 const W = 2 * L; // correlations per OT: ã_1..ã_L, â_1..â_L
 const CHUNK = 32; // bytes per scalar drawn from an OT output: n > 2^256 - 2^129, so reducing mod n is 2^-127-close to uniform
 export const MUL_SENDER_BYTES = XI * W * 32 + 32 + L * 32 + L * 32;
 
-export const GADGET: readonly bigint[] = Array.from({ length: XI }, (_, j) =>
-  j < KAPPA ? 1n << BigInt(j) : hashToScalar('mul/gadget', Uint8Array.of(j >> 8, j & 255)),
-);
+function powerOfTwo(j: number): Scalar {
+  const b = new Uint8Array(32);
+  b[31 - (j >> 3)] = 1 << (j & 7);
+  return S.fromBytesReduce(b);
+}
 
-function expand(buf: Uint8Array): bigint[] {
-  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const out: bigint[] = [];
-  for (let k = 0; k < W; k++) out.push(mod(readScalarAt(v, k * CHUNK)));
+/** The gadget vector (public): 2^0…2^255, then 2s = 160 pseudo-random scalars. */
+export const GADGET: readonly Scalar[] = Array.from({ length: XI }, (_, j) =>
+  j < KAPPA ? powerOfTwo(j) : hashToScalar('mul/gadget', Uint8Array.of(j >> 8, j & 255)),
+);
+/** The same in Montgomery form, for one-step products `S.mulMont(x, GADGET_MONT[j])`. */
+const GADGET_MONT: readonly Scalar[] = GADGET.map((g) => S.toMont(g));
+const ZERO = S.zero();
+
+/** W scalars from one OT output (32 bytes each, reduced mod n); wipes the output. */
+function expand(buf: Uint8Array): Scalar[] {
+  const out: Scalar[] = [];
+  for (let k = 0; k < W; k++) out.push(S.fromBytesReduce(buf, k * CHUNK));
   buf.fill(0);
   return out;
 }
 
-function challenges(sid: Uint8Array, bobMessage: Uint8Array, tau: Uint8Array): { tilde: bigint[]; hat: bigint[] } {
+/** χ̃_k, χ̂_k (public once τ is sent), in Montgomery form. */
+function challenges(sid: Uint8Array, bobMessage: Uint8Array, tau: Uint8Array): { tilde: Scalar[]; hat: Scalar[] } {
   const t = taggedHash('mul/transcript', sid, bobMessage, tau);
-  const tilde: bigint[] = [];
-  const hat: bigint[] = [];
+  const tilde: Scalar[] = [];
+  const hat: Scalar[] = [];
   for (let k = 0; k < L; k++) {
-    tilde.push(hashToScalar('mul/chi-tilde', sid, Uint8Array.of(k), t));
-    hat.push(hashToScalar('mul/chi-hat', sid, Uint8Array.of(k), t));
+    tilde.push(S.toMont(hashToScalar('mul/chi-tilde', sid, Uint8Array.of(k), t)));
+    hat.push(S.toMont(hashToScalar('mul/chi-hat', sid, Uint8Array.of(k), t)));
   }
   return { tilde, hat };
 }
 
+/** Σ_j g_j·x_j[k] (constant time: every term multiplied, none skipped). */
+function gadgetSum(xs: readonly Scalar[][], k: number): Scalar {
+  let acc = S.zero();
+  for (let j = 0; j < XI; j++) {
+    const t = S.mulMont(xs[j]![k]!, GADGET_MONT[j]!);
+    const next = S.add(acc, t);
+    S.wipe(acc, t);
+    acc = next;
+  }
+  return acc;
+}
+
+const wipeRows = (rows: Scalar[][]): void => {
+  for (const row of rows) S.wipe(...row);
+};
+
 export interface MulReceiverState {
-  readonly b: bigint;
+  readonly b: Scalar;
   readonly ote: OteReceiverState;
   readonly message: Uint8Array;
 }
 
-/** Bob, round 1: random input b; the message is the OT-extension matrix and its check. */
+/** Bob, round 1: random input b = ⟨g, β⟩ (β selected by masks); the message is the OT-extension matrix and its check. */
 export function mulReceiverStart(seeds0: readonly Uint8Array[], seeds1: readonly Uint8Array[], sid: Uint8Array): MulReceiverState {
   const { message, state } = oteReceive(seeds0, seeds1, sid);
-  let b = 0n;
-  for (let j = 0; j < XI; j++) b += GADGET[j]! * BigInt(state.beta[j]!);
-  return { b: mod(b), ote: state, message };
+  let b = S.zero();
+  for (let j = 0; j < XI; j++) {
+    const t = S.select(S.bitMask(state.beta[j]!), GADGET[j]!, ZERO);
+    const next = S.add(b, t);
+    S.wipe(b, t);
+    b = next;
+  }
+  return { b, ote: state, message };
 }
 
 /** Alice, round 2: checks Bob's extension message, writes her message; returns her output shares c. */
-export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8Array[], sid: Uint8Array, bobMessage: Uint8Array, r: Reader, a: readonly bigint[], w: Writer): bigint[] {
+export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8Array[], sid: Uint8Array, bobMessage: Uint8Array, r: Reader, a: readonly Scalar[], w: Writer): Scalar[] {
   const q = oteSend(delta, chosenSeeds, sid, r);
-  const pads = Array.from({ length: W }, () => randomScalar());
-  const z0: bigint[][] = [];
+  const pads = Array.from({ length: W }, () => S.random());
+  const z0: Scalar[][] = [];
   const tau = new Uint8Array(XI * W * 32);
-  const tauView = new DataView(tau.buffer);
   const row1 = new Uint8Array(32);
   for (let j = 0; j < XI; j++) {
     const row = q.subarray(j * 32, j * 32 + 32);
@@ -73,72 +106,90 @@ export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8A
     const a0 = expand(rowOutput(sid, j, row, W * CHUNK));
     const a1 = expand(rowOutput(sid, j, row1, W * CHUNK));
     z0.push(a0);
-    for (let k = 0; k < W; k++) writeScalarAt(tauView, (j * W + k) * 32, add(sub(a1[k]!, a0[k]!), pads[k]!));
+    for (let k = 0; k < W; k++) {
+      const d = S.sub(a1[k]!, a0[k]!);
+      const t = S.add(d, pads[k]!);
+      S.writeScalar(tau, (j * W + k) * 32, t);
+      S.wipe(d, t);
+    }
+    wipeRows([a1]);
   }
   q.fill(0);
   row1.fill(0);
   const chi = challenges(sid, bobMessage, tau);
   const rBytes = new Uint8Array(L * XI * 32);
-  const rView = new DataView(rBytes.buffer);
   for (let k = 0; k < L; k++) {
-    for (let j = 0; j < XI; j++) writeScalarAt(rView, (k * XI + j) * 32, add(mul(chi.tilde[k]!, z0[j]![k]!), mul(chi.hat[k]!, z0[j]![L + k]!)));
+    for (let j = 0; j < XI; j++) {
+      const v = S.mulAddMont(z0[j]![k]!, chi.tilde[k]!, z0[j]![L + k]!, chi.hat[k]!);
+      S.writeScalar(rBytes, (k * XI + j) * 32, v);
+      S.wipe(v);
+    }
   }
   w.bytes(tau).bytes(taggedHash('mul/r', sid, rBytes));
   rBytes.fill(0);
-  for (let k = 0; k < L; k++) w.scalar(add(mul(chi.tilde[k]!, pads[k]!), mul(chi.hat[k]!, pads[L + k]!)));
-  for (let k = 0; k < L; k++) w.scalar(sub(a[k]!, pads[k]!));
-  const c: bigint[] = [];
-  for (let k = 0; k < L; k++) {
-    let s = 0n;
-    for (let j = 0; j < XI; j++) s += GADGET[j]! * z0[j]![k]!;
-    c.push(mod(s));
-  }
+  for (let k = 0; k < L; k++) w.scalar(S.mulAddMont(pads[k]!, chi.tilde[k]!, pads[L + k]!, chi.hat[k]!));
+  for (let k = 0; k < L; k++) w.scalar(S.sub(a[k]!, pads[k]!));
+  const c: Scalar[] = [];
+  for (let k = 0; k < L; k++) c.push(gadgetSum(z0, k));
+  wipeRows(z0);
+  S.wipe(...pads);
   return c;
 }
 
 /** Bob, round 3: reads Alice's message, runs the multiplication check; returns his output shares d. */
-export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: Reader): bigint[] {
+export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: Reader): Scalar[] {
   const tauBytes = r.bytes(XI * W * 32);
   const verifyR = r.bytes(32);
-  const u: bigint[] = [];
-  const gammaA: bigint[] = [];
+  const u: Scalar[] = [];
+  const gammaA: Scalar[] = [];
   for (let k = 0; k < L; k++) u.push(r.scalar());
   for (let k = 0; k < L; k++) gammaA.push(r.scalar());
   const chi = challenges(sid, state.message, tauBytes);
   const { beta, rows } = state.ote;
-  const tauView = new DataView(tauBytes.buffer, tauBytes.byteOffset, tauBytes.byteLength);
-  const gamma: bigint[][] = [];
-  for (let j = 0; j < XI; j++) {
-    const zb = expand(rowOutput(sid, j, rows.subarray(j * 32, j * 32 + 32), W * CHUNK));
-    const bj = BigInt(beta[j]!);
-    const g: bigint[] = [];
-    for (let k = 0; k < W; k++) {
-      const tau = readScalarAt(tauView, (j * W + k) * 32);
-      check(tau < N, 'scalar not reduced');
-      g.push(sub(bj * tau, zb[k]!));
-    }
-    gamma.push(g);
-  }
-  const rBytes = new Uint8Array(L * XI * 32);
-  const rView = new DataView(rBytes.buffer);
-  for (let k = 0; k < L; k++) {
+  const gamma: Scalar[][] = [];
+  const masks: number[] = [];
+  try {
     for (let j = 0; j < XI; j++) {
-      const v = sub(BigInt(beta[j]!) * u[k]!, add(mul(chi.tilde[k]!, gamma[j]![k]!), mul(chi.hat[k]!, gamma[j]![L + k]!)));
-      writeScalarAt(rView, (k * XI + j) * 32, v);
+      const zb = expand(rowOutput(sid, j, rows.subarray(j * 32, j * 32 + 32), W * CHUNK));
+      const mask = S.bitMask(beta[j]!);
+      masks.push(mask);
+      const g: Scalar[] = [];
+      gamma.push(g);
+      for (let k = 0; k < W; k++) {
+        const tau = S.fromBytesStrict(tauBytes, (j * W + k) * 32, 32); // 'scalar not reduced' otherwise
+        const bt = S.select(mask, tau, ZERO); // β_j·τ
+        g.push(S.sub(bt, zb[k]!));
+        S.wipe(bt);
+      }
+      wipeRows([zb]);
     }
+    const rBytes = new Uint8Array(L * XI * 32);
+    for (let k = 0; k < L; k++) {
+      for (let j = 0; j < XI; j++) {
+        const bu = S.select(masks[j]!, u[k]!, ZERO); // β_j·u_k
+        const s = S.mulAddMont(gamma[j]![k]!, chi.tilde[k]!, gamma[j]![L + k]!, chi.hat[k]!);
+        const v = S.sub(bu, s);
+        S.writeScalar(rBytes, (k * XI + j) * 32, v);
+        S.wipe(bu, s, v);
+      }
+    }
+    const mine = taggedHash('mul/r', sid, rBytes);
+    rBytes.fill(0);
+    let diff = 0;
+    for (let i = 0; i < 32; i++) diff |= mine[i]! ^ verifyR[i]!;
+    check(diff === 0, 'multiplication check');
+    const d: Scalar[] = [];
+    for (let k = 0; k < L; k++) {
+      const sum = gadgetSum(gamma, k);
+      const bg = S.mul(state.b, gammaA[k]!);
+      d.push(S.add(sum, bg));
+      S.wipe(sum, bg);
+    }
+    return d;
+  } finally {
+    wipeRows(gamma);
+    masks.fill(0);
+    rows.fill(0);
+    beta.fill(0);
   }
-  const mine = taggedHash('mul/r', sid, rBytes);
-  rBytes.fill(0);
-  let diff = 0;
-  for (let i = 0; i < 32; i++) diff |= mine[i]! ^ verifyR[i]!;
-  check(diff === 0, 'multiplication check');
-  const d: bigint[] = [];
-  for (let k = 0; k < L; k++) {
-    let s = 0n;
-    for (let j = 0; j < XI; j++) s += GADGET[j]! * gamma[j]![k]!;
-    d.push(add(mod(s), mul(state.b, gammaA[k]!)));
-  }
-  rows.fill(0);
-  beta.fill(0);
-  return d;
 }

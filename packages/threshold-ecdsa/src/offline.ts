@@ -6,7 +6,8 @@
  * service's, later).
  * @module
  */
-import { add, addPoints, assertPeerPoint, bigToBytes, decodeScalar, equalBytes, mulBase, mulPoint } from './curve.ts';
+import { addPoints, assertPeerPoint, decodeScalar, equalBytes, mulBase, mulPoint } from './group.ts';
+import * as S from './scalar.ts';
 import { CheckFailed, invalidInput } from './errors.ts';
 import type { OfflineContribution } from './dkg.ts';
 
@@ -15,18 +16,22 @@ export function combineOfflineContributions(contributions: readonly OfflineContr
   try {
     const senders = contributions.map((c) => c.sender).sort();
     if (senders.length !== 2 || senders[0] !== 1 || senders[1] !== 2) throw new CheckFailed('need the contributions of dealers 1 and 2');
-    let sum = 0n;
+    let sum = S.zero();
     for (const c of contributions) {
       const s = decodeScalar(c.share);
       if (c.commitments.length !== 66) throw new CheckFailed('commitments length');
       const C0 = assertPeerPoint(c.commitments.subarray(0, 33));
       const C1 = assertPeerPoint(c.commitments.subarray(33));
-      const expected = addPoints(C0, mulPoint(C1, 3n));
-      if (s === 0n || !expected || !equalBytes(mulBase(s), expected)) throw new CheckFailed(`contribution of dealer ${c.sender} does not match its commitments`);
-      sum = add(sum, s);
+      const expected = addPoints(C0, mulPoint(C1, S.fromSmall(3)));
+      if (S.isZero(s) || !expected || !equalBytes(mulBase(s), expected)) throw new CheckFailed(`contribution of dealer ${c.sender} does not match its commitments`);
+      const next = S.add(sum, s);
+      S.wipe(sum, s);
+      sum = next;
     }
-    if (sum === 0n || !equalBytes(mulBase(sum), verifyingShare3)) throw new CheckFailed('sum does not match Y_3');
-    return bigToBytes(sum);
+    if (S.isZero(sum) || !equalBytes(mulBase(sum), verifyingShare3)) throw new CheckFailed('sum does not match Y_3');
+    const out = S.toBytes(sum);
+    S.wipe(sum);
+    return out;
   } catch (e) {
     throw invalidInput(`offline share: ${e instanceof Error ? e.message : String(e)}`);
   }

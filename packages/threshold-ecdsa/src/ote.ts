@@ -17,7 +17,7 @@
  * @module
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { taggedHash, taggedXof } from './curve.ts';
+import { taggedHash, taggedXof } from './group.ts';
 import { check } from './errors.ts';
 import { Writer, type Reader } from './codec.ts';
 

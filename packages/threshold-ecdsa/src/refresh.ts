@@ -19,7 +19,9 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { add, addPoints, bigToBytes, concat, decodeScalar, equalBytes, mul, mulBase, randomScalar, taggedHash } from './curve.ts';
+import { addPoints, concat, decodeScalar, equalBytes, mulBase, taggedHash } from './group.ts';
+import * as S from './scalar.ts';
+import type { Scalar } from './scalar.ts';
 import { check, invalidInput } from './errors.ts';
 import type { KeyShare } from './keyshare.ts';
 import { decodeHello, encodeHello, header, MSG, peerOf, readHeader, sessionId, Steps, type PartyId } from './session.ts';
@@ -45,7 +47,7 @@ function commitment(sid: Uint8Array, from: PartyId, R: Uint8Array, salt: Uint8Ar
 
 export class RefreshSession extends Steps {
   private sid: Uint8Array = new Uint8Array(32);
-  private r: bigint;
+  private readonly r: Scalar;
   private readonly R: Uint8Array;
   private readonly salt = randomBytes(32);
   private peerCommitment: Uint8Array = new Uint8Array(0);
@@ -56,7 +58,7 @@ export class RefreshSession extends Steps {
     private readonly context: Uint8Array,
   ) {
     super();
-    this.r = randomScalar();
+    this.r = S.random();
     this.R = mulBase(this.r);
   }
 
@@ -100,13 +102,15 @@ export class RefreshSession extends Steps {
       const rp = reader.scalar();
       reader.end();
       check(equalBytes(commitment(this.sid, peer, Rp, saltP), this.peerCommitment), 'commitment opening');
-      check(rp !== 0n && equalBytes(mulBase(rp), Rp), 'delta does not match its commitment');
-      const sum = add(this.r, rp);
-      check(sum !== 0n, 'the refresh cancels out');
+      check(!S.isZero(rp) && equalBytes(mulBase(rp), Rp), 'delta does not match its commitment');
+      const sum = S.add(this.r, rp);
+      S.wipe(rp);
+      check(!S.isZero(sum), 'the refresh cancels out');
       const R = addPoints(this.R, Rp);
       check(R !== null, 'identity');
       const share = this.share.refreshed(sum, R);
-      const offline: RefreshContribution = { sender: this.me, delta: bigToBytes(this.r), commitment: this.R };
+      S.wipe(sum);
+      const offline: RefreshContribution = { sender: this.me, delta: S.toBytes(this.r), commitment: this.R };
       this.close();
       return { share, offline };
     });
@@ -114,22 +118,29 @@ export class RefreshSession extends Steps {
 
   protected override wipe(): void {
     super.wipe();
-    this.r = 0n;
+    S.wipe(this.r);
   }
 }
 
 /** Participant 3's share after refreshes: p(3) + 3·Σ r_i, each r_i checked against R_i and the result against `verifyingShare3` (Y'_3). */
 export function refreshOfflineShare(share3: Uint8Array, contributions: readonly RefreshContribution[], verifyingShare3: Uint8Array): Uint8Array {
   try {
-    let sum = 0n;
+    let sum = S.zero();
     for (const c of contributions) {
       const r = decodeScalar(c.delta);
-      check(r !== 0n && equalBytes(mulBase(r), c.commitment), `contribution of party ${c.sender} does not match its commitment`);
-      sum = add(sum, r);
+      check(!S.isZero(r) && equalBytes(mulBase(r), c.commitment), `contribution of party ${c.sender} does not match its commitment`);
+      const next = S.add(sum, r);
+      S.wipe(sum, r);
+      sum = next;
     }
-    const next = add(decodeScalar(share3), mul(3n, sum));
-    check(next !== 0n && equalBytes(mulBase(next), verifyingShare3), 'the refreshed share does not match Y_3');
-    return bigToBytes(next);
+    const p3 = decodeScalar(share3);
+    const t = S.mul(S.fromSmall(3), sum);
+    const next = S.add(p3, t);
+    S.wipe(sum, p3, t);
+    check(!S.isZero(next) && equalBytes(mulBase(next), verifyingShare3), 'the refreshed share does not match Y_3');
+    const out = S.toBytes(next);
+    S.wipe(next);
+    return out;
   } catch (e) {
     throw invalidInput(`offline share: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { abortError, check, ThresholdEcdsaError } from './errors.ts';
-import { taggedHash } from './curve.ts';
+import { taggedHash } from './group.ts';
 import { Reader, Writer } from './codec.ts';
 
 export const VERSION = 1;

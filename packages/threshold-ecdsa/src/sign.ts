@@ -18,9 +18,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Reader, Writer } from './codec.ts';
-import {
-  add, addPoints, bigToBytes, bytesToBig, ecc, equalBytes, HALF_N, inv, mod, mul, mulBase, mulPoint, N, randomScalar, sub, taggedHash, concat,
-} from './curve.ts';
+import { addPoints, ecc, equalBytes, mulBase, mulPoint, N_BYTES, taggedHash, concat } from './group.ts';
+import * as S from './scalar.ts';
+import type { Scalar } from './scalar.ts';
 import { abortError, check, invalidInput, ThresholdEcdsaError } from './errors.ts';
 import type { KeyShare } from './keyshare.ts';
 import { mulReceiverFinish, mulReceiverStart, mulSenderRespond, type MulReceiverState } from './mul.ts';
@@ -41,14 +41,14 @@ const commitR = (sid: Uint8Array, from: PartyId, R: Uint8Array, salt: Uint8Array
 
 export class SignSession extends Steps {
   private sid: Uint8Array = new Uint8Array(32);
-  private r = 0n;
-  private phi = 0n;
+  private r: Scalar = S.zero();
+  private phi: Scalar = S.zero();
   private R: Uint8Array = new Uint8Array(0);
   private readonly salt = randomBytes(32);
   private bob: MulReceiverState | null = null;
   private peerCommit: Uint8Array = new Uint8Array(0);
-  private cu = 0n;
-  private cv = 0n;
+  private cu: Scalar = S.zero();
+  private cv: Scalar = S.zero();
 
   /** Throws `OT_UNUSABLE` unless the share's OT correlations are ready. */
   constructor(private readonly share: KeyShare) {
@@ -72,8 +72,8 @@ export class SignSession extends Steps {
       check(!equalBytes(n, this.ownNonce), 'reflected nonce');
       const [n1, n2] = this.me === 1 ? [this.ownNonce, n] : [n, this.ownNonce];
       this.sid = sessionId('sign', concat(this.share.publicKey, ot.setupId), n1, n2);
-      this.r = randomScalar();
-      this.phi = randomScalar();
+      this.r = S.random();
+      this.phi = S.random();
       this.R = mulBase(this.r);
       this.bob = mulReceiverStart(ot.seeds0, ot.seeds1, dirSid(this.sid, this.me));
       return header(MSG.SIGN_1, this.me, this.sid).bytes(commitR(this.sid, this.me, this.R, this.salt)).bytes(this.bob.message).finish();
@@ -89,11 +89,15 @@ export class SignSession extends Steps {
       const bobMessage = rd.bytes(OTE_MESSAGE_BYTES);
       rd.end();
       const body = new Writer();
-      const c = mulSenderRespond(ot.delta, ot.chosenSeeds, dirSid(this.sid, peerOf(this.me)), bobMessage, new Reader(bobMessage), [this.r, this.share.secretScalar()], body);
+      const x = this.share.secretScalar();
+      const c = mulSenderRespond(ot.delta, ot.chosenSeeds, dirSid(this.sid, peerOf(this.me)), bobMessage, new Reader(bobMessage), [this.r, x], body);
+      S.wipe(x);
       this.cu = c[0]!;
       this.cv = c[1]!;
       const w = header(MSG.SIGN_2, this.me, this.sid).bytes(this.R).bytes(this.salt);
-      w.bytes(mulBase(this.cu)).bytes(mulBase(this.cv)).scalar(sub(this.phi, this.bob!.b));
+      const psi = S.sub(this.phi, this.bob!.b);
+      w.bytes(mulBase(this.cu)).bytes(mulBase(this.cv)).scalar(psi);
+      S.wipe(psi);
       return w.bytes(body.finish()).finish();
     });
   }
@@ -118,12 +122,18 @@ export class SignSession extends Steps {
       check(lhsV !== null && equalBytes(mulPoint(this.share.publicShares[peer], bob.b), lhsV), 'consistency check (pk)');
       const R = addPoints(this.R, Rp);
       check(R !== null, 'R is the identity');
-      const rx = mod(bytesToBig(R.subarray(1)));
-      check(rx !== 0n, 'r = 0');
-      const phiFull = add(this.phi, psi);
-      const u = add(add(mul(this.r, phiFull), this.cu), d[0]!);
-      const v = add(add(mul(this.share.secretScalar(), phiFull), this.cv), d[1]!);
-      const pre = new Presignature(this.share, Uint8Array.from(this.sid), R, u, v, this.phi);
+      const rx = S.fromBytesReduce(R, 1);
+      check(!S.isZero(rx), 'r = 0');
+      const phiFull = S.add(this.phi, psi);
+      const x = this.share.secretScalar();
+      const rp = S.mul(this.r, phiFull);
+      const xp = S.mul(x, phiFull);
+      const u1 = S.add(rp, this.cu);
+      const v1 = S.add(xp, this.cv);
+      const u = S.add(u1, d[0]!);
+      const v = S.add(v1, d[1]!);
+      const pre = new Presignature(this.share, Uint8Array.from(this.sid), R, u, v, Array.from(this.phi));
+      S.wipe(psi, phiFull, x, rp, xp, u1, v1, ...d);
       this.close();
       return pre;
     });
@@ -131,7 +141,8 @@ export class SignSession extends Steps {
 
   protected override wipe(): void {
     super.wipe();
-    this.r = this.phi = this.cu = this.cv = 0n;
+    S.wipe(this.r, this.phi, this.cu, this.cv);
+    if (this.bob) S.wipe(this.bob.b);
     this.salt.fill(0);
     this.bob?.ote.rows.fill(0);
     this.bob?.ote.beta.fill(0);
@@ -159,9 +170,9 @@ export class Presignature {
     private readonly share: KeyShare,
     private readonly sid: Uint8Array,
     readonly R: Uint8Array,
-    private u: bigint,
-    private v: bigint,
-    private phi: bigint,
+    private u: Scalar,
+    private v: Scalar,
+    private phi: Scalar,
   ) {}
 
   /** Hex of the signing session id: unique per presignature, the same on both parties. */
@@ -177,11 +188,13 @@ export class Presignature {
     if (this.consumed) throw new ThresholdEcdsaError('PRESIGNATURE_CONSUMED', 'threshold-ecdsa: presignature already used');
     this.consumed = true;
     const me = this.share.partyId;
-    const e = mod(bytesToBig(digest));
-    const rx = mod(bytesToBig(this.R.subarray(1)));
+    const e = S.fromBytesReduce(digest);
+    const rx = S.fromBytesReduce(this.R, 1);
     const uMine = this.u;
-    const wMine = add(mul(e, this.phi), mul(rx, this.v));
-    this.u = this.v = this.phi = 0n;
+    const ep = S.mul(e, this.phi);
+    const rv = S.mul(rx, this.v);
+    const wMine = S.add(ep, rv);
+    S.wipe(ep, rv, this.v, this.phi);
     const sid = this.sid;
     const share = this.share;
     const R = this.R;
@@ -198,16 +211,15 @@ export class Presignature {
           const uP = rd.scalar();
           const wP = rd.scalar();
           rd.end();
-          const u = add(uMine, uP);
-          check(u !== 0n, 'u = 0');
-          let s = mul(add(wMine, wP), inv(u));
-          check(s !== 0n, 's = 0');
-          let recovery = (R[0] === 3 ? 1 : 0) | (bytesToBig(R.subarray(1)) >= N ? 2 : 0);
-          if (s > HALF_N) {
-            s = N - s;
-            recovery ^= 1;
-          }
-          const compact = concat(bigToBytes(rx), bigToBytes(s));
+          // u, w and s are public once both final messages are out; constant time all the same
+          const u = S.add(uMine, uP);
+          check(!S.isZero(u), 'u = 0');
+          const s0 = S.mul(S.add(wMine, wP), S.invert(u));
+          check(!S.isZero(s0), 's = 0');
+          const high = S.isHighMask(s0); // low-S: s ← n − s, and the recovery id's parity flips
+          const s = S.select(high, S.neg(s0), s0);
+          const recovery = ((R[0] === 3 ? 1 : 0) ^ (high & 1)) | (Buffer.compare(R.subarray(1), N_BYTES) >= 0 ? 2 : 0);
+          const compact = concat(S.toBytes(rx), S.toBytes(s));
           check(ecc.verify(digest, share.publicKey, compact, true), 'signature does not verify');
           const recovered = ecc.recover(digest, compact, recovery as 0 | 1 | 2 | 3, true);
           check(recovered !== null && equalBytes(recovered, share.publicKey), 'recovery id');
@@ -215,6 +227,8 @@ export class Presignature {
         } catch (err) {
           share.markOtUnusable();
           throw abortError(err);
+        } finally {
+          S.wipe(uMine, wMine);
         }
       },
     };
@@ -223,7 +237,7 @@ export class Presignature {
   /** Throws the presignature away unused. */
   discard(): void {
     this.consumed = true;
-    this.u = this.v = this.phi = 0n;
+    S.wipe(this.u, this.v, this.phi);
   }
 
   /**
@@ -237,7 +251,7 @@ export class Presignature {
     this.consumed = true;
     const w = new Writer().u8(PRESIG_MAGIC).u8(1).u8(this.share.partyId).bytes(this.share.publicKey).bytes(this.sid).bytes(this.R);
     const out = w.scalar(this.u).scalar(this.v).scalar(this.phi).finish();
-    this.u = this.v = this.phi = 0n;
+    S.wipe(this.u, this.v, this.phi);
     return out;
   }
 
