@@ -21,12 +21,14 @@ const wide = Array.from({ length: 64 }, () => randomBytes(64));
 const bs = raw.map((b) => B.mod(B.bytesToBig(b)));
 const ss = raw.map((b) => S.fromBytesReduce(b));
 const sm = ss.map((s) => S.toMont(s));
+const fx = ss.slice(0, 16).map((s) => S.fixed(s));
 const pairs: [string, (i: number) => unknown, (i: number) => unknown, number][] = [
   ['a + b', (i) => B.add(bs[i & 63]!, bs[(i + 1) & 63]!), (i) => S.add(ss[i & 63]!, ss[(i + 1) & 63]!), 200000],
   ['a − b', (i) => B.sub(bs[i & 63]!, bs[(i + 1) & 63]!), (i) => S.sub(ss[i & 63]!, ss[(i + 1) & 63]!), 200000],
   ['a·b', (i) => B.mul(bs[i & 63]!, bs[(i + 7) & 63]!), (i) => S.mul(ss[i & 63]!, ss[(i + 7) & 63]!), 100000],
   ['a·b, b in Montgomery form (mulMont)', (i) => B.mul(bs[i & 63]!, bs[(i + 7) & 63]!), (i) => S.mulMont(ss[i & 63]!, sm[(i + 7) & 63]!), 100000],
   ['a·b + c·d (mulAddMont)', (i) => B.add(B.mul(bs[i & 63]!, bs[(i + 7) & 63]!), B.mul(bs[(i + 1) & 63]!, bs[(i + 9) & 63]!)), (i) => S.mulAddMont(ss[i & 63]!, sm[(i + 7) & 63]!, ss[(i + 1) & 63]!, sm[(i + 9) & 63]!), 100000],
+  ['a·c + b·d, c, d fixed (mulAddFixed)', (i) => B.add(B.mul(bs[i & 63]!, bs[7]!), B.mul(bs[(i + 1) & 63]!, bs[9]!)), (i) => S.mulAddFixed(ss[i & 63]!, fx[7]!, ss[(i + 1) & 63]!, fx[9]!), 100000],
   ['a⁻¹ (Fermat)', (i) => B.inv(bs[i & 63]!), (i) => S.invert(ss[i & 63]!), 2000],
   ['32 bytes → scalar (mod n)', (i) => B.mod(B.bytesToBig(raw[i & 63]!)), (i) => S.fromBytesReduce(raw[i & 63]!), 200000],
   ['64 bytes → scalar (mod n)', (i) => B.mod(B.bytesToBig(wide[i & 63]!)), (i) => S.reduceWide(wide[i & 63]!), 100000],

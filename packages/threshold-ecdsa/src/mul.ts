@@ -46,22 +46,30 @@ function expand(buf: Uint8Array): Scalar[] {
   return out;
 }
 
-/** χ̃_k, χ̂_k (public once τ is sent), in Montgomery form. */
-function challenges(sid: Uint8Array, bobMessage: Uint8Array, tau: Uint8Array): { tilde: Scalar[]; hat: Scalar[] } {
+/** χ̃_k, χ̂_k (public once τ is sent), prepared as fixed multipliers for the 2·ξ products each. */
+function challenges(sid: Uint8Array, bobMessage: Uint8Array, tau: Uint8Array): { tilde: S.Fixed[]; hat: S.Fixed[] } {
   const t = taggedHash('mul/transcript', sid, bobMessage, tau);
-  const tilde: Scalar[] = [];
-  const hat: Scalar[] = [];
+  const tilde: S.Fixed[] = [];
+  const hat: S.Fixed[] = [];
   for (let k = 0; k < L; k++) {
-    tilde.push(S.toMont(hashToScalar('mul/chi-tilde', sid, Uint8Array.of(k), t)));
-    hat.push(S.toMont(hashToScalar('mul/chi-hat', sid, Uint8Array.of(k), t)));
+    tilde.push(S.fixed(hashToScalar('mul/chi-tilde', sid, Uint8Array.of(k), t)));
+    hat.push(S.fixed(hashToScalar('mul/chi-hat', sid, Uint8Array.of(k), t)));
   }
   return { tilde, hat };
 }
 
-/** Σ_j g_j·x_j[k] (constant time: every term multiplied, none skipped). */
+/**
+ * Σ_j g_j·x_j[k] (constant time: every term computed, none skipped): Horner's rule for the powers of
+ * two g_j = 2^j (j < κ: acc ← 2·acc + x_j from j = κ − 1 down), a Montgomery product for the rest.
+ */
 function gadgetSum(xs: readonly Scalar[][], k: number): Scalar {
   let acc = S.zero();
-  for (let j = 0; j < XI; j++) {
+  for (let j = KAPPA - 1; j >= 0; j--) {
+    const next = S.dblAdd(acc, xs[j]![k]!);
+    S.wipe(acc);
+    acc = next;
+  }
+  for (let j = KAPPA; j < XI; j++) {
     const t = S.mulMont(xs[j]![k]!, GADGET_MONT[j]!);
     const next = S.add(acc, t);
     S.wipe(acc, t);
@@ -120,14 +128,14 @@ export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8A
   const rBytes = new Uint8Array(L * XI * 32);
   for (let k = 0; k < L; k++) {
     for (let j = 0; j < XI; j++) {
-      const v = S.mulAddMont(z0[j]![k]!, chi.tilde[k]!, z0[j]![L + k]!, chi.hat[k]!);
+      const v = S.mulAddFixed(z0[j]![k]!, chi.tilde[k]!, z0[j]![L + k]!, chi.hat[k]!);
       S.writeScalar(rBytes, (k * XI + j) * 32, v);
       S.wipe(v);
     }
   }
   w.bytes(tau).bytes(taggedHash('mul/r', sid, rBytes));
   rBytes.fill(0);
-  for (let k = 0; k < L; k++) w.scalar(S.mulAddMont(pads[k]!, chi.tilde[k]!, pads[L + k]!, chi.hat[k]!));
+  for (let k = 0; k < L; k++) w.scalar(S.mulAddFixed(pads[k]!, chi.tilde[k]!, pads[L + k]!, chi.hat[k]!));
   for (let k = 0; k < L; k++) w.scalar(S.sub(a[k]!, pads[k]!));
   const c: Scalar[] = [];
   for (let k = 0; k < L; k++) c.push(gadgetSum(z0, k));
@@ -167,7 +175,7 @@ export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: R
     for (let k = 0; k < L; k++) {
       for (let j = 0; j < XI; j++) {
         const bu = S.select(masks[j]!, u[k]!, ZERO); // β_j·u_k
-        const s = S.mulAddMont(gamma[j]![k]!, chi.tilde[k]!, gamma[j]![L + k]!, chi.hat[k]!);
+        const s = S.mulAddFixed(gamma[j]![k]!, chi.tilde[k]!, gamma[j]![L + k]!, chi.hat[k]!);
         const v = S.sub(bu, s);
         S.writeScalar(rBytes, (k * XI + j) * 32, v);
         S.wipe(bu, s, v);
