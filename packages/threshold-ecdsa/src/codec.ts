@@ -53,10 +53,7 @@ export class Reader {
   }
   /** A peer's scalar, strictly decoded (32 bytes, < n), constant time. */
   scalar(): Scalar {
-    const b = this.bytes(SCALAR_BYTES);
-    const s = decodeScalar(b);
-    b.fill(0);
-    return s;
+    return decodeScalar(this.bytes(SCALAR_BYTES)); // (a view of the message when it is a Buffer: not wiped here)
   }
   point(): Uint8Array {
     return assertPeerPoint(this.bytes(POINT_BYTES));
