@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import * as B from '../src/curve.ts';
 import * as S from '../src/scalar.ts';
+import { mulBase } from '../src/group.ts';
+import { proveDlog, verifyDlog } from '../src/proofs.ts';
 
 function time(label: string, n: number, f: (i: number) => unknown): number {
   for (let i = 0; i < Math.min(2000, n); i++) f(i);
@@ -40,3 +42,10 @@ for (const [label, big, ct, n] of pairs) {
   const c = time(`Scalar   ${label}`, n, ct);
   console.log(`${''.padEnd(40)} ${(c / b).toFixed(1).padStart(8)}×\n`);
 }
+
+const x = S.random();
+const X = mulBase(x);
+const sid = randomBytes(32);
+const proof = proveDlog('dkg', sid, 1, 2, x, X);
+time('Fischlin proof of knowledge: prove', 20, () => proveDlog('dkg', sid, 1, 2, x, X));
+time('Fischlin proof of knowledge: verify', 20, () => verifyDlog('dkg', sid, 1, 2, X, proof));

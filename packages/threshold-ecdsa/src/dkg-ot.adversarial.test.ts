@@ -6,7 +6,7 @@ import { combineOfflineContributions } from './offline.ts';
 import { Writer } from './codec.ts';
 import { DkgSession } from './dkg.ts';
 import { KeyShare } from './keyshare.ts';
-import { proveDlog as proveDlogCt, writeProof } from './proofs.ts';
+import { PROOF_BYTES, proveDlog as proveDlogCt, writeProof } from './proofs.ts';
 import { fromBytesStrict } from './scalar.ts';
 import { runDkg, runDkgFull, runOtSetup, runPresign, finishBoth } from './test-helpers.ts';
 
@@ -37,9 +37,9 @@ function scriptedPeer() {
 const openMsg = (sid: Uint8Array, C0: Uint8Array, C1: Uint8Array, salt: Uint8Array, proof: ReturnType<typeof proveDlog>, share: bigint) =>
   writeProof(new Writer().u8(1).u8(0x12).u8(2).u8(1).bytes(sid).bytes(C0).bytes(C1).bytes(salt), proof).bytes(bigToBytes(share)).finish();
 const commitMsg = (sid: Uint8Array, c: Uint8Array) => new Writer().u8(1).u8(0x11).u8(2).u8(1).bytes(sid).bytes(c).finish();
-// DKG open: C0(33) ‖ C1(33) ‖ salt(32) ‖ proof(65) ‖ f_j(i)(32)
+// DKG open: C0(33) ‖ C1(33) ‖ salt(32) ‖ proof(PROOF_BYTES) ‖ f_j(i)(32)
 const PROOF_AT = HEADER + 66 + 32;
-const SHARE_AT = PROOF_AT + 65;
+const SHARE_AT = PROOF_AT + PROOF_BYTES;
 
 describe('DKG against a deviating peer', () => {
   it('the scripted peer, following the protocol, is accepted (so each deviation below is what is refused)', () => {

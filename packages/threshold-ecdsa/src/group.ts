@@ -87,6 +87,17 @@ export function taggedHash(tag: string, ...parts: Uint8Array[]): Uint8Array {
   return h.digest();
 }
 
+/** `taggedHash(tag, ...parts, ...more)` for many `more` after one common prefix (the prefix hashed once). */
+export function taggedHasher(tag: string, ...parts: Uint8Array[]): (...more: Uint8Array[]) => Uint8Array {
+  const h = createHash('sha256');
+  feed(h, tag, parts);
+  return (...more) => {
+    const c = h.copy();
+    for (const p of more) c.update(u32(p.length)).update(p);
+    return c.digest();
+  };
+}
+
 /** A scalar from SHA-512 of the tagged input, reduced mod n (bias < 2^-256). */
 export function hashToScalar(tag: string, ...parts: Uint8Array[]): Scalar {
   const h = createHash('sha512');
