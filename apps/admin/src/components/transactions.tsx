@@ -9,6 +9,7 @@ import { intentKinds, transactionStatuses } from '@/lib/schemas';
 import { gasCostInEth, reviewHref, stageMeaning } from '@/lib/sponsored-records';
 import { useTRPC } from '@/lib/trpc';
 import { Amount, useChains } from './amount';
+import { BatchCallsSummary } from './batch-calls';
 import { CopyableValue } from './values';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Input, Loading, LoadMore, Mono, Select, short, Table, Td } from './ui';
 
@@ -275,9 +276,7 @@ export function TransactionList({ projectId, walletId, filters: given, onFilters
                 <Td>
                   <CopyableValue value={tx.hash} label="hash" width="sm" />
                 </Td>
-                <Td>
-                  <CopyableValue value={tx.to} label="recipient" width="xs" />
-                </Td>
+                <Td>{tx.calls ? <BatchCallsSummary calls={tx.calls} /> : <CopyableValue value={tx.to} label="recipient" width="xs" />}</Td>
                 <Td>
                   <Amount value={tx.value} at={tx} />
                 </Td>

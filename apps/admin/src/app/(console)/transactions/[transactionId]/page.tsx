@@ -4,6 +4,7 @@ import { Amount } from '@/components/amount';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
+import { BatchCalls } from '@/components/batch-calls';
 import { TransactionAttempts } from '@/components/transaction-attempts';
 import { GapFillerBadge, SponsoredBadge, SponsoredExecution } from '@/components/transactions';
 import { Badge, Button, Card, DefinitionList, Empty, ErrorBox, formatDate, Loading, Mono, PageHeader, Table, Td } from '@/components/ui';
@@ -56,10 +57,15 @@ export default function TransactionPage() {
               ['Block', tx.blockNumber],
               ['Block hash', tx.blockHash ? <Mono key="bh">{tx.blockHash}</Mono> : null],
               ['Nonce', tx.nonce === null ? null : String(tx.nonce)],
-              ['To', tx.to ? <Mono key="to">{tx.to}</Mono> : null],
-              ['Amount', tx.value === null ? null : <Amount key="am" value={tx.value} at={tx} />],
-              ['Value (base units)', tx.value ?? null],
-              ['Token', tx.tokenAddress ? <Mono key="tk">{tx.tokenAddress}</Mono> : 'native'],
+              // A batch has no single recipient or amount: its calls are listed below.
+              ...((tx.calls
+                ? []
+                : [
+                    ['To', tx.to ? <Mono key="to">{tx.to}</Mono> : null],
+                    ['Amount', tx.value === null ? null : <Amount key="am" value={tx.value} at={tx} />],
+                    ['Value (base units)', tx.value ?? null],
+                    ['Token', tx.tokenAddress ? <Mono key="tk">{tx.tokenAddress}</Mono> : 'native'],
+                  ]) as [string, React.ReactNode][]),
               ['Wallet', <Link key="w" className="text-indigo-600 hover:underline" href={`/wallets/${tx.walletId}`}><Mono>{tx.walletId}</Mono></Link>],
               ['Wallet type', tx.walletType],
               ['Project', <Mono key="p">{tx.projectId}</Mono>],
@@ -85,6 +91,7 @@ export default function TransactionPage() {
             ]}
           />
         </Card>
+        {tx.calls ? <BatchCalls calls={tx.calls} /> : null}
         {tx.executionMode === 'sponsored' ? <SponsoredExecution tx={tx} /> : null}
         {tx.executionMode !== 'sponsored' && tx.autoRetry ? <TransactionAttempts autoRetry={tx.autoRetry} /> : null}
         <div className="grid gap-6 md:grid-cols-2">
