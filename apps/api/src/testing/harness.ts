@@ -125,6 +125,9 @@ export async function startTestApp(
   const app = createApp({ services, logger, ...options.app });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(0, host);
+  // As main.ts: longer than the client's idle keep-alive (fetch's ~4 s), so a test's request never
+  // reuses a connection the server is closing (ECONNRESET when a long synchronous step delays timers).
+  server.keepAliveTimeout = 65_000;
   answerClientErrorsWithJson(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
