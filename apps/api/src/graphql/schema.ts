@@ -214,6 +214,17 @@ transactionAutoRetry.implement({
   }),
 });
 
+const batchCall = builder.objectRef<NonNullable<ConsoleTransactionView['calls']>[number]>('BatchCall');
+batchCall.implement({
+  description: 'One call of a batch record (intentKind calls), in the order its transaction ran them',
+  fields: (t) => ({
+    to: t.exposeString('to'),
+    value: t.exposeString('value', { description: 'Wei, decimal' }),
+    data: t.exposeString('data'),
+    selector: t.exposeString('selector', { nullable: true }),
+  }),
+});
+
 builder.objectType('Transaction', {
   description: 'A broadcast transaction record (the REST lookup shape) with its wallet and webhook deliveries',
   fields: (t) => ({
@@ -249,6 +260,7 @@ builder.objectType('Transaction', {
     userOperationHash: t.string({ nullable: true, description: 'Sponsored records: the ERC-4337 user operation hash', resolve: (r) => r.userOperationHash ?? null }),
     actualGasCost: t.string({ nullable: true, description: 'Sponsored records: the gas the sponsor paid, wei as a decimal string', resolve: (r) => r.actualGasCost ?? null }),
     monitoring: t.field({ type: 'Monitoring', nullable: true, resolve: (r) => r.monitoring ?? null }),
+    calls: t.field({ type: [batchCall], nullable: true, description: 'Batch records: each call', resolve: (r) => r.calls ?? null }),
     autoRetry: t.field({ type: transactionAutoRetry, nullable: true, description: 'Single lookups: managed retry and every attempt', resolve: (r) => r.autoRetry ?? null }),
     wallet: t.field({
       type: 'Wallet',

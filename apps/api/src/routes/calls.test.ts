@@ -5,12 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { guardrail, policyProject, traces } from '../testing/policy-fixtures.ts';
+import { consolePartner, graphql } from '../testing/console-fixtures.ts';
 import { startMonitorWorker, type MonitorWorker } from '../workers/monitor-worker.ts';
 import { startSponsoredWorker } from '../workers/sponsored-worker.ts';
 import { entryPoint08Abi } from 'viem/account-abstraction';
 
 const CHAIN_ID = 84532;
 const USDC = 1_000_000n;
+const OTHER = '0x1111111111111111111111111111111111111111';
 const SIMPLE_7702 = '0xe6cae83bde06e4c305530e199d7217f42808555b';
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -111,6 +113,23 @@ describe.each(testDatabaseKinds)('POST /v1/wallets/{walletId}/calls (%s)', (kind
     expect(secondTx).toMatchObject({ type: 'eip1559', nonce: 2 });
     expect((await settled(wallet.id, second.body.transactionId)).status).toBe('confirmed');
     expect(await usdcOf(wallet.address)).toBe(24n * USDC);
+  });
+
+  it('shows the batch in history and to the console through tRPC and GraphQL, each call with its selector', async () => {
+    const partner = await consolePartner(app, [], ['support'] as const);
+    const wallet = await fundedWallet('1', partner.key.apiKey);
+    const sent = await post(`/v1/wallets/${wallet.id}/calls`, { chainId: CHAIN_ID, calls: [approve(pool, 1n), { to: OTHER, value: '5' }] }, {}, partner.key.apiKey);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const calls = [
+      { to: usdc, value: '0', data: approve(pool, 1n).data, selector: '0x095ea7b3' },
+      { to: OTHER, value: '5', data: '0x', selector: null },
+    ];
+    const list = await app.request('GET', `/v1/wallets/${wallet.id}/transactions?intentKind=calls`, { key: partner.key.apiKey });
+    expect(list.body.data).toEqual([expect.objectContaining({ transactionId: sent.body.transactionId, intentKind: 'calls', calls })]);
+    expect(await partner.support.transactions.get.query({ transactionId: sent.body.transactionId })).toMatchObject({ intentKind: 'calls', calls });
+    const gql = await graphql(app, partner.cookies.support, `query($t: ID!) { transaction(id: $t) { intentKind calls { to value data selector } } }`, { t: sent.body.transactionId });
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.transaction).toEqual({ intentKind: 'calls', calls });
   });
 
   it('refuses a batch whose second call reverts, with the reason, signing nothing', async () => {
