@@ -34,8 +34,9 @@ function powerOfTwo(j: number): Scalar {
 export const GADGET: readonly Scalar[] = Array.from({ length: XI }, (_, j) =>
   j < KAPPA ? powerOfTwo(j) : hashToScalar('mul/gadget', Uint8Array.of(j >> 8, j & 255)),
 );
-/** The same in Montgomery form, for one-step products `S.mulMont(x, GADGET_MONT[j])`. */
-const GADGET_MONT: readonly Scalar[] = GADGET.map((g) => S.toMont(g));
+/** The pseudo-random gadget entries as fixed-multiplier tables (computed on first use; public). */
+let gadgetTables: readonly S.Fixed[] | null = null;
+const tables = (): readonly S.Fixed[] => (gadgetTables ??= GADGET.slice(KAPPA).map((g) => S.fixed(g)));
 const ZERO = S.zero();
 
 /** W scalars from one OT output (32 bytes each, reduced mod n); wipes the output. */
@@ -60,7 +61,8 @@ function challenges(sid: Uint8Array, bobMessage: Uint8Array, tau: Uint8Array): {
 
 /**
  * Σ_j g_j·x_j[k] (constant time: every term computed, none skipped): Horner's rule for the powers of
- * two g_j = 2^j (j < κ: acc ← 2·acc + x_j from j = κ − 1 down), a Montgomery product for the rest.
+ * two g_j = 2^j (j < κ: acc ← 2·acc + x_j from j = κ − 1 down), then the 2s pseudo-random entries two
+ * at a time with their fixed-multiplier tables.
  */
 function gadgetSum(xs: readonly Scalar[][], k: number): Scalar {
   let acc = S.zero();
@@ -69,10 +71,11 @@ function gadgetSum(xs: readonly Scalar[][], k: number): Scalar {
     S.wipe(acc);
     acc = next;
   }
-  for (let j = KAPPA; j < XI; j++) {
-    const t = S.mulMont(xs[j]![k]!, GADGET_MONT[j]!);
-    const next = S.add(acc, t);
-    S.wipe(acc, t);
+  const t = tables();
+  for (let j = KAPPA; j < XI; j += 2) {
+    const p = S.mulAddFixed(xs[j]![k]!, t[j - KAPPA]!, xs[j + 1]![k]!, t[j + 1 - KAPPA]!);
+    const next = S.add(acc, p);
+    S.wipe(acc, p);
     acc = next;
   }
   return acc;

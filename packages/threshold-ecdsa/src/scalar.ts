@@ -6,11 +6,11 @@
  * reduced (< n) and normalized (every limb in [0, 2^12)). Every operation runs the same instructions
  * on the same memory whatever the values: fixed loop counts, no branch and no early exit on a value,
  * no table indexed by a value, carries by shifts and masks, choices by masks (`select`, `cswap`).
- * Limbs of 12 bits keep every intermediate a 32-bit integer: a product of two limbs is < 2^24 and a
- * Montgomery column sums at most 66 of them (< 2^31), so every value stays a V8 small integer ("Smi",
- * 32 bits in Node's x64 builds) in every tier of the JIT (interpreter, baseline, optimized), with no
- * overflow into a heap number whose allocation would depend on the data; the arrays stay packed
- * small-integer arrays.
+ * Limbs of 12 bits keep every intermediate small: a product of two limbs is < 2^24, and a column of
+ * `mulMont`/`mul`/`mulAddFixed` sums at most 44 of them plus a carry (< 2^30; `mulAddMont` 66, < 2^31),
+ * so every value stays a V8 small integer ("Smi", 31 bits with pointer compression, 32 in Node's x64
+ * builds) in every tier of the JIT (interpreter, baseline, optimized), with no overflow into a heap
+ * number whose allocation would depend on the data; the arrays stay packed small-integer arrays.
  *
  * Multiplication is Montgomery's (CIOS, R = 2^264; Montgomery, "Modular multiplication without trial
  * division", 1985; Koç, Acar, Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
@@ -234,11 +234,45 @@ export function fixed(c: Scalar): Fixed {
  */
 export function mulAddFixed(a: Scalar, c: Fixed, b: Scalar, d: Fixed): Scalar {
   const v = V;
+  // the limbs in locals and the column sum unrolled (generated: 22 terms of each product)
+  const a0 = a[0]!, b0 = b[0]!;
+  const a1 = a[1]!, b1 = b[1]!;
+  const a2 = a[2]!, b2 = b[2]!;
+  const a3 = a[3]!, b3 = b[3]!;
+  const a4 = a[4]!, b4 = b[4]!;
+  const a5 = a[5]!, b5 = b[5]!;
+  const a6 = a[6]!, b6 = b[6]!;
+  const a7 = a[7]!, b7 = b[7]!;
+  const a8 = a[8]!, b8 = b[8]!;
+  const a9 = a[9]!, b9 = b[9]!;
+  const a10 = a[10]!, b10 = b[10]!;
+  const a11 = a[11]!, b11 = b[11]!;
+  const a12 = a[12]!, b12 = b[12]!;
+  const a13 = a[13]!, b13 = b[13]!;
+  const a14 = a[14]!, b14 = b[14]!;
+  const a15 = a[15]!, b15 = b[15]!;
+  const a16 = a[16]!, b16 = b[16]!;
+  const a17 = a[17]!, b17 = b[17]!;
+  const a18 = a[18]!, b18 = b[18]!;
+  const a19 = a[19]!, b19 = b[19]!;
+  const a20 = a[20]!, b20 = b[20]!;
+  const a21 = a[21]!, b21 = b[21]!;
   let carry = 0;
   for (let j = 0; j < K; j++) {
-    let acc = carry;
     const o = K * j;
-    for (let i = 0; i < K; i++) acc += a[i]! * c[o + i]! + b[i]! * d[o + i]!;
+    const acc =
+      carry +
+      a0 * c[o + 0]! + b0 * d[o + 0]! + a1 * c[o + 1]! + b1 * d[o + 1]! +
+      a2 * c[o + 2]! + b2 * d[o + 2]! + a3 * c[o + 3]! + b3 * d[o + 3]! +
+      a4 * c[o + 4]! + b4 * d[o + 4]! + a5 * c[o + 5]! + b5 * d[o + 5]! +
+      a6 * c[o + 6]! + b6 * d[o + 6]! + a7 * c[o + 7]! + b7 * d[o + 7]! +
+      a8 * c[o + 8]! + b8 * d[o + 8]! + a9 * c[o + 9]! + b9 * d[o + 9]! +
+      a10 * c[o + 10]! + b10 * d[o + 10]! + a11 * c[o + 11]! + b11 * d[o + 11]! +
+      a12 * c[o + 12]! + b12 * d[o + 12]! + a13 * c[o + 13]! + b13 * d[o + 13]! +
+      a14 * c[o + 14]! + b14 * d[o + 14]! + a15 * c[o + 15]! + b15 * d[o + 15]! +
+      a16 * c[o + 16]! + b16 * d[o + 16]! + a17 * c[o + 17]! + b17 * d[o + 17]! +
+      a18 * c[o + 18]! + b18 * d[o + 18]! + a19 * c[o + 19]! + b19 * d[o + 19]! +
+      a20 * c[o + 20]! + b20 * d[o + 20]! + a21 * c[o + 21]! + b21 * d[o + 21]!;
     v[j] = acc & MASK;
     carry = acc >> BITS;
   }
