@@ -2,14 +2,21 @@
  * secp256k1 group operations and the hashes (SHA-256 / SHA-512 / SHAKE256 from node:crypto), on
  * constant-time {@link Scalar}s; no BigInt.
  *
- * Points are 33-byte compressed SEC1 encodings. Every point operation is libsecp256k1 (through
- * `tiny-secp256k1`'s WASM build): fixed-base multiplication (`ecmult_gen`), variable-base multiplication
- * (`ecmult_const`) and addition run in constant time there. Scalars cross to it as 32 bytes.
+ * Points are 33-byte compressed SEC1 encodings. Every point operation is libsecp256k1. The
+ * multiplications by a scalar, which is secret wherever the protocol computes one, go to the
+ * `secp256k1` package's native addon (`/bindings`, never its index, which falls back to elliptic):
+ * k·G by `secp256k1_ec_pubkey_create` (`ecmult_gen`, constant time) and k·P by `secp256k1_ecdh` with a
+ * hash function that returns the point itself (`ecmult_const`, constant time). tiny-secp256k1's
+ * `pointMultiply` is `secp256k1_ec_pubkey_tweak_mul`, whose `ecmult` is the variable-time one meant for
+ * public tweaks, and its JavaScript wrapper compares scalars with an early-exit loop: it is only the
+ * fallback where no prebuilt addon loads ({@link pointMultiplyBuild} says which). Additions, parsing
+ * and verification (public values) stay with tiny-secp256k1. Scalars cross as 32 bytes.
  * @module
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import * as ecc from 'tiny-secp256k1';
-import { check } from './errors.ts';
+import { check, CheckFailed } from './errors.ts';
 import { fromBytesStrict, reduceWide, toBytes, type Scalar } from './scalar.ts';
 
 export const POINT_BYTES = 33;
@@ -28,22 +35,74 @@ export function assertPeerPoint(p: Uint8Array): Uint8Array {
   return p;
 }
 
+interface NativeSecp256k1 {
+  publicKeyCreate(secret: Uint8Array, compressed: boolean): Uint8Array;
+  ecdh(point: Uint8Array, secret: Uint8Array, options: { hashfn: (x: Uint8Array, y: Uint8Array) => Uint8Array }, output: Uint8Array): Uint8Array;
+}
+let native: NativeSecp256k1 | null | undefined;
+function nativeSecp256k1(): NativeSecp256k1 | null {
+  if (native === undefined) {
+    const load: (id: string) => unknown = createRequire(import.meta.url);
+    try {
+      native = load('secp256k1/bindings') as NativeSecp256k1;
+    } catch {
+      native = null;
+    }
+  }
+  return native;
+}
+
+/** `native`: libsecp256k1's constant-time multiplications; `wasm`: the variable-time fallback (see the module doc). */
+export function pointMultiplyBuild(): 'native' | 'wasm' {
+  return nativeSecp256k1() ? 'native' : 'wasm';
+}
+
+/** The ECDH "hash": the shared point itself, compressed (no branch on its bits). */
+const compressed = (x: Uint8Array, y: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(33);
+  out[0] = 2 | (y[31]! & 1);
+  out.set(x, 1);
+  return out;
+};
+
 /** k·G, constant time. `k` must be in [1, n). */
 export function mulBase(k: Scalar): Uint8Array {
   const kb = toBytes(k);
-  const p = ecc.pointFromScalar(kb, true);
-  kb.fill(0);
-  check(p !== null, 'scalar out of range');
-  return p;
+  try {
+    const lib = nativeSecp256k1();
+    if (lib) {
+      try {
+        return lib.publicKeyCreate(kb, true);
+      } catch {
+        throw new CheckFailed('scalar out of range');
+      }
+    }
+    const p = ecc.pointFromScalar(kb, true);
+    check(p !== null, 'scalar out of range');
+    return p;
+  } finally {
+    kb.fill(0);
+  }
 }
 
-/** k·P, constant time in k. */
+/** k·P, constant time in k (native build). `k` must be in [1, n), `P` a valid point. */
 export function mulPoint(p: Uint8Array, k: Scalar): Uint8Array {
   const kb = toBytes(k);
-  const r = ecc.pointMultiply(p, kb, true);
-  kb.fill(0);
-  check(r !== null, 'point multiply');
-  return r;
+  try {
+    const lib = nativeSecp256k1();
+    if (lib) {
+      try {
+        return lib.ecdh(p, kb, { hashfn: compressed }, new Uint8Array(33));
+      } catch {
+        throw new CheckFailed('point multiply');
+      }
+    }
+    const r = ecc.pointMultiply(p, kb, true);
+    check(r !== null, 'point multiply');
+    return r;
+  } finally {
+    kb.fill(0);
+  }
 }
 
 /** P + Q; `null` if the sum is the identity. */
