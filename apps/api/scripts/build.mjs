@@ -46,7 +46,7 @@ export async function buildApi() {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     absWorkingDir: repoRoot,
-    entryPoints: { main: 'apps/api/src/main.ts', 'pglite-worker': 'packages/db/src/pglite-worker.ts' },
+    entryPoints: { main: 'apps/api/src/main.ts', 'pglite-worker': 'packages/db/src/pglite-worker.ts', 'dkls-presign-thread': 'packages/domain/src/custody/dkls-presign-thread.ts' },
     outdir,
     bundle: true,
     splitting: true,
@@ -57,7 +57,10 @@ export async function buildApi() {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    define: { BUNDLED_PGLITE_WORKER: JSON.stringify(pathToFileURL(path.join(outdir, 'pglite-worker.js')).href) },
+    define: {
+      BUNDLED_PGLITE_WORKER: JSON.stringify(pathToFileURL(path.join(outdir, 'pglite-worker.js')).href),
+      BUNDLED_DKLS_PRESIGN_THREAD: JSON.stringify(pathToFileURL(path.join(outdir, 'dkls-presign-thread.js')).href),
+    },
     plugins: [sourcesKeepTheirUrl(BUNDLED_PACKAGES)],
   });
   // Chunks of earlier builds stay a day for processes still running them (they import chunks lazily).

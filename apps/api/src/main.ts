@@ -16,6 +16,7 @@ import { startYieldWorker } from './workers/yield-worker.ts';
 import { startSponsoredWorker } from './workers/sponsored-worker.ts';
 import { startPruneWorker } from './workers/prune-worker.ts';
 import { startNonceGapWorker } from './workers/nonce-gap-worker.ts';
+import { startPresignPoolWorker } from './workers/presign-pool-worker.ts';
 import { answerClientErrorsWithJson } from './http/client-errors.ts';
 import { createMetrics } from './http/metrics.ts';
 import { startWebhookWorker } from './workers/webhook-worker.ts';
@@ -92,6 +93,8 @@ const metrics = createMetrics();
 const nonceGapWorker = config.workers
   ? startNonceGapWorker({ repair: services.nonceGaps, leases: services.stores.workerLeases, owner: monitorOwnerName(), intervalMs: config.nonceGapIntervalMs, metrics, logger })
   : undefined;
+// Threshold ECDSA presignatures made ahead for the wallets that signed here recently: this process's own cache, so whatever WORKERS says.
+const presignPoolWorker = startPresignPoolWorker({ logger });
 // Local mode: the console's first owner, created once while no staff account exists; its
 // password is printed here and nowhere else (not in the logs).
 if (config.appEnv === 'local') {
@@ -148,6 +151,7 @@ async function stop(signal: string) {
   await webhookWorker?.stop();
   await pruneWorker?.stop();
   await nonceGapWorker?.stop();
+  await presignPoolWorker.stop();
   await services.close();
   await supervisedSigner?.stop();
   await devnets?.stop();

@@ -6,7 +6,7 @@
 // in the sources. Skips the build when no input changed since the last one (dist/inputs.json).
 import { renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleUpToDate, sourcesKeepTheirUrl } from '../../../scripts/bundle-sources.mjs';
 
 const signerDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,7 +34,7 @@ export async function buildSigner() {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     absWorkingDir: repoRoot,
-    entryPoints: { main: 'apps/signer/src/main.ts' },
+    entryPoints: { main: 'apps/signer/src/main.ts', 'dkls-presign-thread': 'packages/domain/src/custody/dkls-presign-thread.ts' },
     outdir,
     bundle: true,
     format: 'esm',
@@ -43,6 +43,7 @@ export async function buildSigner() {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
+    define: { BUNDLED_DKLS_PRESIGN_THREAD: JSON.stringify(pathToFileURL(path.join(outdir, 'dkls-presign-thread.js')).href) },
     plugins: [sourcesKeepTheirUrl(BUNDLED_PACKAGES)],
   });
   const inputs = {};

@@ -36,6 +36,7 @@ import {
   DKLS_METHODS,
   encodeVaultValue,
   openDklsShare,
+  openDklsSharePlain,
   parseSigningInput,
   type EncryptedShare,
   type RecoveryItem,
@@ -47,7 +48,6 @@ import {
 import {
   keygenParty,
   otSetupParty,
-  presignParty,
   refreshParty,
   ThresholdEcdsaError,
   type KeygenResult,
@@ -57,17 +57,23 @@ import {
   type RefreshResult,
 } from '@wallet/threshold-ecdsa';
 import { dealXorWallet } from '@wallet/domain/custody/dkls-import.ts';
+import { sharedPresignThread, type PresignThread } from '@wallet/domain/custody/dkls-presign-host.ts';
 import { crashAt } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
 import type { ThresholdStore } from '../store/threshold-store.ts';
 import { admitSignature, assertCurrentEpoch, capturePayload, domainCall, parseParams } from './rpc.ts';
 import type { FrostHandlerDeps } from './frost-handlers.ts';
+import { createSignerPresignPool, type PooledSession, type SignerPresignPoolOptions } from './presign-pool.ts';
 import { createSessionTable } from './sessions.ts';
 
 /** The FROST handlers' dependencies and the threshold store. */
 export interface ThresholdHandlerDeps extends FrostHandlerDeps {
   threshold: ThresholdStore;
+  /** The presigning thread (default: this process's). */
+  presignThread?: PresignThread;
+  /** Bounds of the pooled presignatures (default 4 per wallet, 256 in all, 10 minutes each). */
+  presignPool?: SignerPresignPoolOptions;
 }
 
 type Session =
@@ -75,24 +81,28 @@ type Session =
   | { kind: 'ot-setup'; party: Party<KeyShare>; share: KeyShare; epoch: number; otSetupId: string }
   | { kind: 'import'; party: Party<KeyShare>; share: KeyShare; epoch: number }
   | { kind: 'refresh'; party: Party<RefreshResult>; share: KeyShare; epoch: number }
-  | { kind: 'presign'; party: Party<Presignature>; share: KeyShare; otSetupId: string }
-  | { kind: 'presigned'; presignature: Presignature; share: KeyShare; otSetupId: string };
+  | ({ kind: 'presign'; pooled: boolean; key: string } & Made)
+  | ({ kind: 'presigned'; presignature: Presignature } & Made);
+
+/** What a presignature was made with. */
+interface Made {
+  publicKey: Uint8Array;
+  otSetupId: string;
+  epoch: number;
+}
 
 const aborted = () => new SignerError('DKLS_ABORTED', 'threshold-ecdsa: session aborted', 409);
 
-function wipeSession(session: Session): void {
+function wipeCeremony(session: Exclude<Session, Made>): void {
   if (session.kind === 'keygen') session.party.abandon();
-  else if (session.kind === 'presigned') {
-    session.presignature.discard();
-    session.share.wipe();
-  } else {
+  else {
     session.party.abandon();
     session.share.wipe();
   }
 }
 
 /** A finished key generation, conversion, refresh or OT setup: the new share, and what participant 3 gets of it (with its secret bytes, to wipe). */
-function finished(session: Exclude<Session, { kind: 'presign' | 'presigned' }>): { share: KeyShare; item: RecoveryItem | null; secret: Uint8Array | null } {
+function finished(session: Exclude<Session, Made>): { share: KeyShare; item: RecoveryItem | null; secret: Uint8Array | null } {
   if (session.kind === 'keygen') {
     const { share, offline } = session.party.result();
     return { share, item: { kind: 'ecdsa-contribution', contribution: offline }, secret: offline.share };
@@ -115,7 +125,35 @@ function publicKeyOf(wallet: VaultWallet): Uint8Array {
 
 export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<string, SignerHandler> {
   const { keks, recovery, epochs, log, threshold } = deps;
+  const thread = deps.presignThread ?? sharedPresignThread();
+  const wipeSession = (session: Session) => {
+    if (session.kind === 'presign') void thread.drop(session.key).catch(() => undefined);
+    else if (session.kind === 'presigned') session.presignature.discard();
+    else wipeCeremony(session);
+  };
   const sessions = createSessionTable<Session>({ ttlMs: deps.sessionTtlMs ?? 30_000, max: 1000, wipe: wipeSession });
+  const pool = createSignerPresignPool((pooled) => pooled.presignature.discard(), deps.presignPool);
+
+  /** A presigning round in the thread, or the last round here; an abort marks the wallet's OT setup unusable and answers one code. */
+  async function presignStep<T>(walletId: string, made: Made, run: () => T | Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof ThresholdEcdsaError)) throw error;
+      if (error.code === 'OT_UNUSABLE') throw new SignerError('DKLS_OT_UNUSABLE', "this wallet's OT correlations are unusable; run a fresh OT setup", 409, { walletId });
+      if (error.code !== 'ABORTED') throw new SignerError('DKLS_SESSION_STATE', 'the presignature of this session is gone; start again', 409);
+      await threshold.markUnusable(walletId, made.otSetupId);
+      throw aborted();
+    }
+  }
+
+  /** A presignature signs only under the wallet's current, usable OT setup and share epoch: a refresh, a renewal, an abort or a conversion since retires it. */
+  function assertPresignatureCurrent(walletId: string, ref: Made): void {
+    const current = threshold.setupOf(walletId);
+    if (!current || current.otSetupId !== ref.otSetupId || !current.usable || epochs.epochOf(walletId) > ref.epoch) {
+      throw new SignerError('DKLS_PRESIGNATURE_STALE', "this presignature was made with shares that are no longer the wallet's current ones; it was dropped", 409, { walletId });
+    }
+  }
 
   /** Runs the peer's messages through the party; an abort wipes the session, marks the OT setup unusable where it has one, and answers one code. */
   async function advance<R>(walletId: string, session: Session, party: Party<R>, messages: Uint8Array[], out: Uint8Array[] = []): Promise<Uint8Array[]> {
@@ -135,7 +173,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
   }
 
   /** The share the signer signs or renews with: its role, the current epoch, and (unless renewing) the current usable OT setup. */
-  function openShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsShare>[3], purpose: 'sign' | 'ot-setup') {
+  function checkShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsShare>[3], purpose: 'sign' | 'ot-setup'): string {
     assertCurrentEpoch(epochs, wallet.id, [sealed.epoch]);
     const otSetupId = dklsShareSetupId(sealed);
     if (otSetupId === null) throw new SignerError('SHARE_REFUSED', 'the sealed signer share has no OT setup', 400);
@@ -146,6 +184,11 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
       }
       if (!current.usable) throw new SignerError('DKLS_OT_UNUSABLE', "an aborted session made this wallet's OT setup unusable; run a fresh OT setup", 409, { walletId: wallet.id });
     }
+    return otSetupId;
+  }
+
+  function openShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsShare>[3], purpose: 'ot-setup') {
+    const otSetupId = checkShare(wallet, sealed, purpose);
     try {
       return { share: openDklsShare(keks, wallet.id, 'dkls-signer', sealed, publicKeyOf(wallet)), otSetupId };
     } catch {
@@ -209,18 +252,18 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
     },
 
     [DKLS_METHODS.signStart]: async (params) => {
-      const { wallet, share: sealed, messages } = parseParams(dklsParams.signStart, params);
-      const { share, otSetupId } = openShare(wallet, sealed, 'sign');
-      let party: Party<Presignature>;
+      const { wallet, share: sealed, messages, pool: pooled } = parseParams(dklsParams.signStart, params);
+      const otSetupId = checkShare(wallet, sealed, 'sign');
+      const publicKey = publicKeyOf(wallet);
+      let plain: Uint8Array;
       try {
-        party = presignParty(share);
+        plain = openDklsSharePlain(keks, wallet.id, 'dkls-signer', sealed, publicKey).plain;
       } catch {
-        share.wipe();
-        throw new SignerError('DKLS_OT_UNUSABLE', "this wallet's OT correlations are unusable; run a fresh OT setup", 409, { walletId: wallet.id });
+        throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
       }
-      const session: Session = { kind: 'presign', party, share, otSetupId };
-      const out = await advance(wallet.id, session, party, messages, [party.first()]);
-      return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
+      const made: Made = { publicKey, otSetupId, epoch: sealed.epoch };
+      const round = await presignStep(wallet.id, made, () => thread.open({ share: plain, partyId: 2, publicKey, otSetupId, first: true, messages }));
+      return encodeVaultValue({ sessionId: sessions.put(wallet.id, { kind: 'presign', pooled: pooled === true, key: round.key, ...made }), messages: round.messages, done: false });
     },
 
     [DKLS_METHODS.step]: async (params) => {
@@ -230,15 +273,19 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         wipeSession(session);
         throw new SignerError('DKLS_SESSION_STATE', 'this session waits for the digest; it was dropped', 409);
       }
+      if (session.kind === 'presign') {
+        const { publicKey, otSetupId, epoch } = session;
+        const round = await presignStep(walletId, session, () => thread.step(session.key, messages));
+        const { presignature } = round;
+        if (presignature === null) return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: round.messages, done: false, sealed: null });
+        const made: Made = { publicKey, otSetupId, epoch };
+        const nextId = session.pooled ? pool.put({ walletId, presignature, ...made }) : sessions.put(walletId, { kind: 'presigned', presignature, ...made });
+        crashAt('dkls-presigned');
+        return encodeVaultValue({ sessionId: nextId, messages: round.messages, done: true, sealed: null });
+      }
       const out = await advance(walletId, session, session.party as Party<unknown>, messages);
       if (!session.party.done) return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: out, done: false, sealed: null });
 
-      if (session.kind === 'presign') {
-        const next: Session = { kind: 'presigned', presignature: session.party.result(), share: session.share, otSetupId: session.otSetupId };
-        const nextId = sessions.put(walletId, next);
-        crashAt('dkls-presigned');
-        return encodeVaultValue({ sessionId: nextId, messages: out, done: true, sealed: null });
-      }
       const { share, item, secret } = finished(session);
       try {
         const epoch = session.kind === 'keygen' ? epochs.epochOf(walletId) : session.epoch;
@@ -259,35 +306,32 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
     [DKLS_METHODS.signFinish]: async (params, context) => {
       const request = parseParams(dklsParams.signFinish, params);
       const { wallet } = request;
-      const session = sessions.take(request.sessionId, wallet.id);
-      if (session.kind !== 'presigned') {
+      const pooled = pool.take(request.sessionId, wallet.id);
+      const session: PooledSession | Session = pooled ?? sessions.take(request.sessionId, wallet.id);
+      if ('kind' in session && session.kind !== 'presigned') {
         wipeSession(session);
         throw new SignerError('DKLS_SESSION_STATE', 'this session has no presignature yet; it was dropped', 409);
       }
+      const ref = session as PooledSession;
       try {
+        assertPresignatureCurrent(wallet.id, ref);
         const publicKey = publicKeyOf(wallet);
-        if (!Buffer.from(publicKey).equals(Buffer.from(session.share.publicKey))) throw new SignerError('SHARE_REFUSED', 'the session is of another key', 400);
+        if (!Buffer.from(publicKey).equals(Buffer.from(ref.publicKey))) throw new SignerError('SHARE_REFUSED', 'the session is of another key', 400);
         const input = await domainCall(async () => parseSigningInput(wallet.type, request.operation, request.input));
         const { payload: digest, logDigest } = await capturePayload(wallet, request.operation, input, publicKey, 'secp256k1');
         if (!Buffer.from(digest).equals(Buffer.from(request.digest))) {
           throw new SignerError('DKLS_DIGEST_MISMATCH', 'the digest to sign is not the one the operation signs for this input', 400);
         }
         await admitSignature(deps, wallet, request.operation, input);
-        const pending = session.presignature.prepareFinalMessage(digest);
+        const pending = ref.presignature.prepareFinalMessage(digest);
         await threshold.markPresignatureUsed(wallet.id, pending.presignatureId);
         crashAt('dkls-used');
-        try {
-          pending.finish(request.message);
-        } catch (error) {
-          if (!(error instanceof ThresholdEcdsaError)) throw error;
-          await threshold.markUnusable(wallet.id, session.otSetupId);
-          throw aborted();
-        }
+        await presignStep(wallet.id, ref, () => pending.finish(request.message));
         await log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action });
         crashAt('dkls-logged');
         return encodeVaultValue({ message: pending.message });
       } finally {
-        wipeSession(session);
+        ref.presignature.discard();
       }
     },
   };

@@ -78,7 +78,7 @@ export async function convertOneToThresholdEcdsa(deps: KeyMaintenanceDeps, { wal
     }
     const apiShare = sealDklsShare(deps.keks.current('api'), wallet.id, 'dkls-api', share, epoch);
     // A signature through the new pair, checked under the wallet's stored key, before anything is written.
-    const vault = createThresholdKeyVault({ remote: noRemote, call: deps.call, keks: deps.keks, recovery: deps.recovery });
+    const vault = createThresholdKeyVault({ remote: noRemote, call: deps.call, keks: deps.keks, recovery: deps.recovery, presign: { pool: false } });
     await checkThresholdEcdsaShares(vault, vw, [apiShare, sealed.signerShare], helpers.recorder);
     await deps.beforeWrite?.(wallet.id);
     const written = await deps.store.replaceShares(

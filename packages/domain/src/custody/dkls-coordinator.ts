@@ -6,20 +6,24 @@
  * - A new `threshold` wallet comes from key generation in 5 exchanges (DKG, then OT setup); the API
  *   checks that both sides agree on the public key and OT setup, seals its share under its own KEK
  *   (`api`) and its contribution to participant 3 to the recovery key.
- * - A signature runs the chain operation here with a key whose `signDigest` makes a presignature in
- *   two exchanges and finishes in a third, where the signer derives the digest itself. Presignatures
- *   live only in memory and serve one digest; a retried request makes a new one.
+ * - A signature runs the chain operation here with a key whose `signDigest` (dkls-sign.ts) takes a
+ *   presignature from this vault's pool (dkls-pool.ts) and finishes in one exchange, or makes one in
+ *   two exchanges and finishes in a third; the signer derives the digest itself. Presignatures live
+ *   only in the presigning thread's memory and serve one digest; a retried request uses another.
  * - After an abort the signer marks the wallet's OT setup unusable; this side runs a fresh OT setup
  *   (4 exchanges) before its next signature and stores the renewed shares through `renewShares`.
  *
  * This module holds only the API's own share, for one operation; it never joins shares.
  */
-import { keygenParty, otSetupParty, presignParty, ThresholdEcdsaError, type KeyShare, type Party } from '@wallet/threshold-ecdsa';
+import { keygenParty, otSetupParty, ThresholdEcdsaError, type KeyShare, type Party } from '@wallet/threshold-ecdsa';
 import { ApiError } from '../errors.ts';
 import { signOperation } from '../signing/signers.ts';
 import type { KeyMaterial } from '../signing/types.ts';
 import { dklsDkgContext, dklsShareSetupId, openDklsShare, sealDklsShare, secp256k1KeyOfWallet } from './dkls-share.ts';
-import { DKLS_METHODS, type DklsExchange, type DklsFinish, type DklsSealed, type DklsStepResult } from './dkls-rpc.ts';
+import { createPresignPool, type PresignPool, type PresignPoolOptions } from './dkls-pool.ts';
+import { sharedPresignThread, type PresignThread } from './dkls-presign-host.ts';
+import { DKLS_METHODS, type DklsExchange, type DklsSealed, type DklsStepResult } from './dkls-rpc.ts';
+import { createDklsSigner } from './dkls-sign.ts';
 import { latestShare, type VaultCall } from './frost-coordinator.ts';
 import { sealToRecovery, type RecoveryPublicKey } from './recovery-seal.ts';
 import type { EncryptedShare, KekProvider } from './types.ts';
@@ -38,6 +42,11 @@ export interface ThresholdVaultDeps {
   renewShares?: (walletId: string, shares: EncryptedShare[], reason: 'ot-renewal' | 'ot-unusable') => Promise<void>;
   /** Fault injection in tests (CUSTODY_CRASH_AT): called at each step a test may kill the process at. */
   crashAt?: (point: 'dkls-presigned' | 'dkls-final') => void;
+  /**
+   * The presigning thread (default: this process's) and the presignature pool's bounds; `pool: false`
+   * for a vault that signs once (a refresh's or a conversion's check), which keeps no pool.
+   */
+  presign?: { thread?: PresignThread; pool?: PresignPoolOptions | false };
 }
 
 /** A wallet whose signatures are threshold ECDSA: both online DKLs23 shares stored. */
@@ -100,7 +109,7 @@ function translate(error: unknown, what: string): never {
   throw internal(`the threshold ${what} with the signer failed; nothing was stored`);
 }
 
-export function createThresholdKeyVault({ remote, call, keks, recovery, renewShares, crashAt }: ThresholdVaultDeps): KeyVault {
+export function createThresholdKeyVault({ remote, call, keks, recovery, renewShares, crashAt, presign }: ThresholdVaultDeps): KeyVault {
   async function createThresholdWalletKey(walletId: string): Promise<NewWalletKey> {
     const party = keygenParty(1, dklsDkgContext(walletId));
     try {
@@ -156,53 +165,26 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
     }
   }
 
-  /** The signing capability of one wallet for one operation: each `signDigest` is one threshold signature (3 exchanges). */
+  const thread = presign?.thread ?? sharedPresignThread();
+  let pool: PresignPool | null = null;
+  const signer = createDklsSigner({
+    call, keks, thread, renewShares, crashAt, refusal: thresholdRefusal, signerCodeOf,
+    get pool() {
+      return pool;
+    },
+  });
+  if (presign?.pool !== false) pool = createPresignPool({ fill: signer.fill }, presign?.pool);
+
+  /** The signing capability of one wallet for one operation: each `signDigest` is one threshold signature. */
   function keyMaterial(request: WalletSignRequest, apiSealed: EncryptedShare, signerSealed: EncryptedShare): KeyMaterial {
-    const { wallet } = request;
-    const publicKey = secp256k1KeyOfWallet(wallet);
+    const material = signer.keyMaterial(request, apiSealed, signerSealed, dklsShareSetupId(apiSealed) ?? '');
     return {
-      address: wallet.address,
-      publicKey,
-      signEd25519: async () => {
-        throw internal('a secp256k1 wallet makes no Ed25519 signature');
-      },
+      ...material,
       signDigest: async (digest) => {
-        const share = openApiShare(wallet, apiSealed);
         try {
-          if (share.otStatusValue !== 'ready') throw thresholdRefusal('DKLS_OT_UNUSABLE');
-          const party = presignParty(share);
-          const started: { sessionId?: string } = {};
-          const { result: presignature, last } = await exchange(
-            party,
-            async (messages) => {
-              const answer = await call<DklsExchange>(DKLS_METHODS.signStart, { wallet, share: signerSealed, messages }, request.requestId);
-              started.sessionId = answer.sessionId;
-              return answer;
-            },
-            call,
-            wallet.id,
-          );
-          const sessionId = last?.sessionId ?? started.sessionId!;
-          crashAt?.('dkls-presigned');
-          const pending = presignature.prepareFinalMessage(digest);
-          const { message } = await call<DklsFinish>(
-            DKLS_METHODS.signFinish,
-            { sessionId, wallet, operation: request.operation, input: request.input, requestId: request.requestId, action: request.action, digest, message: pending.message },
-            request.requestId,
-          );
-          crashAt?.('dkls-final');
-          const signature = pending.finish(message);
-          if (signature.recovery > 1) throw internal('unrepresentable secp256k1 recovery id');
-          return { signature: signature.compact, recoveryId: signature.recovery as 0 | 1 };
+          return await material.signDigest(digest);
         } catch (error) {
-          // Our side aborted: these correlations must not serve again (a peer could probe them), so the
-          // share is stored marked unusable before the refusal leaves; the next signature renews them.
-          if (error instanceof ThresholdEcdsaError && error.code === 'ABORTED' && share.otStatusValue === 'unusable') {
-            await renewShares?.(wallet.id, [sealDklsShare(keks.current('api'), wallet.id, 'dkls-api', share, apiSealed.epoch)], 'ot-unusable');
-          }
           translate(error, 'signature');
-        } finally {
-          share.wipe();
         }
       },
     };
@@ -212,9 +194,13 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
     let apiSealed = latestShare(request.shares, 'dkls-api')!;
     let signerSealed = latestShare(request.shares, 'dkls-signer')!;
     const op = signOperation(request.wallet.type, request.operation);
+    const signed = async () => {
+      const result = await op.sign(keyMaterial(request, apiSealed, signerSealed), request.input);
+      pool?.noteSigned(request.wallet, apiSealed, signerSealed, dklsShareSetupId(apiSealed) ?? '');
+      return { ...result, chainId: result.chainId ?? null };
+    };
     try {
-      const signed = await op.sign(keyMaterial(request, apiSealed, signerSealed), request.input);
-      return { ...signed, chainId: signed.chainId ?? null };
+      return await signed();
     } catch (error) {
       // An aborted session (either side) left the wallet's OT setup unusable, or the signer finished a
       // newer OT setup whose shares were never stored (a renewal or refresh killed before the write):
@@ -222,12 +208,11 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
       const code = signerCodeOf(error);
       if (code !== 'DKLS_OT_UNUSABLE' && code !== 'DKLS_OT_SETUP_RETIRED') throw error;
       [apiSealed, signerSealed] = await renewOt(request.wallet, apiSealed, signerSealed);
-      const signed = await op.sign(keyMaterial(request, apiSealed, signerSealed), request.input);
-      return { ...signed, chainId: signed.chainId ?? null };
+      return signed();
     }
   }
 
-  return {
+  const vault: KeyVault = {
     ...remote,
     async createWalletKey(request) {
       if (request.scheme === 'DKLS' && request.custodyMode === 'threshold' && !request.clientHeldUserShare) return createThresholdWalletKey(request.walletId);
@@ -238,4 +223,13 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
       return remote.sign(request);
     },
   };
+  if (pool) poolsByVault.set(vault, pool);
+  return vault;
+}
+
+const poolsByVault = new WeakMap<KeyVault, PresignPool>();
+
+/** The presignature pool of a vault made by {@link createThresholdKeyVault} (tests, the bench). */
+export function presignPoolOf(vault: KeyVault): PresignPool | undefined {
+  return poolsByVault.get(vault);
 }

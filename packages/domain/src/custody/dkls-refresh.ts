@@ -61,7 +61,7 @@ export async function refreshThresholdEcdsa(
       const apiShare = sealDklsShare(deps.keks.current('api'), wallet.id, 'dkls-api', result.share, epoch);
       const recoveryApi = sealToRecovery(deps.recovery(), wallet.id, 'recovery-api', publicKey, epoch, { kind: 'ecdsa-refresh', contribution: result.offline });
       // The new pair must sign for the wallet's key before it replaces the old one.
-      const vault = createThresholdKeyVault({ remote: noRemote, call: deps.call, keks: deps.keks, recovery: deps.recovery });
+      const vault = createThresholdKeyVault({ remote: noRemote, call: deps.call, keks: deps.keks, recovery: deps.recovery, presign: { pool: false } });
       await checkThresholdEcdsaShares(vault, vw, [apiShare, signerShare], helpers.recorder);
       await deps.beforeWrite?.(wallet.id);
       const remove = [apiSealed, signerSealed].map((s) => ({ role: s.role, epoch: s.epoch }));

@@ -29,7 +29,10 @@ export const DKLS_METHODS = {
   signStart: 'vault.dkls.signStart',
   /** Any later exchange of a session; the last one of key generation or OT setup answers the signer's sealed share. */
   step: 'vault.dkls.step',
-  /** The digest exchange: the signer derives the digest itself, applies its limits, records the presignature used, then answers. */
+  /**
+   * The digest exchange: the signer derives the digest itself, applies its limits, records the
+   * presignature used, then answers. For a pooled presignature it is the only exchange of the signature.
+   */
   signFinish: 'vault.dkls.signFinish',
 } as const;
 
@@ -58,7 +61,8 @@ export const dklsParams = {
   importStart: z.strictObject({ wallet: secpWallet, shares: z.array(encryptedShareSchema).length(2) }),
   otSetupStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
   refreshStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
-  signStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1) }),
+  /** `pool`: the presignature is for the signer's pool (its own bounds) instead of the next 30 s. */
+  signStart: z.strictObject({ wallet: secpWallet, share: dklsShareSchema, messages: z.array(message).length(1), pool: z.literal(true).optional() }),
   step: z.strictObject({ sessionId, walletId: uuid, messages }),
   signFinish: z.strictObject({
     sessionId,

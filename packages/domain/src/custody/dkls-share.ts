@@ -84,6 +84,22 @@ export function openDklsShare(keks: Pick<KekProvider, 'byId'>, walletId: string,
   }
 }
 
+/**
+ * The plaintext `KeyShare` encoding of a sealed share, decrypted and authenticated (role, wallet, key,
+ * epoch and OT setup by the associated data) but not decoded: for the presigning thread, which
+ * decodes and checks it off the event loop. Any failure throws the same plain Error; the caller wipes the bytes.
+ */
+export function openDklsSharePlain(keks: Pick<KekProvider, 'byId'>, walletId: string, role: ThresholdShareRole, sealed: EncryptedShare, publicKey: Uint8Array): { plain: Uint8Array; otSetupId: string } {
+  try {
+    if (sealed.role !== role) throw new Error('role');
+    const otSetupId = dklsShareSetupId(sealed);
+    if (otSetupId === null) throw new Error('short');
+    return { plain: openUnderKek(keks.byId(sealed.kekId), dklsAssociatedData(walletId, role, publicKey, sealed.epoch, otSetupId), sealed.iv, sealed.ciphertext.subarray(32)), otSetupId };
+  } catch {
+    throw new Error('threshold ECDSA share cannot be opened');
+  }
+}
+
 /** A refresh's context bytes (bound into its session id): the wallet and the epoch its new shares are sealed at. */
 export const dklsRefreshContext = (walletId: string, epoch: number) => new Uint8Array(Buffer.from(`wallet-dkls-refresh:v1:${walletId}:${epoch}`));
 
