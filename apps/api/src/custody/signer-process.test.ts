@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createScratchDatabase, openDatabase } from '@wallet/db';
-import { generateKekEntry } from '@wallet/domain';
+import { encodeExecuteBatch, generateKekEntry } from '@wallet/domain';
 import { createSignerClient, SignerRefusedError } from '@wallet/signer/client';
 import { recoverTransactionAddress, verifyMessage, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,15 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     const rowsBefore = await auditRows();
     const over = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-transaction`, transaction(EVM_VALUE_CAP + 1n));
     expect(over).toMatchObject({ status: 403, body: { code: 'SIGNER_LIMIT_EXCEEDED', limit: 'nativeValueCap' } });
+    // A transaction to the wallet itself with value 0 whose delegated executeBatch sends the value on: the calls count.
+    const batch = encodeExecuteBatch([
+      { to: '0x000000000000000000000000000000000000dEaD', value: EVM_VALUE_CAP, data: '0x' },
+      { to: '0x000000000000000000000000000000000000bEEF', value: 1n, data: '0x' },
+    ]);
+    const throughDelegation = await call(service.url, 'POST', `/v1/wallets/${wallet.body.id}/sign-transaction`, {
+      transaction: { ...transaction(0n).transaction, to: wallet.body.address, data: batch, gasLimit: '200000' },
+    });
+    expect(throughDelegation).toMatchObject({ status: 403, body: { code: 'SIGNER_LIMIT_EXCEEDED', limit: 'nativeValueCap' } });
     expect(await auditRows()).toBe(rowsBefore);
   });
 
