@@ -4,8 +4,10 @@
  * signing per wallet type next to the raw signer; signing with 100 policies next to none (policies.ts);
  * signing with the request log on next to a second service with it off (request-log.ts); signing at
  * the vault level through a real signer process next to the key joined in process (signer.ts).
- * threshold ECDSA through the signer next to the isolated path (threshold.ts).
- * BENCH_ONLY=policies, request-log, signer or threshold runs that section alone (also npm run bench:signer, bench:threshold).
+ * threshold ECDSA through the signer next to the isolated path (threshold.ts); a two-call batch,
+ * self-paid and sponsored, next to a plain transfer (calls.ts).
+ * BENCH_ONLY=policies, request-log, signer, threshold or calls runs that section alone (also npm run
+ * bench:signer, bench:threshold, bench:calls).
  * Not a test: figures depend on the machine; compare the two columns, not absolute numbers.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -230,6 +232,14 @@ try {
   // The signer process against the key joined in this process (its own signer; no HTTP).
   if (!only || only === 'signer') await signerBench({ concurrency: CONCURRENCY, evmRate: OPEN_LOOP_RATE, openSeconds: OPEN_LOOP_SECONDS });
   if (!only || only === 'threshold') await thresholdBench();
+  // Batched calls next to a plain transfer, on its own devnet and service (bench/calls.ts, also npm run bench:calls).
+  if (!only || only === 'calls') {
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/bench/calls.ts'], { cwd: repoRoot, stdio: 'inherit' });
+      child.once('exit', (exitCode) => resolve(exitCode));
+    });
+    if (code !== 0) console.log(`batched calls: bench/calls.ts exited ${code} (some requests did not confirm; see above)`);
+  }
 } finally {
   finished = true;
   for (const child of children) child.kill('SIGTERM');
