@@ -87,7 +87,6 @@ import { crashAtPoint, withLocalSponsorship } from './service-wiring.ts';
 import { apiKekProvider } from './custody/signer-connection.ts';
 import { createCustodyServices } from './custody/custody-services.ts';
 import type { SignerCaller } from './custody/remote-vault.ts';
-import { createMovedTokens } from './balances/moved-tokens.ts';
 import { createCallsWiring } from './calls-wiring.ts';
 
 export interface ServiceOptions {
@@ -465,7 +464,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     balances: createBalanceService({
       directory,
       chains: options.chains?.balances ?? { evm: () => undefined, solana: () => undefined },
-      movedTokens: createMovedTokens(database),
+      movedTokens: stores.movedTokens,
       loadWallet: wallets.loadWallet,
       scope: createPartnerScope({ store: stores.console, apiKeys: stores.apiKeys }),
     }),

@@ -12,9 +12,10 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@wallet/chains/devnets';
 import { testDatabaseKinds } from '@wallet/db';
-import { createPublicClient, http, parseEther, type Address, type PublicClient } from 'viem';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, parseEther, type Address, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_EVM_CHAIN_ID, startLocalDevnets, type LocalDevnets } from '../local/devnets.ts';
+import { storedRecord } from '../testing/console-fixtures.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 
 const DEAD_RPC = 'http://127.0.0.1:9';
@@ -81,10 +82,13 @@ async function splMint(owner: string, decimals: number, amount: bigint, tokenPro
 describe.each(testDatabaseKinds)('GET /v1/wallets/{walletId}/balances on %s', (kind) => {
   let app: TestApp;
   let key: string;
+  let owner: { projectId: string; partnerId: string; apiKeyId: string };
 
   beforeAll(async () => {
     app = await startTestApp(kind, { chains });
-    key = (await app.createKey()).apiKey;
+    const issued = await app.createKey();
+    key = issued.apiKey;
+    owner = { projectId: issued.projectId, partnerId: issued.partnerId, apiKeyId: issued.apiKeyId };
   });
   afterAll(async () => {
     await app?.close();
@@ -145,6 +149,32 @@ describe.each(testDatabaseKinds)('GET /v1/wallets/{walletId}/balances on %s', (k
     expect(answer.body.balances.map((b: { asset: string; symbol: string }) => `${b.asset}:${b.symbol}`)).toEqual(['native:ETH', 'erc20:USDC', `erc20:${moved.symbol}`]);
     const other = await balances(bystander.id, `?chainId=${LOCAL_EVM_CHAIN_ID}`);
     expect(other.body.balances.map((b: { tokenAddress: string | null }) => b.tokenAddress)).toEqual([null, usdc]);
+  }, 60_000);
+
+  it('EVM: an ERC-20 a batch of calls transferred shows too; one the batch only approved does not', async () => {
+    const w = await wallet();
+    const [transferred, approved] = [await deployTestUsdc(devnets.evmRpcUrl, LOCAL_EVM_CHAIN_ID), await deployTestUsdc(devnets.evmRpcUrl, LOCAL_EVM_CHAIN_ID)];
+    await fundEvmWallet({ rpcUrl: devnets.evmRpcUrl, chainId: LOCAL_EVM_CHAIN_ID, usdcAddress: transferred, to: w.address as Address, nativeWei: 0n, usdcBaseUnits: 2_000_000n });
+    const data = (functionName: 'transfer' | 'approve') => encodeFunctionData({ abi: erc20Abi, functionName, args: [DEAD, 1n] });
+    // The record as the calls route stores it: the batch's calls, no token of its own.
+    await storedRecord(app, w, owner, {
+      intentKind: 'calls',
+      chainId: String(LOCAL_EVM_CHAIN_ID),
+      to: w.address,
+      value: '0',
+      tokenAddress: null,
+      calls: [
+        { to: approved, value: '0', data: data('approve') },
+        { to: transferred.toUpperCase().replace('0X', '0x'), value: '0', data: data('transfer') },
+      ],
+    });
+    const answer = await balances(w.id, `?chainId=${LOCAL_EVM_CHAIN_ID}`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.balances.map((b: { tokenAddress: string | null; rawBalance: string }) => [b.tokenAddress, b.rawBalance])).toEqual([
+      [null, '0'],
+      [usdc, '0'],
+      [transferred, '2000000'],
+    ]);
   }, 60_000);
 
   it('Solana: SOL, USDC and mints of both token programs, as @solana/kit reads them', async () => {

@@ -9,6 +9,7 @@ import { createUserStore } from './users.ts';
 import { createCustodyStore, createKeyMaintenanceStore } from './custody.ts';
 import { createCustodySettingsStore, resealThresholdShares } from './custody-settings.ts';
 import { createChainResetStore, createTransactionStore } from './transactions.ts';
+import { createMovedTokens } from './moved-tokens.ts';
 import { createNonceGapStore } from './nonce-gaps.ts';
 import { createCallNonceStore } from './call-nonces.ts';
 import { createTransactionAttemptStore } from './transaction-attempts.ts';
@@ -54,6 +55,8 @@ export function createStores(database: Database) {
     /** Threshold shares re-sealed in place after a fresh OT setup or an abort. */
     resealThresholdShares: (walletId: string, shares: EncryptedShare[], action: string) => resealThresholdShares(prisma, walletId, shares, action),
     transactions: createTransactionStore(database),
+    /** The ERC-20 contracts a wallet's records moved on a chain (the balances route reads them too). */
+    movedTokens: createMovedTokens(database),
     /** Fee replacements of EVM transfer records (managed automatic retry). */
     transactionAttempts: createTransactionAttemptStore(database),
     /** Stranded wallets: candidates, held nonces, and the nonce a gap filler reserves. */
