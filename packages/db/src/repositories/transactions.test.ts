@@ -45,11 +45,12 @@ describe.each(testDatabaseKinds)('transaction store (%s)', (kind) => {
   it('hands a lapsed reservation out again before a new nonce; a live one stays its own', async () => {
     const store = createTransactionStore(database);
     const walletId = randomUUID();
-    const crashed = await store.allocateNonce(walletId, '84532', 0, 50); // its process dies: no record ever takes it
+    // Its process dies: no record ever takes it. The lease outlasts the next two statements on a loaded machine.
+    const crashed = await store.allocateNonce(walletId, '84532', 0, 1_500);
     const live = await store.allocateNonce(walletId, '84532', 0, LEASE);
     expect([crashed.nonce, live.nonce]).toEqual([0, 1]);
     expect((await store.allocateNonce(walletId, '84532', 0, LEASE)).nonce).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
     const retried = await store.allocateNonce(walletId, '84532', 0, LEASE);
     expect(retried.nonce).toBe(0);
     expect(retried.reservationId).not.toBe(crashed.reservationId);
