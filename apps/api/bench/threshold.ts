@@ -7,6 +7,10 @@
  * - wallet creation (DKG + OT setup, 5 exchanges), BENCH_THRESHOLD_CREATIONS (5) in a row;
  * - on demand, open loop at BENCH_THRESHOLD_RATE (5/s) for BENCH_THRESHOLD_SECONDS (10 s), both paths;
  * - sustained, closed loop with BENCH_THRESHOLD_CONCURRENCY (4) in flight for the same time;
+ * - with a presignature ready: BENCH_THRESHOLD_POOL_RATE (20/s) offered for BENCH_THRESHOLD_POOL_SECONDS
+ *   (5 s), round robin over enough wallets that their pools (4 each) hold the window's signatures
+ *   once filled, the pool worker refilling meanwhile; the exchanges each signature took, their
+ *   sizes, and the event-loop delay of this process (the API) during the on-demand and pooled rows;
  * - the CPU per signature of each party over exactly the measured windows.
  * Latency counts from the scheduled start. Not a test: compare the columns, not absolute numbers.
  */
@@ -14,9 +18,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { API_KEK_ROLES, deriveAddress, fileKekProvider, formatPublicKey, resolveRecoveryPublicKey, type CustodyMode, type KeyVault } from '@wallet/domain';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { API_KEK_ROLES, DKLS_METHODS, deriveAddress, encodeVaultValue, fileKekProvider, formatPublicKey, presignPoolOf, resolveRecoveryPublicKey, type CustodyMode, type KeyVault } from '@wallet/domain';
 import { createSignerClient, signerClientSettings } from '@wallet/signer/client';
-import { createApiKeyVault } from '../src/custody/remote-vault.ts';
+import { createApiKeyVault, type SignerCaller } from '../src/custody/remote-vault.ts';
+import { startPresignPoolWorker } from '../src/workers/presign-pool-worker.ts';
 import { signer, spawnSigner, stopSigner, type BenchWallet } from './signer.ts';
 import { closedLoopCalls, openLoopCalls, percentiles, processCpuMs, type CallLoadResult } from './signer-load.ts';
 
@@ -31,6 +37,37 @@ async function createEvmWallet(vault: KeyVault, custodyMode: CustodyMode): Promi
 const ms = (value: number) => value.toFixed(1).padStart(7);
 const cpu = (value: number | null) => (value === null ? '    n/a' : value.toFixed(2).padStart(7));
 const errors = (r: CallLoadResult) => (Object.keys(r.errors).length > 0 ? `  ERRORS ${JSON.stringify(r.errors)}` : '');
+/** Runs `body` with an event-loop delay histogram of this process: its p99 and max in ms. */
+async function withLoopDelay<T>(body: () => Promise<T>): Promise<{ result: T; delay: string }> {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  try {
+    const result = await body();
+    histogram.disable();
+    return { result, delay: `event-loop delay of the API: p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms` };
+  } finally {
+    histogram.disable();
+  }
+}
+
+/** The signer calls by method, and the bytes each carried on the wire (the JSON of the encoded params). */
+function countingCaller(inner: SignerCaller) {
+  const counts: Record<string, { calls: number; bytes: number }> = {};
+  const caller: SignerCaller = {
+    call(method, params, requestId) {
+      const pooled = (params as { pool?: boolean } | null)?.pool === true;
+      const c = (counts[pooled ? `${method} (pool)` : method] ??= { calls: 0, bytes: 0 });
+      c.calls++;
+      c.bytes += JSON.stringify(encodeVaultValue(params)).length;
+      return inner.call(method, params, requestId);
+    },
+  };
+  const reset = () => {
+    for (const key of Object.keys(counts)) delete counts[key];
+  };
+  return { caller, counts, reset };
+}
+
 const row = (name: string, r: CallLoadResult) =>
   `${name.padEnd(34)} ${r.perSecond.toFixed(1).padStart(6)}/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  max ${ms(r.max)} ms  CPU/sig: API ${cpu(r.cpuSelfMs)} ms, signer ${cpu(r.cpuOtherMs)} ms  (${r.ok})${errors(r)}`;
 
@@ -42,8 +79,9 @@ export async function thresholdBench(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-threshold-'));
   const child = await spawnSigner({ APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SIGNER_MAX_SIGNATURES_PER_WALLET_PER_MINUTE: '100000000' });
   const client = createSignerClient(signerClientSettings({ APP_ENV: 'local' }, dataDir));
+  const counting = countingCaller(client);
   try {
-    const vault = createApiKeyVault(client, {
+    const vault = createApiKeyVault(counting.caller, {
       keks: fileKekProvider(path.join(dataDir, 'api'), API_KEK_ROLES),
       recovery: () => resolveRecoveryPublicKey({ appEnv: 'local', file: undefined, localDir: path.join(dataDir, 'recovery') }),
     });
@@ -69,14 +107,55 @@ export async function thresholdBench(): Promise<void> {
     // Warm both paths (JIT, the TLS session) before measuring.
     for (let i = 0; i < 5; i++) await Promise.all([isolated(), thresholdCall()]);
     console.log(row(`isolated, open loop ${rate}/s`, await openLoopCalls(isolated, rate, seconds, child.pid)));
-    console.log(row(`threshold on demand, open ${rate}/s`, await openLoopCalls(thresholdCall, rate, seconds, child.pid)));
+    const onDemand = await withLoopDelay(() => openLoopCalls(thresholdCall, rate, seconds, child.pid));
+    console.log(row(`threshold on demand, open ${rate}/s`, onDemand.result));
+    console.log(`${''.padEnd(34)} ${onDemand.delay}`);
     console.log(row(`isolated, closed ${concurrency} in flight`, await closedLoopCalls(isolated, seconds, concurrency, child.pid)));
     console.log(row(`threshold, closed ${concurrency} in flight`, await closedLoopCalls(thresholdCall, seconds, concurrency, child.pid)));
-    console.log(`${'threshold, presignature ready'.padEnd(34)} not measured: presignatures are made on demand (no pool yet)`);
+    await pooledRows(vault, counting, child.pid);
   } finally {
     await client.close();
     await stopSigner(child);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** With a presignature ready: the pools filled first, then 20/s offered round robin over their wallets while the pool worker refills. */
+async function pooledRows(vault: KeyVault, counting: ReturnType<typeof countingCaller>, signerPid: number | undefined): Promise<void> {
+  const rate = num('BENCH_THRESHOLD_POOL_RATE', 20);
+  const seconds = num('BENCH_THRESHOLD_POOL_SECONDS', 5);
+  const perWallet = 4;
+  const count = num('BENCH_THRESHOLD_POOL_WALLETS', Math.ceil((rate * seconds) / perWallet) + 5);
+  const pool = presignPoolOf(vault)!;
+  const wallets: BenchWallet[] = [];
+  for (let i = 0; i < count; i++) wallets.push(await createEvmWallet(vault, 'threshold'));
+  const calls = wallets.map((w) => signer(vault, w));
+  // One signature each makes the wallets active (this process signed with them recently).
+  await Promise.all(calls.map((call) => call()));
+  const worker = startPresignPoolWorker({ idleMs: 50, logger: { error: (obj: object, msg?: string) => console.error(msg, obj) } });
+  try {
+    const fillStart = performance.now();
+    while (pool.size() < count * perWallet && performance.now() - fillStart < 120_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    const filled = pool.size();
+    const fillSeconds = (performance.now() - fillStart) / 1000;
+    // BENCH_THRESHOLD_POOL_REFILL=0: the window without refills (what the refills' CPU costs the pooled path).
+    if (process.env.BENCH_THRESHOLD_POOL_REFILL === '0') await worker.stop();
+    counting.reset();
+    const pooled = await withLoopDelay(() => openLoopCalls((i) => calls[i % calls.length]!(), rate, seconds, signerPid));
+    const finishes = counting.counts[DKLS_METHODS.signFinish]?.calls ?? 0;
+    const onDemand = counting.counts[DKLS_METHODS.signStart]?.calls ?? 0;
+    console.log(row(`threshold, presignature ready, open ${rate}/s`, pooled.result));
+    console.log(`${''.padEnd(34)} ${pooled.delay}`);
+    const perExchange = (method: string) => {
+      const c = counting.counts[method];
+      return c ? `${(c.bytes / c.calls / 1024).toFixed(1)} KB` : 'n/a';
+    };
+    console.log(
+      `${''.padEnd(34)} ${count} wallets, ${filled} presignatures ready after ${fillSeconds.toFixed(1)} s; of ${finishes} signatures ${finishes - onDemand} took one exchange (signFinish only, ${perExchange(DKLS_METHODS.signFinish)} up), ${onDemand} were made on demand; ${pool.size()} ready at the end (${counting.counts[`${DKLS_METHODS.signStart} (pool)`]?.calls ?? 0} refilled meanwhile)`,
+    );
+  } finally {
+    await worker.stop();
+    await pool.close();
   }
 }
 

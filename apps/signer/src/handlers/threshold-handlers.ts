@@ -20,8 +20,10 @@
  * - A signature (3 exchanges): the share opens only of the current epoch and the current, usable OT
  *   setup; two message-independent exchanges make a presignature; in the last the signer derives
  *   the digest from the operation and input itself, refuses one that differs from the API's,
- *   applies its limits, records the presignature used, combines and verifies the signature, logs
- *   it, and only then answers its final message.
+ *   applies its limits, combines and verifies the signature, records the presignature used and
+ *   logs the signature (both durable), and only then answers its final message. A presignature the
+ *   API asked for its pool (`signStart` with `pool: true`, presign-pool.ts) waits under bounds of its
+ *   own and signs only while its OT setup and epoch are still the wallet's current usable ones.
  * - Any failed protocol check aborts the session the same way (409 `DKLS_ABORTED`, no detail) and,
  *   for OT setup and signing, marks the wallet's OT setup unusable first.
  *
@@ -324,10 +326,15 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         }
         await admitSignature(deps, wallet, request.operation, input);
         const pending = ref.presignature.prepareFinalMessage(digest);
-        await threshold.markPresignatureUsed(wallet.id, pending.presignatureId);
-        crashAt('dkls-used');
+        // This side's final message leaves only in the answer: the signature is checked first, then
+        // the presignature's use and the signature are recorded at once (two journals, one fsync's wait).
         await presignStep(wallet.id, ref, () => pending.finish(request.message));
-        await log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action });
+        const used = threshold.markPresignatureUsed(wallet.id, pending.presignatureId);
+        const logged = log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action });
+        logged.catch(() => undefined);
+        await used;
+        crashAt('dkls-used');
+        await logged;
         crashAt('dkls-logged');
         return encodeVaultValue({ message: pending.message });
       } finally {

@@ -10,6 +10,8 @@
  * aborts, is dropped, or the thread exits.
  */
 import { randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { KeyShare, presignParty, ThresholdEcdsaError, type Party, type Presignature } from '@wallet/threshold-ecdsa';
 import type { PresignReply, PresignRequest } from './dkls-presign-host.ts';
@@ -20,6 +22,15 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
+
+// On Linux a thread has its own nice value: this one yields the cores to the event loop that answers
+// requests (a pooled signature's last round must not queue behind refills). Best effort elsewhere.
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, 10);
+} catch {
+  // not Linux, or not allowed: the thread runs at the process's priority
+}
 
 function wipe(entry: Entry): void {
   entry.party.abandon();
