@@ -30,6 +30,7 @@ import {
 import { createSignerClient, signerClientSettings } from '@wallet/signer/client';
 import { hashMessage, verifyMessage, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signer as benchSigner } from '../../bench/signer.ts';
 import { startTestApp, type TestApp } from '../testing/harness.ts';
 import { suiteProcesses } from '../testing/service-process.ts';
 import { spawnSigner } from '../testing/signer-process.ts';
@@ -44,6 +45,8 @@ function recording(inner: SignerCaller) {
   return { calls, caller: { call: (method: string, params: unknown, requestId?: string) => (calls.push({ method, params }), inner.call(method, params, requestId)) } as SignerCaller };
 }
 
+/** What the bench's direct vault call signs (a vault test, outside the service's signing pipeline). */
+const BENCH_MESSAGE = 'benchmark message: sign me';
 const hexOf = (response: Record<string, unknown>) => `0x${String(response.signature).replace(/^0x/, '')}` as Hex;
 
 async function fill(vault: KeyVault, walletId: string, want: number) {
@@ -131,9 +134,8 @@ describe.each(testDatabaseKinds)('threshold ECDSA presignature pool through the 
       const exchanges: number[] = [];
       for (let i = 0; i < 5; i++) {
         methods.length = 0;
-        const message = `bound ${i}`;
-        const { response } = await vault.sign({ wallet: vaultWallet(wallet), shares: stored, operation: 'message', input: { message }, requestId: null, action: 'wallet.sign.sign-message' });
-        expect(await verifyMessage({ address: wallet.address, message, signature: hexOf(response) })).toBe(true);
+        const { response } = await benchSigner(vault, { wallet: vaultWallet(wallet), shares: stored })();
+        expect(await verifyMessage({ address: wallet.address, message: BENCH_MESSAGE, signature: hexOf(response) })).toBe(true);
         exchanges.push(dklsMethods().length);
       }
       expect(exchanges.sort()).toEqual([1, 1, 1, 1, 4]);
@@ -228,20 +230,20 @@ describe('threshold ECDSA presignature pool with a real signer process', () => {
     const id = crypto.randomUUID();
     const created = await vault.createWalletKey({ walletId: id, scheme: 'DKLS', clientHeldUserShare: false, custodyMode: 'threshold' });
     const wallet = { id, type: 'EVM' as const, scheme: 'DKLS' as const, address: deriveAddress('EVM', created.publicKey) as Hex, publicKey: formatPublicKey('EVM', created.publicKey) };
-    const sign = async (message: string) => {
+    const sign = async () => {
       recorded.calls.length = 0;
-      const { response } = await vault.sign({ wallet, shares: created.shares, operation: 'message', input: { message }, requestId: crypto.randomUUID(), action: 'wallet.sign.sign-message' });
-      expect(await verifyMessage({ address: wallet.address, message, signature: hexOf(response) })).toBe(true);
+      const { response } = await benchSigner(vault, { wallet, shares: created.shares })();
+      expect(await verifyMessage({ address: wallet.address, message: BENCH_MESSAGE, signature: hexOf(response) })).toBe(true);
       return recorded.calls.map((c) => c.method);
     };
-    await sign('active');
+    await sign();
     await fill(vault, id, 2);
-    expect(await sign('pooled, one exchange')).toEqual([DKLS_METHODS.signFinish]);
+    expect(await sign()).toEqual([DKLS_METHODS.signFinish]);
 
     signer.kill('SIGTERM');
     await new Promise((resolve) => signer.once('exit', resolve));
     signer = await startSigner();
-    expect(await sign('after the restart')).toEqual([DKLS_METHODS.signFinish, DKLS_METHODS.signStart, DKLS_METHODS.step, DKLS_METHODS.signFinish]);
+    expect(await sign()).toEqual([DKLS_METHODS.signFinish, DKLS_METHODS.signStart, DKLS_METHODS.step, DKLS_METHODS.signFinish]);
     const used = readFileSync(path.join(dataDir, 'signer', 'threshold.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; id?: string }).filter((r) => r.kind === 'presignature-used');
     expect(used).toHaveLength(3);
     expect(new Set(used.map((r) => r.id)).size).toBe(3);
