@@ -26,6 +26,7 @@ import {
   secp256k1KeyOfWallet,
   type EncryptedShare,
   type KeyVault,
+  type WalletSignResult,
 } from '@wallet/domain';
 import { createSignerClient, signerClientSettings } from '@wallet/signer/client';
 import { hashMessage, verifyMessage, type Hex } from 'viem';
@@ -134,7 +135,7 @@ describe.each(testDatabaseKinds)('threshold ECDSA presignature pool through the 
       const exchanges: number[] = [];
       for (let i = 0; i < 5; i++) {
         methods.length = 0;
-        const { response } = await benchSigner(vault, { wallet: vaultWallet(wallet), shares: stored })();
+        const { response } = (await benchSigner(vault, { wallet: vaultWallet(wallet), shares: stored })()) as WalletSignResult;
         expect(await verifyMessage({ address: wallet.address, message: BENCH_MESSAGE, signature: hexOf(response) })).toBe(true);
         exchanges.push(dklsMethods().length);
       }
@@ -232,7 +233,7 @@ describe('threshold ECDSA presignature pool with a real signer process', () => {
     const wallet = { id, type: 'EVM' as const, scheme: 'DKLS' as const, address: deriveAddress('EVM', created.publicKey) as Hex, publicKey: formatPublicKey('EVM', created.publicKey) };
     const sign = async () => {
       recorded.calls.length = 0;
-      const { response } = await benchSigner(vault, { wallet, shares: created.shares })();
+      const { response } = (await benchSigner(vault, { wallet, shares: created.shares })()) as WalletSignResult;
       expect(await verifyMessage({ address: wallet.address, message: BENCH_MESSAGE, signature: hexOf(response) })).toBe(true);
       return recorded.calls.map((c) => c.method);
     };
