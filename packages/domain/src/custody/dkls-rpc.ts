@@ -3,7 +3,8 @@
  * (participant 2) over the vault transport: method names and the strict schemas the signer checks
  * every call's params with. Each exchange carries the protocol messages one party made since its
  * last one (`@wallet/threshold-ecdsa`'s step machines): key generation takes 5 exchanges, an OT
- * setup 4, a signature 3 (2 message independent, then the digest).
+ * setup 4, a signature 3 (2 message independent, then the digest), or 1 with a presignature made
+ * ahead for the pool (its 2 exchanges `signStart` with `pool: true` and `step`, earlier).
  */
 import { z } from 'zod';
 import { DKLS_SHARE_MAX_BYTES } from './dkls-share.ts';
