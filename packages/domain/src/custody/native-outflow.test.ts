@@ -4,7 +4,7 @@ import { encodeExecuteBatch } from '../calls/encoding.ts';
 import { nativeOutflow } from './native-outflow.ts';
 import type { VaultWallet } from './vault.ts';
 
-const wallet: VaultWallet = { id: 'w1', type: 'EVM', scheme: 'DKLS', address: '0x1111111111111111111111111111111111111111', publicKey: null } as VaultWallet;
+const wallet: VaultWallet = { id: 'w1', type: 'EVM', scheme: 'DKLS', address: '0x1111111111111111111111111111111111111111', publicKey: null } as unknown as VaultWallet;
 const other = '0x2222222222222222222222222222222222222222' as Hex;
 const tx = (to: string, value: bigint, data?: Hex) => ({
   transaction: { to, value: value.toString(), chainId: 84532, type: 2, nonce: 0, gasLimit: '100000', maxFeePerGas: '2', maxPriorityFeePerGas: '1', ...(data ? { data } : {}) },
