@@ -27,6 +27,21 @@ export const EXECUTE_BATCH_ABI = [
   },
 ] as const;
 
+/** Simple7702Account's single call, `execute(target, value, data)` (the sponsored transfers' user operations run it). */
+export const SIMPLE_7702_EXECUTE_ABI = [
+  {
+    type: 'function',
+    name: 'execute',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'target', type: 'address' },
+      { name: 'value', type: 'uint256' },
+      { name: 'data', type: 'bytes' },
+    ],
+    outputs: [],
+  },
+] as const;
+
 const EXECUTE_ERROR_ABI = [{ type: 'error', name: 'ExecuteError', inputs: [{ name: 'index', type: 'uint256' }, { name: 'error', type: 'bytes' }] }] as const;
 
 /** OpenZeppelin 5 IERC20Errors: the reverts of the test USDC and most current tokens. */

@@ -1,6 +1,6 @@
 import { encodeFunctionData, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { encodeExecuteBatch } from '../calls/encoding.ts';
+import { encodeExecuteBatch, SIMPLE_7702_EXECUTE_ABI } from '../calls/encoding.ts';
 import { nativeOutflow } from './native-outflow.ts';
 import type { VaultWallet } from './vault.ts';
 
@@ -11,7 +11,7 @@ const tx = (to: string, value: bigint, data?: Hex) => ({
 });
 const execute = (value: bigint) =>
   encodeFunctionData({
-    abi: [{ type: 'function', name: 'execute', stateMutability: 'nonpayable', inputs: [{ name: 'target', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'data', type: 'bytes' }], outputs: [] }],
+    abi: SIMPLE_7702_EXECUTE_ABI,
     functionName: 'execute',
     args: [other, value, '0x'],
   });

@@ -9,7 +9,7 @@
  * those calls' values count; any other calldata to itself is a value the signer cannot read.
  */
 import { decodeFunctionData, type Hex } from 'viem';
-import { EXECUTE_BATCH_ABI } from '../calls/encoding.ts';
+import { EXECUTE_BATCH_ABI, SIMPLE_7702_EXECUTE_ABI } from '../calls/encoding.ts';
 import type { PolicyActionName } from '../policies/facts.ts';
 import { decodeEvmRequest } from '../policies/request-facts-evm.ts';
 import { decodeSolanaRequest } from '../policies/request-facts-solana.ts';
@@ -17,20 +17,7 @@ import type { SigningContext } from '../signing/pipeline.ts';
 import type { SignOperationName } from '../signing/signers.ts';
 import type { VaultWallet } from './vault.ts';
 
-const DELEGATED_ACCOUNT_ABI = [
-  ...EXECUTE_BATCH_ABI,
-  {
-    type: 'function',
-    name: 'execute',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'target', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'data', type: 'bytes' },
-    ],
-    outputs: [],
-  },
-] as const;
+const DELEGATED_ACCOUNT_ABI = [...EXECUTE_BATCH_ABI, ...SIMPLE_7702_EXECUTE_ABI] as const;
 
 /** What a call of the wallet to itself sends on through its delegation: 0 without calldata, null when the calldata is not `execute`/`executeBatch`. */
 function delegatedOutflow(wallet: VaultWallet, input: Record<string, unknown>): bigint | null {

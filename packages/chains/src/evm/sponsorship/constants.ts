@@ -32,19 +32,7 @@ export const EIP7702_INIT_CODE_MARKER = '0x7702' as const;
 /** First byte of SingletonPaymaster paymasterData: verifying mode (0) << 1 | allowAllBundlers (1). */
 export const PAYMASTER_MODE_VERIFYING_ANY_BUNDLER = 0x01;
 
-export const SIMPLE_7702_EXECUTE_ABI = [
-  {
-    type: 'function',
-    name: 'execute',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'target', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'data', type: 'bytes' },
-    ],
-    outputs: [],
-  },
-] as const;
+export { SIMPLE_7702_EXECUTE_ABI } from '@wallet/domain/calls/encoding.ts';
 
 export { ERC20_TRANSFER_ABI } from '@wallet/domain/shared/erc20-transfer-abi.ts';
 
