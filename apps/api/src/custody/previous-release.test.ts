@@ -131,7 +131,7 @@ describe.each(testDatabaseKinds)('a database of the previous release, converted 
     const file = path.join(dataDir, 'signer', 'epochs.jsonl');
     const epochs: Record<string, number> = {};
     if (!existsSync(file)) return epochs;
-    for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    for (const line of readFileSync(file, 'utf8').split('\n').filter((l) => l.trim())) {
       const { walletId, epoch } = JSON.parse(line) as { walletId: string; epoch: number };
       epochs[walletId] = Math.max(epochs[walletId] ?? 0, epoch);
     }

@@ -76,7 +76,7 @@ describe.each(testDatabaseKinds)('npm run custody -- convert --mode threshold, k
   /** The epochs the signer committed (its own store). */
   const signerEpoch = (wallet: Wallet) => {
     const file = path.join(signerDir, 'epochs.jsonl');
-    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()) : [];
     return Math.max(0, ...lines.map((l) => JSON.parse(l) as { walletId: string; epoch: number }).filter((r) => r.walletId === wallet.id).map((r) => r.epoch));
   };
   /** A sign-message over REST, checked by the chain's SDK (viem for EVM, CosmJS for COSMOS) under the wallet's address. */

@@ -245,7 +245,7 @@ describe('threshold ECDSA presignature pool with a real signer process', () => {
     await new Promise((resolve) => signer.once('exit', resolve));
     signer = await startSigner();
     expect(await sign()).toEqual([DKLS_METHODS.signFinish, DKLS_METHODS.signStart, DKLS_METHODS.step, DKLS_METHODS.signFinish]);
-    const used = readFileSync(path.join(dataDir, 'signer', 'threshold.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; id?: string }).filter((r) => r.kind === 'presignature-used');
+    const used = readFileSync(path.join(dataDir, 'signer', 'threshold.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { kind: string; id?: string }).filter((r) => r.kind === 'presignature-used');
     expect(used).toHaveLength(3);
     expect(new Set(used.map((r) => r.id)).size).toBe(3);
     await presignPoolOf(vault)!.close();

@@ -1,9 +1,10 @@
-import { closeSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GroupCommitJournal } from './journal.ts';
+import { GroupCommitJournal, repairTornTail } from './journal.ts';
+import { readLines } from './signature-log.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'signer-journal-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,18 +26,77 @@ function openFlags(file: string): number | undefined {
 }
 
 describe.runIf(process.platform === 'linux')('group commit journal', () => {
-  it('writes each batch through a descriptor opened O_DSYNC | O_APPEND: the write returns once the lines are durable', async () => {
+  it('writes each batch through a descriptor opened O_DSYNC: the write returns once the lines are durable', async () => {
     const file = path.join(root, 'log.jsonl');
     const journal = await GroupCommitJournal.open(file);
     await Promise.all(['a\n', 'b\n', 'c\n'].map((line) => journal.append(line)));
     const flags = openFlags(file);
     expect(flags).toBeDefined();
     expect(flags! & constants.O_DSYNC).toBe(constants.O_DSYNC);
-    expect(flags! & constants.O_APPEND).toBe(constants.O_APPEND);
-    expect(readFileSync(file, 'utf8')).toBe('a\nb\nc\n');
+    expect(readFileSync(file, 'utf8').startsWith('a\nb\nc\n ')).toBe(true);
     expect(journal.durableBytes).toBe(6);
     await journal.close();
     expect(openFlags(file)).toBeUndefined();
+    expect(readFileSync(file, 'utf8')).toBe('a\nb\nc\n');
+  });
+
+  it('overwrites padding written ahead, so the file keeps its size while lines are appended, and grows it a chunk at a time', async () => {
+    const file = path.join(root, 'padded.jsonl');
+    writeFileSync(file, 'x\n');
+    const journal = await GroupCommitJournal.open(file, { preallocateBytes: 16 });
+    // Opened: the line, then 16 spaces and the newline that ends the padding.
+    expect(readFileSync(file, 'utf8')).toBe(`x\n${' '.repeat(16)}\n`);
+    await journal.append('aaaa\n');
+    await journal.append('bbbb\n');
+    expect(statSync(file).size).toBe(2 + 16 + 1);
+    expect(readFileSync(file, 'utf8')).toBe(`x\naaaa\nbbbb\n${' '.repeat(6)}\n`);
+    // The next line would leave no padding byte before the final newline: a new chunk first.
+    await journal.append('cccccc\n');
+    expect(readFileSync(file, 'utf8')).toBe(`x\naaaa\nbbbb\ncccccc\n${' '.repeat(16)}\n`);
+    const lines: string[] = [];
+    const reader = readLines(file);
+    let next = await reader.next();
+    for (; !next.done; next = await reader.next()) lines.push(next.value);
+    expect({ lines, tail: next.value }).toEqual({ lines: ['x', 'aaaa', 'bbbb', 'cccccc'], tail: 0 });
+    await journal.close();
+    expect(readFileSync(file, 'utf8')).toBe('x\naaaa\nbbbb\ncccccc\n');
+  });
+
+  it('repairs a file left padded by a crash, with a line cut short in the padding: only that line goes', async () => {
+    const file = path.join(root, 'crashed.jsonl');
+    const journal = await GroupCommitJournal.open(file, { preallocateBytes: 32 });
+    await journal.append('{"a":1}\n');
+    // A crash while the next line was being written: a prefix of it landed in the padding, then NULs.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.from('{"b":2\u0000\u0000'), 0, 8, 8);
+    closeSync(fd);
+    const reader = readLines(file);
+    const first = await reader.next();
+    expect(first).toEqual({ done: false, value: '{"a":1}' });
+    expect(await reader.next()).toEqual({ done: true, value: 6 });
+    await expect(GroupCommitJournal.open(file)).rejects.toThrow(/incomplete line; repairTornTail/);
+    expect(repairTornTail(file)).toBe(6);
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n');
+    expect(repairTornTail(file)).toBe(0);
+    // A padded file with no line cut short loses its padding only, and reports nothing removed.
+    writeFileSync(file, `{"a":1}\n${' '.repeat(10)}\n`);
+    expect(repairTornTail(file)).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n');
+  });
+
+  it('reads content after the padding as a damaged file, not as the end', async () => {
+    const file = path.join(root, 'damaged.jsonl');
+    writeFileSync(file, `{"a":1}\n${' '.repeat(4)}\n{"b":2}\n`);
+    const reader = readLines(file);
+    expect(await reader.next()).toEqual({ done: false, value: '{"a":1}' });
+    await expect(reader.next()).rejects.toThrow(/content after the padding/);
+  });
+
+  it('refuses an append that is not one line ending in a newline, or that ends in padding', async () => {
+    const journal = await GroupCommitJournal.open(path.join(root, 'strict.jsonl'));
+    for (const bad of ['a', '\n', 'a \n', 'a\u0000\n', 'a\nb\n']) await expect(journal.append(bad)).rejects.toThrow(/one line ending in a newline/);
+    await journal.append('ok\n');
+    await journal.close();
   });
 
   it('writes the lines appended in one event-loop turn with one write, and later ones with the next', async () => {
@@ -46,8 +106,8 @@ describe.runIf(process.platform === 'linux')('group commit journal', () => {
     expect({ batches: journal.batches, lines: journal.lines }).toEqual({ batches: 1, lines: 3 });
     await journal.append('d\n');
     expect({ batches: journal.batches, lines: journal.lines }).toEqual({ batches: 2, lines: 4 });
-    expect(readFileSync(file, 'utf8')).toBe('a\nb\nc\nd\n');
     await journal.close();
+    expect(readFileSync(file, 'utf8')).toBe('a\nb\nc\nd\n');
     await expect(journal.append('e\n')).rejects.toThrow(/closed/);
   });
 
@@ -63,6 +123,6 @@ describe.runIf(process.platform === 'linux')('group commit journal', () => {
     expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     await expect(journal.append('d\n')).rejects.toThrow(/write failed \(\w+\); the journal refuses appends until the process restarts/);
     expect(journal.durableBytes).toBe(2);
-    expect(readFileSync(file, 'utf8')).toBe('a\n');
+    expect(readFileSync(file, 'utf8').trimEnd()).toBe('a');
   });
 });

@@ -77,23 +77,42 @@ export function parseEntry(line: string): LogEntry | undefined {
   return value as LogEntry;
 }
 
-/** The complete lines of `file` (up to `endByte` when given), and the length of an incomplete tail. */
+const isPadding = (byte: number) => byte === 0x20 || byte === 0x00 || byte === 0x0a;
+const nonPadding = (bytes: Buffer) => bytes.reduce((n, b) => (isPadding(b) ? n : n + 1), 0);
+
+/**
+ * The complete lines of `file` (up to `endByte` when given), and the length of an incomplete tail.
+ * A live journal's file ends in padding (journal.ts): the first line that is empty or ends in a
+ * space or a NUL starts it, and what precedes the padding on that line is a write in progress (the
+ * incomplete tail). Anything but padding after that line is not a journal's tail: it throws.
+ */
 export async function* readLines(file: string, endByte?: number): AsyncGenerator<string, number> {
   if (endByte === 0) return 0;
   let stream;
   try {
     stream = createReadStream(file, endByte === undefined ? {} : { end: endByte - 1 });
     let rest = Buffer.alloc(0);
+    let tail: number | undefined;
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (tail !== undefined) {
+        if (nonPadding(chunk) > 0) throw new Error(`${file}: content after the padding that ends a journal`);
+        continue;
+      }
       let data = rest.length ? Buffer.concat([rest, chunk]) : chunk;
       let newline: number;
       while ((newline = data.indexOf(0x0a)) !== -1) {
-        yield data.subarray(0, newline).toString('utf8');
+        const line = data.subarray(0, newline);
         data = data.subarray(newline + 1);
+        if (line.length === 0 || isPadding(line[line.length - 1]!)) {
+          tail = nonPadding(line);
+          if (nonPadding(data) > 0) throw new Error(`${file}: content after the padding that ends a journal`);
+          break;
+        }
+        yield line.toString('utf8');
       }
-      rest = Buffer.from(data);
+      rest = tail === undefined ? Buffer.from(data) : Buffer.alloc(0);
     }
-    return rest.length;
+    return tail ?? nonPadding(rest);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw error;
