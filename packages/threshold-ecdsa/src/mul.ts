@@ -15,7 +15,7 @@
 import { hashToScalar, taggedHash } from './group.ts';
 import { check } from './errors.ts';
 import type { Reader, Writer } from './codec.ts';
-import { oteReceive, oteSend, rowOutput, XI, KAPPA, type OteReceiverState } from './ote.ts';
+import { oteReceive, oteSend, rowOutputs, XI, KAPPA, type OteReceiverState } from './ote.ts';
 import * as S from './scalar.ts';
 import type { Scalar } from './scalar.ts';
 
@@ -111,11 +111,12 @@ export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8A
   const z0: Scalar[][] = [];
   const tau = new Uint8Array(XI * W * 32);
   const row1 = new Uint8Array(32);
+  const H = rowOutputs(sid, W * CHUNK);
   for (let j = 0; j < XI; j++) {
     const row = q.subarray(j * 32, j * 32 + 32);
     for (let k = 0; k < 32; k++) row1[k] = row[k]! ^ delta[k]!;
-    const a0 = expand(rowOutput(sid, j, row, W * CHUNK));
-    const a1 = expand(rowOutput(sid, j, row1, W * CHUNK));
+    const a0 = expand(H.output(j, row));
+    const a1 = expand(H.output(j, row1));
     z0.push(a0);
     for (let k = 0; k < W; k++) {
       const d = S.sub(a1[k]!, a0[k]!);
@@ -127,6 +128,7 @@ export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8A
   }
   q.fill(0);
   row1.fill(0);
+  H.wipe();
   const chi = challenges(sid, bobMessage, tau);
   const rBytes = new Uint8Array(L * XI * 32);
   for (let k = 0; k < L; k++) {
@@ -159,9 +161,10 @@ export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: R
   const { beta, rows } = state.ote;
   const gamma: Scalar[][] = [];
   const masks: number[] = [];
+  const H = rowOutputs(sid, W * CHUNK);
   try {
     for (let j = 0; j < XI; j++) {
-      const zb = expand(rowOutput(sid, j, rows.subarray(j * 32, j * 32 + 32), W * CHUNK));
+      const zb = expand(H.output(j, rows.subarray(j * 32, j * 32 + 32)));
       const mask = S.bitMask(beta[j]!);
       masks.push(mask);
       const g: Scalar[] = [];
@@ -198,6 +201,7 @@ export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: R
     }
     return d;
   } finally {
+    H.wipe();
     wipeRows(gamma);
     masks.fill(0);
     rows.fill(0);

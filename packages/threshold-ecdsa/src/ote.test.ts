@@ -1,6 +1,6 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { polyHash, ROWS, KAPPA, transpose } from './ote.ts';
+import { polyHash, ROWS, KAPPA, rowOutput, rowOutputs, transpose } from './ote.ts';
 
 /** GF(2^128) multiplication in GCM's bit order (NIST SP 800-38D, Algorithm 1): the reference for polyHash. */
 function gfMul(x: Uint8Array, y: Uint8Array): Uint8Array {
@@ -62,5 +62,17 @@ describe('bit matrix transposition', () => {
       const rowBit = (rows[j * 32 + (i >> 3)]! >> (i & 7)) & 1;
       expect(rowBit).toBe(colBit);
     }
+  });
+});
+
+describe('random-OT row outputs', () => {
+  it('the batched hasher gives rowOutput\'s bytes for every row (a protocol message must not change with it)', () => {
+    const sid = randomBytes(32);
+    const H = rowOutputs(sid, 128);
+    for (const j of [0, 1, 255, 256, 415, 671]) {
+      const row = randomBytes(32);
+      expect(Buffer.from(H.output(j, row)).toString('hex')).toBe(rowOutput(sid, j, row, 128).toString('hex'));
+    }
+    expect(Buffer.from(H.output(3, randomBytes(32))).equals(H.output(4, randomBytes(32)))).toBe(false);
   });
 });

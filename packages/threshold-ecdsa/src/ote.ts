@@ -16,7 +16,7 @@
  * of the same length is exactly that sum (the length block and the encrypted J0 cancel).
  * @module
  */
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { taggedHash, taggedXof } from './group.ts';
 import { check } from './errors.ts';
 import { Writer, type Reader } from './codec.ts';
@@ -76,6 +76,34 @@ function chiKey(sid: Uint8Array, u: Uint8Array): Uint8Array {
 /** Random-OT output of row j: `width` bytes from SHAKE256(sid, j, row). */
 export function rowOutput(sid: Uint8Array, j: number, row: Uint8Array, width: number): Buffer {
   return taggedXof('kos/out', width, sid, Uint8Array.of(j >> 8, j & 255), row);
+}
+
+/**
+ * {@link rowOutput} for many rows of one session, the same bytes: the tagged, length-prefixed input
+ * laid out once in one buffer, whose row part each call overwrites (one hash update per row instead of
+ * seven). The caller wipes it with `wipe` (it held the last row).
+ */
+export function rowOutputs(sid: Uint8Array, width: number): { output(j: number, row: Uint8Array): Buffer; wipe(): void } {
+  const tag = Buffer.from('DKLS23-secp256k1-v1/kos/out');
+  const buf = Buffer.alloc(4 + tag.length + 4 + sid.length + 4 + 2 + 4 + ROW_BYTES);
+  let at = buf.writeUInt32BE(tag.length, 0);
+  at += tag.copy(buf, at);
+  at = buf.writeUInt32BE(sid.length, at);
+  at += Buffer.from(sid.buffer, sid.byteOffset, sid.byteLength).copy(buf, at);
+  at = buf.writeUInt32BE(2, at);
+  const jAt = at;
+  at = buf.writeUInt32BE(ROW_BYTES, at + 2);
+  const rowAt = at;
+  return {
+    output(j, row) {
+      if (row.length !== ROW_BYTES) return rowOutput(sid, j, row, width);
+      buf[jAt] = j >> 8;
+      buf[jAt + 1] = j & 255;
+      buf.set(row, rowAt);
+      return createHash('shake256', { outputLength: width }).update(buf).digest();
+    },
+    wipe: () => buf.fill(0, rowAt),
+  };
 }
 
 export interface OteReceiverState {

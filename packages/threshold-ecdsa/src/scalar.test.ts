@@ -88,6 +88,14 @@ describe('constant-time scalars mod n, against BigInt', () => {
     }
   });
 
+  it('inverts public values by the binary extended Euclidean algorithm as Fermat does (and 0 to 0)', () => {
+    for (const a of [...EDGES, 2n, 3n, N - 2n, ...randomValues().slice(0, 300)]) {
+      const r = S.invertPublic(sc(a));
+      expectCanonical(r);
+      expect(val(r)).toBe(inv(a));
+    }
+  });
+
   it('selects, swaps and compares by mask', () => {
     const [a, b] = [sc(5n), sc(N - 1n)];
     expect(val(S.select(-1, a, b))).toBe(5n);

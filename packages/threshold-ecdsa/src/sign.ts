@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Reader, Writer } from './codec.ts';
-import { addPoints, ecc, equalBytes, mulBase, mulPoint, N_BYTES, taggedHash, concat } from './group.ts';
+import { addPoints, equalBytes, mulBase, mulPoint, N_BYTES, recoverEcdsa, taggedHash, concat, verifyEcdsa } from './group.ts';
 import * as S from './scalar.ts';
 import type { Scalar } from './scalar.ts';
 import { abortError, check, invalidInput, ThresholdEcdsaError } from './errors.ts';
@@ -211,17 +211,17 @@ export class Presignature {
           const uP = rd.scalar();
           const wP = rd.scalar();
           rd.end();
-          // u, w and s are public once both final messages are out; constant time all the same
+          // u, w and s are public once both final messages are out: u is inverted in variable time
           const u = S.add(uMine, uP);
           check(!S.isZero(u), 'u = 0');
-          const s0 = S.mul(S.add(wMine, wP), S.invert(u));
+          const s0 = S.mul(S.add(wMine, wP), S.invertPublic(u));
           check(!S.isZero(s0), 's = 0');
           const high = S.isHighMask(s0); // low-S: s ← n − s, and the recovery id's parity flips
           const s = S.select(high, S.neg(s0), s0);
           const recovery = ((R[0] === 3 ? 1 : 0) ^ (high & 1)) | (Buffer.compare(R.subarray(1), N_BYTES) >= 0 ? 2 : 0);
           const compact = concat(S.toBytes(rx), S.toBytes(s));
-          check(ecc.verify(digest, share.publicKey, compact, true), 'signature does not verify');
-          const recovered = ecc.recover(digest, compact, recovery as 0 | 1 | 2 | 3, true);
+          check(verifyEcdsa(digest, share.publicKey, compact), 'signature does not verify');
+          const recovered = recoverEcdsa(digest, compact, recovery as 0 | 1 | 2 | 3);
           check(recovered !== null && equalBytes(recovered, share.publicKey), 'recovery id');
           return { r: compact.slice(0, 32), s: compact.slice(32), recovery, compact };
         } catch (err) {
