@@ -156,22 +156,36 @@ export function parseSignerMetrics(text: string): SignerCounters {
   return { handler, logged, fsyncBatches };
 }
 
-/** p50 / p99 / max of one appended line + fdatasync in `dir` (what the signature log's group commit waits for), `count` times. */
-export function fsyncProbe(dir: string, count: number): { p50: number; p99: number; max: number } {
-  const file = path.join(dir, 'fsync-probe');
-  const fd = openSync(file, 'a', 0o600);
-  const line = `${'x'.repeat(255)}\n`;
-  const latencies: number[] = [];
+/**
+ * p50 / p99 / max of one line + fdatasync in `dir`, `count` times: appended to a growing file
+ * (`extends`), or written over padding written ahead as the signer's journals do (`overwrites`), the
+ * two alternating so that both see the same disk.
+ */
+export function fsyncProbe(dir: string, count: number): Record<'extends' | 'overwrites', { p50: number; p99: number; max: number }> {
+  const line = Buffer.from(`${'x'.repeat(255)}\n`);
+  const grown = path.join(dir, 'fsync-probe-extends');
+  const padded = path.join(dir, 'fsync-probe-overwrites');
+  const grownFd = openSync(grown, 'a', 0o600);
+  const paddedFd = openSync(padded, 'w', 0o600);
+  const latencies = { extends: [] as number[], overwrites: [] as number[] };
   try {
+    writeSync(paddedFd, Buffer.alloc(line.length * (count + 1), 0x20), 0, line.length * (count + 1), 0);
+    fdatasyncSync(paddedFd);
     for (let i = 0; i < count; i++) {
-      const t0 = performance.now();
-      writeSync(fd, line);
-      fdatasyncSync(fd);
-      latencies.push(performance.now() - t0);
+      let t0 = performance.now();
+      writeSync(grownFd, line);
+      fdatasyncSync(grownFd);
+      latencies.extends.push(performance.now() - t0);
+      t0 = performance.now();
+      writeSync(paddedFd, line, 0, line.length, i * line.length);
+      fdatasyncSync(paddedFd);
+      latencies.overwrites.push(performance.now() - t0);
     }
   } finally {
-    closeSync(fd);
-    rmSync(file, { force: true });
+    closeSync(grownFd);
+    closeSync(paddedFd);
+    rmSync(grown, { force: true });
+    rmSync(padded, { force: true });
   }
-  return percentiles(latencies.sort((a, b) => a - b));
+  return { extends: percentiles(latencies.extends.sort((a, b) => a - b)), overwrites: percentiles(latencies.overwrites.sort((a, b) => a - b)) };
 }

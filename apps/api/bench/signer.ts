@@ -280,7 +280,7 @@ export async function signerBench(options: SignerBenchOptions = {}): Promise<voi
       return { baseline: combine(windows.baseline), remote: combine(windows.remote) };
     };
 
-    // What a signature of the log waits for: one appended line and fdatasync, beside the signer's store.
+    // What a signature of the log waits for: one line and fdatasync, beside the signer's store.
     const disk = fsyncProbe(path.join(dataDir, 'signer'), 200);
 
     // Warm-up: JIT, the connection, libsecp256k1, sodium.
@@ -294,7 +294,8 @@ export async function signerBench(options: SignerBenchOptions = {}): Promise<voi
     const solOpen = await interleaved(solana, (call) => openLoopCalls(call, solanaRate, openSeconds / 2, pid));
 
     const share = evmClosed.remote.perSecond / evmClosed.baseline.perSecond;
-    console.log(`fdatasync of one appended line beside the signer's log (200 times): p50 ${disk.p50.toFixed(2)} ms, p99 ${disk.p99.toFixed(2)} ms, max ${disk.max.toFixed(2)} ms`);
+    const fsyncRow = (d: { p50: number; p99: number; max: number }) => `p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms, max ${d.max.toFixed(2)} ms`;
+    console.log(`one line + fdatasync beside the signer's log (200 times each, alternating): extending the file ${fsyncRow(disk.extends)}; over padding written ahead (as the signer's journals write) ${fsyncRow(disk.overwrites)}`);
     console.log(`closed loop, ${concurrency} in flight unless said (EVM 2 × ${closedSeconds / 2} s, ${wideConcurrency} in flight and Solana 2 × ${closedSeconds / 4} s per path, interleaved):`);
     console.log(closedRow('EVM in-process (joined here)', evmClosed.baseline));
     console.log(closedRow('EVM joined in the signer', evmClosed.remote));
