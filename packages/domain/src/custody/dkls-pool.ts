@@ -13,7 +13,11 @@
  * - `take` answers a presignature made with the given epoch and OT setup, or none; older ones of that
  *   wallet (another epoch or setup, or too old) are dropped on the way.
  * - `topUp` (the background job, apps/api/src/workers/presign-pool-worker.ts) starts fills for the
- *   wallets below their bound, at most `concurrency` at a time.
+ *   wallets at or below their low-water mark (`lowWater` ready or in flight), each then filled up to
+ *   its bound, at most `concurrency` at a time.
+ * - Refills give way to signatures: `track` counts the signatures in flight in this process, and a
+ *   fill waits for none (or `yieldMs` at most) before each of its steps (`quiet`), so that the
+ *   presigning threads and both event loops serve a signature before a refill's next round.
  */
 import type { Presignature } from '@wallet/threshold-ecdsa';
 import type { EncryptedShare } from './types.ts';
@@ -25,6 +29,10 @@ export interface PresignPoolOptions {
   maxAgeMs?: number;
   activeForMs?: number;
   concurrency?: number;
+  /** A wallet is refilled once it holds at most this many (ready or in flight), then up to `perWallet`. */
+  lowWater?: number;
+  /** The longest a fill's step waits for the signatures in flight to finish. */
+  yieldMs?: number;
   now?: () => number;
 }
 
@@ -43,6 +51,10 @@ export interface PresignPool {
   noteSigned(wallet: VaultWallet, apiShare: EncryptedShare & { epoch: number }, signerShare: EncryptedShare, otSetupId: string): void;
   /** Starts the fills due (bounded) and waits for them; true when more are due at once. */
   topUp(): Promise<boolean>;
+  /** Counts a signature of this process as in flight until it settles (fills give way to it). */
+  track<T>(signature: Promise<T>): Promise<T>;
+  /** Resolves once no signature is in flight, or after `yieldMs`: what a fill awaits before each step. */
+  quiet(): Promise<void>;
   size(walletId?: string): number;
   /** Drops every pooled presignature and stops filling. */
   close(): Promise<void>;
@@ -56,6 +68,8 @@ interface Active {
   lastSigned: number;
   ready: PooledPresignature[];
   inFlight: number;
+  /** Below the low-water mark since: filled up to the bound. */
+  refilling: boolean;
   /** After a failed fill, no other before this time. */
   pausedUntil: number;
 }
@@ -77,10 +91,21 @@ export function createPresignPool(filler: PresignFiller, options: PresignPoolOpt
   const total = options.total ?? 256;
   const maxAgeMs = options.maxAgeMs ?? 9 * 60_000;
   const activeForMs = options.activeForMs ?? 10 * 60_000;
-  const concurrency = options.concurrency ?? 2;
+  const concurrency = options.concurrency ?? 1;
+  const lowWater = Math.min(options.lowWater ?? 1, perWallet - 1);
+  const yieldMs = options.yieldMs ?? 50;
   const now = options.now ?? Date.now;
   const wallets = new Map<string, Active>();
   let closed = false;
+  let signing = 0;
+  const waiters = new Set<() => void>();
+  const held = (a: Active) => a.ready.length + a.inFlight;
+  /** Refilling from the low-water mark up to the bound (the mark's hysteresis). */
+  const wantsFill = (a: Active) => {
+    if (held(a) <= lowWater) a.refilling = true;
+    else if (held(a) >= perWallet) a.refilling = false;
+    return a.refilling && held(a) < perWallet;
+  };
 
   const drop = (entry: PooledPresignature) => entry.presignature.discard();
   const count = () => [...wallets.values()].reduce((n, a) => n + a.ready.length + a.inFlight, 0);
@@ -136,7 +161,7 @@ export function createPresignPool(filler: PresignFiller, options: PresignPoolOpt
       const at = now();
       const active = wallets.get(wallet.id);
       if (active) Object.assign(active, { wallet, apiShare, signerShare, otSetupId, lastSigned: at });
-      else wallets.set(wallet.id, { wallet, apiShare, signerShare, otSetupId, lastSigned: at, ready: [], inFlight: 0, pausedUntil: 0 });
+      else wallets.set(wallet.id, { wallet, apiShare, signerShare, otSetupId, lastSigned: at, ready: [], inFlight: 0, refilling: true, pausedUntil: 0 });
     },
     async topUp() {
       if (closed) return false;
@@ -145,15 +170,35 @@ export function createPresignPool(filler: PresignFiller, options: PresignPoolOpt
       const started: Promise<void>[] = [];
       let room = total - count();
       // Fewest ready first, so that every active wallet gets its first presignature early.
-      const due = [...wallets.values()].filter((a) => a.pausedUntil <= at && at - a.lastSigned < activeForMs).sort((a, b) => a.ready.length + a.inFlight - (b.ready.length + b.inFlight));
+      const due = [...wallets.values()].filter((a) => a.pausedUntil <= at && at - a.lastSigned < activeForMs && wantsFill(a)).sort((a, b) => held(a) - held(b));
       for (const active of due) {
-        while (started.length < concurrency && room > 0 && active.ready.length + active.inFlight < perWallet) {
+        while (started.length < concurrency && room > 0 && wantsFill(active)) {
           started.push(fillOne(active));
           room--;
         }
       }
       await Promise.all(started);
-      return started.length > 0 && [...wallets.values()].some((a) => a.pausedUntil <= now() && a.ready.length + a.inFlight < perWallet) && count() < total;
+      return started.length > 0 && [...wallets.values()].some((a) => a.pausedUntil <= now() && wantsFill(a)) && count() < total;
+    },
+    async track(signature) {
+      signing++;
+      try {
+        return await signature;
+      } finally {
+        if (--signing === 0) for (const wake of [...waiters]) wake();
+      }
+    },
+    quiet() {
+      if (signing === 0 || closed) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, yieldMs);
+        waiters.add(wake);
+      });
     },
     size(walletId) {
       if (walletId === undefined) return [...wallets.values()].reduce((n, a) => n + a.ready.length, 0);

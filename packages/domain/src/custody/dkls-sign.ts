@@ -61,6 +61,11 @@ export function createDklsSigner(deps: DklsSignDeps) {
     } catch {
       throw internal("the API's threshold share of this wallet cannot be opened");
     }
+    // A refill gives way to the signatures in flight before each of its rounds (dkls-pool.ts).
+    const pace = async () => {
+      if (pooled) await deps.pool?.quiet();
+    };
+    await pace();
     const first = await thread.open({ share: opened.plain, partyId: 1, publicKey, otSetupId: opened.otSetupId, first: true, messages: [] }).catch((error) => {
       if (error instanceof ThresholdEcdsaError && error.code === 'OT_UNUSABLE') throw deps.refusal('DKLS_OT_UNUSABLE');
       throw error;
@@ -70,6 +75,7 @@ export function createDklsSigner(deps: DklsSignDeps) {
     try {
       let answer = await call<DklsExchange>(DKLS_METHODS.signStart, { wallet, share: signerSealed, messages: first.messages, ...(pooled ? { pool: true } : {}) }, requestId);
       for (;;) {
+        await pace();
         const round = await thread.step(key, answer.messages);
         presignature = round.presignature;
         if (answer.done) {
@@ -129,14 +135,17 @@ export function createDklsSigner(deps: DklsSignDeps) {
           throw internal('a secp256k1 wallet makes no Ed25519 signature');
         },
         signDigest: async (digest) => {
-          const entry = deps.pool?.take(wallet.id, apiSealed.epoch, otSetupId);
-          if (entry) {
-            const signed = await finishPooled(request, apiSealed, entry, digest);
-            if (signed) return signed;
-          }
-          const made = await presign(wallet, apiSealed, signerSealed, false, request.requestId);
-          deps.crashAt?.('dkls-presigned');
-          return finish(request, apiSealed, made, digest);
+          const sign = async () => {
+            const entry = deps.pool?.take(wallet.id, apiSealed.epoch, otSetupId);
+            if (entry) {
+              const signed = await finishPooled(request, apiSealed, entry, digest);
+              if (signed) return signed;
+            }
+            const made = await presign(wallet, apiSealed, signerSealed, false, request.requestId);
+            deps.crashAt?.('dkls-presigned');
+            return finish(request, apiSealed, made, digest);
+          };
+          return deps.pool ? deps.pool.track(sign()) : sign();
         },
       };
     },
