@@ -48,9 +48,10 @@ export function polyHash(key: Uint8Array, blocks: Uint8Array): Uint8Array {
 }
 
 /** PRG: AES-256-CTR under a base-OT seed, IV from the session id: a fresh stream per session. */
+const ZERO_COLUMN = new Uint8Array(COL_BYTES);
 export function prg(seed: Uint8Array, iv: Uint8Array): Buffer {
   const c = createCipheriv('aes-256-ctr', seed, iv);
-  return c.update(new Uint8Array(COL_BYTES));
+  return c.update(ZERO_COLUMN);
 }
 
 /** Columns (κ of ROWS bits) → rows (ROWS of κ bits), in one buffer; bit i of a row is column i. */

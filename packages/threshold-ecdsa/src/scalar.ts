@@ -214,14 +214,14 @@ const V = [...alloc(), 0, 0];
  * flat, column-major (entry 22·j + i is limb j of c·2^(12i)).
  */
 export type Fixed = readonly number[];
+let shiftMont: Scalar | null = null;
 export function fixed(c: Scalar): Fixed {
-  const shift = fromSmall(1 << BITS);
+  const shift = (shiftMont ??= toMont(fromSmall(1 << BITS)));
   const t: number[] = new Array<number>(K * K).fill(0);
   let m = add(c, zero());
   for (let i = 0; i < K; i++) {
     for (let j = 0; j < K; j++) t[K * j + i] = m[j]!;
-    const next = mul(m, shift);
-    m = next;
+    m = montMul(m, shift); // m·2^12, one Montgomery product
   }
   return t;
 }
