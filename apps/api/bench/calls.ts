@@ -72,15 +72,36 @@ function body(p: Path) {
 }
 const route = (p: Path, walletId: string) => `/v1/wallets/${walletId}/${p === 'plain' ? 'transfer' : 'calls'}`;
 
-/** Sends, then polls the record until confirmed: ms from the answer to the poll that saw it (null: not confirmed). */
-async function sendAndFollow(p: Path, walletId: string): Promise<number | null> {
+const evmRpc = devnets.endpoints.evm[0]!.rpcUrl;
+async function head(): Promise<number> {
+  const response = await fetch(evmRpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });
+  return Number(((await response.json()) as { result: string }).result);
+}
+
+/** One measured request: answer → confirmed poll; answer → first submission (the record's first attempt, or its signature for a self-paid one); inclusion block − head at the answer. */
+interface Measure {
+  ms: number;
+  submitMs: number;
+  includedBlocks: number;
+  /** answer → the record's resolvedAt (the worker's confirmation, without the bench's poll). */
+  resolveMs: number;
+}
+
+/** Sends, then polls the record until confirmed (null: not confirmed). */
+async function sendAndFollow(p: Path, walletId: string): Promise<Measure | null> {
   const sent = await api(keys[p].apiKey, 'POST', route(p, walletId), body(p));
   const answeredAt = Date.now();
+  const headAtAnswer = await head();
   if (sent.status !== 200 && sent.status !== 202) throw new Error(`${p}: ${sent.status} ${JSON.stringify(sent.body)}`);
   const id = sent.body.transactionId as string;
   while (Date.now() - answeredAt < TIMEOUT_MS) {
     const record = (await api(keys[p].apiKey, 'GET', `/v1/wallets/${walletId}/transactions/${id}`)).body;
-    if (record.status === 'confirmed') return Date.now() - answeredAt;
+    if (record.status === 'confirmed') {
+      const ms = Date.now() - answeredAt;
+      const sentAt = record.autoRetry?.attempts?.[0]?.sentAt as string | undefined;
+      const submitMs = p === 'sponsored batch' && sentAt ? Date.parse(sentAt) - answeredAt : 0;
+      return { ms, submitMs, includedBlocks: Number(record.blockNumber) - headAtAnswer, resolveMs: Date.parse(record.resolvedAt as string) - answeredAt };
+    }
     if (record.status === 'failed' || record.status === 'reverted') return null;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
@@ -105,15 +126,33 @@ try {
   const results = await Promise.all(
     interleaved.map(async (w, k) => {
       await new Promise((resolve) => setTimeout(resolve, started + (k * SPREAD_MS) / interleaved.length - Date.now()));
-      return { p: w.p, ms: await sendAndFollow(w.p, w.id) };
+      return { p: w.p, m: await sendAndFollow(w.p, w.id) };
     }),
   );
   const rows = PATHS.map((p) => {
-    const times = results.filter((r) => r.p === p).map((r) => r.ms);
-    const done = times.filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
-    if (done.length < times.length) ok = false;
+    const measures = results.filter((r) => r.p === p).map((r) => r.m);
+    const confirmed = measures.filter((m): m is Measure => m !== null);
+    if (confirmed.length < measures.length) ok = false;
+    const done = confirmed.map((m) => m.ms).sort((a, b) => a - b);
+    const submit = confirmed.map((m) => m.submitMs).sort((a, b) => a - b);
+    const included = confirmed.map((m) => m.includedBlocks).sort((a, b) => a - b);
+    const resolved = confirmed.map((m) => m.resolveMs).sort((a, b) => a - b);
     const blocks = (ms: number) => Math.ceil(ms / 1000);
-    return { path: p, confirmed: `${done.length}/${times.length}`, p50s: (percentile(done, 50) / 1000).toFixed(2), p99s: (percentile(done, 99) / 1000).toFixed(2), maxs: (done.at(-1)! / 1000).toFixed(2), p50Blocks: blocks(percentile(done, 50)), p99Blocks: blocks(percentile(done, 99)) };
+    return {
+      path: p,
+      confirmed: `${done.length}/${measures.length}`,
+      p50s: (percentile(done, 50) / 1000).toFixed(2),
+      p99s: (percentile(done, 99) / 1000).toFixed(2),
+      maxs: (done.at(-1)! / 1000).toFixed(2),
+      p50Blocks: blocks(percentile(done, 50)),
+      p99Blocks: blocks(percentile(done, 99)),
+      submitP50ms: submit.length ? percentile(submit, 50) : 0,
+      submitP99ms: submit.length ? percentile(submit, 99) : 0,
+      includedP50: percentile(included, 50),
+      includedP99: percentile(included, 99),
+      resolveP50ms: percentile(resolved, 50),
+      resolveP99ms: percentile(resolved, 99),
+    };
   });
   console.table(rows);
   const plain = rows[0]!.p99Blocks;

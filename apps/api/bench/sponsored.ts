@@ -126,9 +126,10 @@ async function main(): Promise<boolean> {
   const runner = services.sponsoredRunner;
   const measuredRunner = {
     batchSize: runner.batchSize,
-    async runOnce() {
+    onDue: runner.onDue,
+    async runOnce(only?: readonly string[]) {
       const t = performance.now();
-      const result = await runner.runOnce();
+      const result = await runner.runOnce(only);
       runs.count++;
       if (result.leased > 0) {
         runs.leasing++;

@@ -43,6 +43,7 @@ import {
   createSponsorshipStatus,
   createSponsoredAdmission,
   createSponsoredRunner,
+  createSponsoredWakeups,
   createSponsoredResume,
   sponsoredChainAccess,
   type SponsoredOperationChain,
@@ -197,14 +198,16 @@ export async function createServices(config: Config, options: ServiceOptions = {
     loadWallet: wallets.loadWallet, loadWalletWithShares: wallets.loadWalletWithShares, yieldHolds: stores.yieldOperations.holdsWalletChain,
     openNonceHold: approvalCases.openNonceHold, nonceReservationMs: config.nonceReservationMs, crashAt: crashAtPoint(config.crashAt),
   };
+  // Admission and resume wake this process's sponsored worker; the worker still leases each record.
+  const sponsoredWakeups = createSponsoredWakeups();
   const transactions = createTransactionService({
     ...transactionDeps,
     attempts: stores.transactionAttempts,
     frozenPreparations: stores.approvalPreparations,
-    sponsoredAdmission: createSponsoredAdmission({ store: stores.transactions, sponsorship, chains: () => sponsoredChains, clock }),
-    sponsoredResume: createSponsoredResume({ records: stores.transactions, store: stores.sponsoredOperations, loadWallet: wallets.loadWallet, clock }),
+    sponsoredAdmission: createSponsoredAdmission({ store: stores.transactions, sponsorship, chains: () => sponsoredChains, clock, wake: sponsoredWakeups.due }),
+    sponsoredResume: createSponsoredResume({ records: stores.transactions, store: stores.sponsoredOperations, loadWallet: wallets.loadWallet, clock, wake: sponsoredWakeups.due }),
   });
-  const calls = createCallsWiring({ ...transactionDeps, batchCalls: options.chains?.batchCalls, sponsorshipChains, sponsorship, sponsoredChains: () => sponsoredChains, burnNonce: stores.callNonces.burnNonce, skipSimulation: options.calls?.skipSimulation });
+  const calls = createCallsWiring({ ...transactionDeps, batchCalls: options.chains?.batchCalls, sponsorshipChains, sponsorship, sponsoredChains: () => sponsoredChains, sponsoredWake: sponsoredWakeups.due, burnNonce: stores.callNonces.burnNonce, skipSimulation: options.calls?.skipSimulation });
   const sponsoredRunner = createSponsoredRunner({
     store: stores.sponsoredOperations,
     transactions: stores.transactions,
@@ -220,6 +223,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     autoRetry: config.autoRetry,
     crashAt: crashAtPoint(config.crashAt),
     logger: options.logger,
+    wakeups: sponsoredWakeups,
   });
   const yieldCatalog = createYieldMarketCatalog({ appEnv: config.appEnv, configured: config.yield.markets, directory, local: options.chains?.yield });
   const yieldRunner = createYieldRunner({

@@ -121,6 +121,32 @@ describe('startPollLoop', () => {
     await expect.poll(() => most, { timeout: 2_000 }).toBe(3);
   });
 
+  it('run() starts a task at once while every tick is busy, logs its failure, and stop waits for it', async () => {
+    const loop = start({ idleMs: 20, tick: () => sleep(400).then(() => false) });
+    await sleep(20);
+    const ran: number[] = [];
+    const asked = performance.now();
+    let finished = false;
+    loop.run(async () => {
+      ran.push(performance.now() - asked);
+      await sleep(150);
+      finished = true;
+    });
+    loop.run(async () => {
+      throw new Error('task down');
+    });
+    await expect.poll(() => ran.length, { timeout: 1_000 }).toBe(1);
+    // Not queued behind the 400 ms tick in flight.
+    expect(ran[0]).toBeLessThan(100);
+    await expect.poll(() => errors.length).toBe(1);
+    expect(errors[0]).toMatchObject({ err: { message: 'task down' } });
+    await loop.stop();
+    expect(finished).toBe(true);
+    loop.run(async () => void ran.push(-1));
+    await sleep(20);
+    expect(ran).toHaveLength(1);
+  });
+
   describe('with a lease in the database', () => {
     let db: Database;
     beforeAll(async () => {

@@ -29,7 +29,17 @@ export interface PollLoopOptions {
 export interface PollLoop {
   /** Starts no new tick, cuts the current pause short, and resolves once the ticks in flight are done; idempotent. */
   stop(): Promise<void>;
+  /**
+   * Runs `task` now, beside the ticks (work announced in this process, e.g. a record that just
+   * became due): logged like a tick when it fails, awaited by stop(), ignored once stopping or while
+   * MAX_EXTRA_TASKS are in flight (the ticks pick the work up then). The task leases what it works
+   * on like a tick does; with a `lease`, it runs only while this loop holds it.
+   */
+  run(task: () => Promise<unknown>): void;
 }
+
+/** Tasks given to `run` in flight at once; past that they are dropped (the polls still find their work). */
+export const MAX_EXTRA_TASKS = 16;
 
 /**
  * The one background poll loop of the workers: tick, pause, again. A failed tick (e.g. the database
@@ -81,8 +91,21 @@ export function startPollLoop({ name, tick, idleMs, maxErrorBackoffMs = 30_000, 
   }
 
   const running = Promise.all(Array.from({ length: Math.max(1, concurrency) }, (_, i) => loop(i)));
+  const extra = new Set<Promise<void>>();
   let stopping: Promise<void> | undefined;
   return {
+    run(task) {
+      if (stopped || extra.size >= MAX_EXTRA_TASKS) return;
+      const done = (async () => {
+        try {
+          if (await holdsLease()) await task();
+        } catch (error) {
+          logger.error({ err: { message: (error as Error)?.message ?? String(error) } }, `${name} failed`);
+        }
+      })();
+      extra.add(done);
+      void done.then(() => extra.delete(done));
+    },
     stop() {
       stopping ??= (async () => {
         stopped = true;
@@ -91,7 +114,7 @@ export function startPollLoop({ name, tick, idleMs, maxErrorBackoffMs = 30_000, 
           s.wake();
         }
         sleepers.clear();
-        await running;
+        await Promise.all([running, ...extra]);
         if (lease) await lease.store.release(lease.name, lease.owner).catch(() => undefined);
       })();
       return stopping;

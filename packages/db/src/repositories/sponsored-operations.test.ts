@@ -57,6 +57,24 @@ describe.each(testDatabaseKinds)('sponsored operation store (%s)', (kind) => {
     expect(mine(await store.leaseDue('d', later, new Date(later.getTime() + LEASE), 1000))).toEqual([younger.id]);
   });
 
+  it('leases among the given ids alone when asked (a wake-up), with the same due, lease and one-at-a-time rules', async () => {
+    const records = createTransactionStore(database);
+    const store = createSponsoredOperationStore(database);
+    const now = new Date(Date.UTC(2032, 0, 3));
+    const due = new Date(now.getTime() - 1);
+    const until = new Date(now.getTime() + LEASE);
+    const woken = await records.create(sponsored({ nextCheckAt: due }), []);
+    const other = await records.create(sponsored({ nextCheckAt: due }), []);
+    const notDue = await records.create(sponsored({ nextCheckAt: new Date(now.getTime() + 60_000) }), []);
+    expect((await store.leaseDue('w', now, until, 10, [woken.id, notDue.id, 'not-a-uuid'])).map((r) => r.id)).toEqual([woken.id]);
+    // Leased already: a second wake-up of it leases nothing.
+    expect(await store.leaseDue('x', now, until, 10, [woken.id])).toEqual([]);
+    expect(await store.leaseDue('x', now, until, 10, [])).toEqual([]);
+    expect(await store.leaseDue('x', now, until, 10, ['not-a-uuid'])).toEqual([]);
+    // The polls still find the rest.
+    expect((await store.leaseDue('y', now, until, 1000)).map((r) => r.id)).toContain(other.id);
+  });
+
   it('resumes only the record waiting for that review, clearing it; a save writes explicit nulls and leaves unset fields', async () => {
     const records = createTransactionStore(database);
     const store = createSponsoredOperationStore(database);

@@ -28,18 +28,23 @@ const OPERATION_AHEAD = `SELECT 1 FROM transaction_records o
  * Sponsored records under their own lease (transaction_records.lease_owner/lease_until, like the
  * monitor's, which skips sponsored records): one statement per lease, per save, per resume.
  */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function createSponsoredOperationStore({ query }: Database): SponsoredOperationStore {
   return {
-    async leaseDue(owner, now, leaseUntil, limit) {
+    async leaseDue(owner, now, leaseUntil, limit, only) {
+      const ids = only?.filter((id) => UUID.test(id));
+      if (ids && ids.length === 0) return [];
       const rows = await query<RecordRow>(
         `UPDATE transaction_records SET lease_owner = $1, lease_until = $3
          WHERE id IN (
            SELECT id FROM transaction_records t
            WHERE execution_mode = 'sponsored' AND next_check_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
              AND (t.stage <> 'accepted' OR NOT EXISTS (${OPERATION_AHEAD}))
+             ${ids ? 'AND t.id = ANY($5::uuid[])' : ''}
            ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
          RETURNING ${RECORD_COLUMNS}`,
-        [owner, now, leaseUntil, limit],
+        ids ? [owner, now, leaseUntil, limit, ids] : [owner, now, leaseUntil, limit],
       );
       return rows.map(fromRecordRow).sort((a, b) => a.nextCheckAt!.getTime() - b.nextCheckAt!.getTime());
     },

@@ -29,12 +29,14 @@ export interface SponsoredBatchDeps {
   /** The sponsorship chains of this deployment. */
   chains: () => readonly SponsoredChainAccess[];
   clock: Clock;
+  /** Announces the accepted record to this process's sponsored worker (sponsorship/wakeups.ts). */
+  wake?: (recordId: string) => void;
 }
 
 const unavailable = (message: string) => new ApiError(409, 'CALLS_UNAVAILABLE', message);
 const unprocessable = (code: string, message: string, details: Record<string, unknown>) => new ApiError(422, code, message, details);
 
-export function createSponsoredBatches({ store, sponsorship, chains, clock }: SponsoredBatchDeps) {
+export function createSponsoredBatches({ store, sponsorship, chains, clock, wake }: SponsoredBatchDeps) {
   return {
     /**
      * The accepted sponsored record. `simulate` refuses a reverting batch (it throws); it runs after
@@ -61,8 +63,9 @@ export function createSponsoredBatches({ store, sponsorship, chains, clock }: Sp
         throw unprocessable(budget.code, budget.message, { requestedWei: budget.requestedWei, usedTodayWei: budget.usedTodayWei, dailyBudgetWei: budget.dailyBudgetWei, day: budget.day });
       }
       const monitoring: SponsoredMonitoring = { sponsored: { environment: caller.environment, initiatorUserId: caller.initiatorUserId ?? null } };
+      let record: TransactionRecord;
       try {
-        return await store.create(
+        record = await store.create(
           {
             id,
             projectId: caller.projectId,
@@ -102,6 +105,8 @@ export function createSponsoredBatches({ store, sponsorship, chains, clock }: Sp
         await sponsorship.releaseSponsorshipBudget(id).catch(() => undefined);
         throw error;
       }
+      wake?.(record.id);
+      return record;
     },
   };
 }

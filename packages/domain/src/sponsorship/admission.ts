@@ -29,11 +29,13 @@ export interface SponsoredAdmissionDeps {
   /** The sponsorship chains of this deployment. */
   chains: () => readonly SponsoredChainAccess[];
   clock: Clock;
+  /** Announces the accepted record to this process's sponsored worker (wakeups.ts). */
+  wake?: (recordId: string) => void;
 }
 
 const unprocessable = (code: string, message: string, details: Record<string, unknown>) => new ApiError(422, code, message, details);
 
-export function createSponsoredAdmission({ store, sponsorship, chains, clock }: SponsoredAdmissionDeps) {
+export function createSponsoredAdmission({ store, sponsorship, chains, clock, wake }: SponsoredAdmissionDeps) {
   return {
     /** The accepted sponsored record, or null when the transfer takes the wallet's own transaction. */
     async admit(caller: Caller, wallet: WalletRecord, input: TransferInput): Promise<TransactionRecord | null> {
@@ -72,8 +74,9 @@ export function createSponsoredAdmission({ store, sponsorship, chains, clock }: 
         throw unprocessable(budget.code, budget.message, { requestedWei: budget.requestedWei, usedTodayWei: budget.usedTodayWei, dailyBudgetWei: budget.dailyBudgetWei, day: budget.day });
       }
       const monitoring: SponsoredMonitoring = { sponsored: { environment: caller.environment, initiatorUserId: caller.initiatorUserId ?? null } };
+      let record: TransactionRecord;
       try {
-        return await store.create(
+        record = await store.create(
           {
             id,
             projectId: caller.projectId,
@@ -112,6 +115,8 @@ export function createSponsoredAdmission({ store, sponsorship, chains, clock }: 
         await sponsorship.releaseSponsorshipBudget(id).catch(() => undefined);
         throw error;
       }
+      wake?.(record.id);
+      return record;
     },
   };
 }

@@ -14,6 +14,15 @@ import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './work
 
 /** How often an unresolved operation is looked at again. */
 export const FOLLOW_MS = 1_000;
+/**
+ * An included operation whose block is at most NEAR_FINAL_BLOCKS ahead of the settled head is looked
+ * at this often instead: it resolves on the first look after its block is settled, so the look's
+ * period is what it waits past that, and a whole FOLLOW_MS there often costs one more block than a
+ * wallet's own transaction (whose monitor looks at once when finality covers it). Farther from
+ * finality (a chain whose finalized head lags by minutes) FOLLOW_MS keeps the reads few.
+ */
+export const NEAR_FINAL_MS = 250;
+export const NEAR_FINAL_BLOCKS = 2n;
 
 export interface FollowerSubmission {
   /** Sends the stored operation again (its stored bytes). */
@@ -42,6 +51,7 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
         event.success ? access.chain.deliveryProven(event.transactionHash, hash, transferFacts(record)) : Promise.resolve(false),
       ]);
       const settledHead = heads.finalized < heads.latest - 1n ? heads.finalized : heads.latest - 1n;
+      const blocksToFinal = event.blockNumber > settledHead ? event.blockNumber - settledHead : 0n;
       let final = event.blockNumber <= settledHead;
       if (final) final = (await access.gateway.getBlockHashes([event.blockNumber]))[0]?.toLowerCase() === event.blockHash.toLowerCase();
       return {
@@ -54,6 +64,7 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
         blockHash: event.blockHash,
         transferProven,
         final,
+        blocksToFinal,
       };
     }
     const [entryPointNonce, known] = await Promise.all([access.chain.entryPointNonce(record.fromAddress as Hex), submission.known(record, access)]);
@@ -75,7 +86,8 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
 
   return {
     async follow(record: TransactionRecord, access: SponsoredChainAccess): Promise<unknown> {
-      const decision = decideFromEvidence(BigInt(sponsoredContext(record).operationNonce ?? '0'), await evidence(record, access));
+      const seen = await evidence(record, access);
+      const decision = decideFromEvidence(BigInt(sponsoredContext(record).operationNonce ?? '0'), seen);
       switch (decision.kind) {
         case 'wait': {
           if (decision.stage === 'submitted') {
@@ -83,7 +95,8 @@ export function createOperationFollower(deps: SponsoredWorkerDeps, save: SaveSte
             if (acted !== null) return acted;
           }
           const status = STATUS_OF_STAGE[decision.stage];
-          return save(record, { stage: decision.stage, status, nextCheckAt: after(FOLLOW_MS), consecutiveErrors: 0 });
+          const nearFinal = decision.stage === 'included' && seen.kind === 'included' && (seen.blocksToFinal ?? NEAR_FINAL_BLOCKS + 1n) <= NEAR_FINAL_BLOCKS;
+          return save(record, { stage: decision.stage, status, nextCheckAt: after(nearFinal ? NEAR_FINAL_MS : FOLLOW_MS), consecutiveErrors: 0 });
         }
         case 'resubmit': {
           // Gone from the node: priced under the base fee, the stored bytes would be refused (or dropped again).

@@ -47,8 +47,8 @@ export interface SponsoredSaveOptions {
 
 /** The sponsored records' own lease (the legacy monitor never leases them). */
 export interface SponsoredOperationStore {
-  /** Leases up to `limit` sponsored records due at `now` (nextCheckAt ≤ now, no live lease), oldest due first. */
-  leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<TransactionRecord[]>;
+  /** Leases up to `limit` sponsored records due at `now` (nextCheckAt ≤ now, no live lease), oldest due first; with `only`, among those ids alone. */
+  leaseDue(owner: string, now: Date, leaseUntil: Date, limit: number, only?: readonly string[]): Promise<TransactionRecord[]>;
   /**
    * Saves the patch and writes the events in one statement while `owner` holds the lease, and
    * releases it (or keeps it with `keepLease`: the worker goes on with the next step). With `nonce`,

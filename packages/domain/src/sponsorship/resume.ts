@@ -21,9 +21,11 @@ export interface SponsoredResumeDeps {
   store: Pick<SponsoredOperationStore, 'resume'>;
   loadWallet: (caller: Caller, walletId: string) => Promise<WalletRecord>;
   clock: Clock;
+  /** Announces the resumed record to this process's sponsored worker (wakeups.ts). */
+  wake?: (recordId: string) => void;
 }
 
-export function createSponsoredResume({ records, store, loadWallet, clock }: SponsoredResumeDeps) {
+export function createSponsoredResume({ records, store, loadWallet, clock, wake }: SponsoredResumeDeps) {
   return async function resume(caller: Caller, walletId: string, transactionId: string, body: unknown): Promise<TransactionRecord> {
     const wallet = await loadWallet(caller, walletId);
     const record = uuidSchema.safeParse(transactionId).success ? await records.findInWallet(caller.projectId, wallet.id, transactionId) : null;
@@ -31,7 +33,9 @@ export function createSponsoredResume({ records, store, loadWallet, clock }: Spo
     const { reviewId } = parseInput(resumeBody, body);
     if (record.stage !== 'requires_action') return record;
     if (record.reviewId !== reviewId) throw conflict(`The transaction waits for review ${record.reviewId}, not ${reviewId}`, { reviewId: record.reviewId });
+    const resumed = await store.resume(caller.projectId, wallet.id, record.id, reviewId, clock.now());
+    if (resumed) wake?.(resumed.id);
     // Null: resumed or resolved meanwhile by another request; answer what is stored now.
-    return (await store.resume(caller.projectId, wallet.id, record.id, reviewId, clock.now())) ?? (await records.findInWallet(caller.projectId, wallet.id, record.id))!;
+    return resumed ?? (await records.findInWallet(caller.projectId, wallet.id, record.id))!;
   };
 }

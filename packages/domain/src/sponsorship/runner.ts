@@ -26,6 +26,8 @@ import { createOperationReplacer } from './replace-operation.ts';
 import { sponsoredContext } from './operation-context.ts';
 import type { Hex } from 'viem';
 
+export { createSponsoredWakeups, type SponsoredWakeups } from './wakeups.ts';
+
 const RETRY_BASE_MS = 1_000;
 const FIRST_REASON = 'first submission of the signed operation';
 const RESUBMIT_REASON = 'no evidence on chain and the last submission is gone: the stored operation is sent again';
@@ -116,9 +118,14 @@ export function createSponsoredRunner(deps: SponsoredWorkerDeps) {
 
   return {
     batchSize,
-    async runOnce(): Promise<{ leased: number }> {
+    /** Records announced as due in this process (deps.wakeups): the worker runs `runOnce([id])` at once. */
+    onDue(listener: (recordId: string) => void): () => void {
+      return deps.wakeups?.subscribe(listener) ?? (() => undefined);
+    },
+    /** Leases the due records (only those of `only` when given) and runs a step of each. */
+    async runOnce(only?: readonly string[]): Promise<{ leased: number }> {
       const now = clock.now();
-      const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize);
+      const leased = await store.leaseDue(owner, now, new Date(now.getTime() + leaseMs), batchSize, only);
       await Promise.all(
         leased.map(async (record) => {
           try {

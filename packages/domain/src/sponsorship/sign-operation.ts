@@ -13,7 +13,7 @@ import type { TransactionRecord } from '../ports.ts';
 import { parseSigningInput } from '../signing/pipeline.ts';
 import { reviewIdOf } from '../transactions/frozen-preparation.ts';
 import { checkGasCap } from './gas-cap.ts';
-import type { SignedAuthorizationParts } from './operation-chain.ts';
+import type { AuthorizationToSign, SignedAuthorizationParts } from './operation-chain.ts';
 import { operationCaller, ownerSignatureIntent, sponsoredContext, transferFacts, withContext, type SponsoredStep } from './operation-context.ts';
 import type { SaveStep, SponsoredChainAccess, SponsoredWorkerDeps } from './worker-deps.ts';
 
@@ -54,8 +54,7 @@ export function createOperationSigner(deps: SponsoredWorkerDeps, save: SaveStep,
     }
   }
 
-  async function authorize(record: TransactionRecord, access: SponsoredChainAccess, wallet: Parameters<typeof pipeline.sign>[0]['wallet'], shares: Parameters<typeof pipeline.sign>[0]['shares']) {
-    const needed = await access.chain.authorizationNeeded(record.fromAddress as Hex);
+  async function authorize(record: TransactionRecord, needed: AuthorizationToSign | null, wallet: Parameters<typeof pipeline.sign>[0]['wallet'], shares: Parameters<typeof pipeline.sign>[0]['shares']) {
     if (!needed) return { authorization: null, signature: null };
     const body = { authorization: { address: needed.delegate, chainId: needed.chainId, nonce: needed.nonce } };
     // Its audit row and event are kept for the commit that stores the signed operation: a delegation
@@ -82,13 +81,18 @@ export function createOperationSigner(deps: SponsoredWorkerDeps, save: SaveStep,
     /** Runs the record from `accepted` to `signed` (lease kept for the submission); false when it stopped (paused, ended, lease lost). */
     async sign(record: TransactionRecord, access: SponsoredChainAccess): Promise<TransactionRecord | null> {
       const facts = transferFacts(record);
+      // Three independent reads at once (each is a wait on the node or the database); the simulation decides first.
+      const loading = deps.loadWalletWithShares(operationCaller(record, 'operation'), record.walletId);
+      const needing = access.chain.authorizationNeeded(record.fromAddress as Hex);
+      loading.catch(() => undefined);
+      needing.catch(() => undefined);
       const simulation = await access.chain.simulate(facts);
       if (!simulation.ok) {
         await end(record, { code: 'EXECUTION_FAILED', message: `The transfer would fail, so it was not sponsored: ${simulation.message}` });
         return null;
       }
-      const { wallet, shares } = await deps.loadWalletWithShares(operationCaller(record, 'operation'), record.walletId);
-      const delegation = await authorize(record, access, wallet, shares);
+      const { wallet, shares } = await loading;
+      const delegation = await authorize(record, await needing, wallet, shares);
       if (!delegation) return null;
 
       const location = { projectId: record.projectId, environment: sponsoredContext(record).environment };

@@ -45,6 +45,8 @@ export type OperationEvidence =
       transferProven: boolean;
       /** The block is at or below the chain's finalized head and still canonical. */
       final: boolean;
+      /** Blocks the settled head (min(finalized, latest - 1)) is still behind the event's block (0 once reached). */
+      blocksToFinal?: bigint;
     }
   | {
       kind: 'absent';

@@ -10,6 +10,7 @@ import type { SponsorshipChainConfig } from './chain-config.ts';
 import type { SponsoredOperationChain } from './operation-chain.ts';
 import type { SponsoredOperationStore, SponsoredPatch, SponsoredSaveOptions } from './operation-store.ts';
 import type { Sponsorship } from './service.ts';
+import type { SponsoredWakeups } from './wakeups.ts';
 
 /** One sponsorship chain as the worker uses it. */
 export interface SponsoredChainAccess {
@@ -40,6 +41,8 @@ export interface SponsoredWorkerDeps {
   /** How long the paymaster's signature stays valid (seconds, default 3600). */
   sponsorshipValiditySeconds?: number;
   logger?: { warn(details: object, message: string): void };
+  /** Where admission and resume announce records due now (the worker of this process runs them at once). */
+  wakeups?: Pick<SponsoredWakeups, 'subscribe'>;
   /** Fault injection in tests (CRASH_AT): kills the process at a step of an operation. */
   crashAt?: CrashAt;
 }
