@@ -15,3 +15,4 @@ export type { PartyId } from './session.ts';
 export { keygenParty, otSetupParty, presignParty, refreshParty, type Party, type KeygenResult } from './parties.ts';
 export { RefreshSession, refreshOfflineShare, type RefreshContribution, type RefreshResult } from './refresh.ts';
 export { dealKeyShares, type DealtKey, type DealtOfflineShare } from './import.ts';
+export { recoverShareSecret, proveShareKnowledge, verifyShareKnowledge, type Participant, type ShareProof } from './recover.ts';

@@ -19,6 +19,14 @@ const usage = `usage:
       new shares for every wallet at its next epoch, same public keys (FROST and threshold ECDSA: a zero-sharing
       refresh, for threshold ECDSA followed by a fresh OT setup; isolated secp256k1: a new XOR pad); the signer
       refuses the older shares from then on; resumable
+  npm run custody -- recover --wallet-id W --lost api|signer --recovery-key-file F
+      rebuilds the share the API (api: its KEK or its row is gone) or the signer (signer: its service KEK is
+      gone) lost, for a FROST or threshold ECDSA wallet, from the other online share and participant 3's
+      (the offline recovery private key in F, PEM X25519, mode 0600), then refreshes the pair to the next
+      epoch (the lost party's old shares no longer sign); same key and address; runs in this process, not
+      in the running service (with the embedded database, stop the service first); resumable; prints
+      { command, walletId, type, address, lost, outcome, epoch } with outcome recovered, or intact when
+      the lost party's share opens (nothing to rebuild)
   PREVIOUS_SERVICE_SHARE_KEKS=<the former SERVICE_SHARE_KEKS> npm run custody -- reseal-webhook-secrets
       once, when upgrading a PostgreSQL deployment to the signer process: webhook secrets sealed under the
       former service-share KEKs are sealed again under API_KEKS (local mode does it at start by itself);
@@ -38,7 +46,14 @@ verify-log: { ok, chain, walletSignatures, serviceKeySignatures, matched, missin
 await main(async () => {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { 'project-id': { type: 'string' }, 'wallet-id': { type: 'string' }, env: { type: 'string' }, mode: { type: 'string' } },
+    options: {
+      'project-id': { type: 'string' },
+      'wallet-id': { type: 'string' },
+      env: { type: 'string' },
+      mode: { type: 'string' },
+      lost: { type: 'string' },
+      'recovery-key-file': { type: 'string' },
+    },
   });
   switch (positionals[0]) {
     case 'mode': {
@@ -53,6 +68,13 @@ await main(async () => {
     }
     case 'refresh':
       return execute('custody.refresh', {});
+    case 'recover': {
+      const { 'wallet-id': walletId, lost, 'recovery-key-file': recoveryKeyFile } = values;
+      if (!walletId || !lost || !recoveryKeyFile) throw new UsageError(`recover needs --wallet-id, --lost and --recovery-key-file\n${usage}`);
+      // In this process only: the recovery private key never reaches the running service.
+      const { runRecoverCommand } = await import('../custody/recover-command.ts');
+      return runRecoverCommand({ walletId, lost, recoveryKeyFile });
+    }
     case 'reseal-webhook-secrets': {
       const previous = process.env.PREVIOUS_SERVICE_SHARE_KEKS;
       if (!previous) throw new UsageError(`PREVIOUS_SERVICE_SHARE_KEKS is not set\n${usage}`);

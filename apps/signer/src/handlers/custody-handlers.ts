@@ -10,11 +10,35 @@
  *   and from then on refuses every sealed share of an older epoch. Recording before the shares are
  *   stored would leave a crashed run with no share the signer accepts; recording after leaves the
  *   old shares usable until the commit, which the next run repeats (it is idempotent).
+ * - `recover.inspect` / `recover.contribute` / `recover.seal`: the operator's recovery of a lost online
+ *   share (recover-rpc.ts, recover.ts): whether this side's share opens (with its public verifying
+ *   shares); this side's share, only against a proof of knowledge of participant 3's share under the Y₃
+ *   of that share; a rebuilt participant-2 share checked against the wallet's key and sealed at the
+ *   current epoch (the refresh that follows moves it to the next).
  */
-import { encodeVaultValue, frostRefreshContext, openDklsShare, sealFrostShare, sealToRecovery, secp256k1KeyOfWallet, VAULT_METHODS, vaultParams, type KekProvider, type RecoveryPublicKey } from '@wallet/domain';
+import {
+  encodeVaultValue,
+  frostRefreshContext,
+  openDklsShare,
+  sealDklsShare,
+  sealFrostShare,
+  sealToRecovery,
+  secp256k1KeyOfWallet,
+  VAULT_METHODS,
+  vaultParams,
+  type EncryptedShare,
+  type KekProvider,
+  type OpenedFrostShare,
+  type RecoveryPublicKey,
+  type VaultWallet,
+} from '@wallet/domain';
 import { convertXorToFrost, repadXorShares } from '@wallet/domain/custody/local-vault.ts';
 import { decryptShare } from '@wallet/domain/custody/shares.ts';
 import { refreshFinish, refreshRound1, refreshRound2, wipeKeyPackage, wipeRoundSecret, type KeyPackage, type PublicKeyPackage } from '@wallet/frost-ed25519';
+import { decodeFrostShare, encodeFrostShare, openFrostShare } from '@wallet/domain/custody/frost-share.ts';
+import { placeholderKeyShare, RECOVER_METHODS, recoverParams, recoverProofContext } from '@wallet/domain/custody/recover-rpc.ts';
+import { isShareOfPackage, verifyShareKnowledge } from '@wallet/frost-ed25519';
+import { verifyShareKnowledge as verifySecp256k1Knowledge, type KeyShare } from '@wallet/threshold-ecdsa';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
 import { groupKeyOf, openSignerShare, wipeCeremony, type CeremonySession } from './frost-handlers.ts';
@@ -49,6 +73,7 @@ export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs }: 
   });
 
   return {
+    ...createRecoverHandlers(keks, epochs),
     [VAULT_METHODS.frostImport]: async (params) => {
       const { wallet, shares } = parseParams(vaultParams.frostImport, params);
       const groupKey = groupKeyOf(wallet);
@@ -142,6 +167,101 @@ export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs }: 
       const current = epochs.epochOf(wallet.id);
       if (share.epoch > current) await epochs.advanceEpoch(wallet.id, share.epoch);
       return { epoch: Math.max(current, share.epoch) };
+    },
+  };
+}
+
+/** The signer's share of a FROST or DKLs23 wallet, opened; null when it does not open. */
+function openOwnShare(keks: KekProvider, wallet: VaultWallet, share: EncryptedShare): { frost: OpenedFrostShare } | { dkls: KeyShare } | null {
+  try {
+    if (wallet.scheme === 'ED25519') return { frost: openFrostShare(keks, wallet.id, 'frost-signer', share, groupKeyOf(wallet)) };
+    return { dkls: openDklsShare(keks, wallet.id, 'dkls-signer', share, secp256k1KeyOfWallet(wallet)) };
+  } catch (error) {
+    if (error instanceof SignerError) throw error;
+    return null;
+  }
+}
+
+function createRecoverHandlers(keks: KekProvider, epochs: EpochStore): Record<string, SignerHandler> {
+  return {
+    [RECOVER_METHODS.inspect]: async (params) => {
+      const { wallet, share } = parseParams(recoverParams.inspect, params);
+      const opened = openOwnShare(keks, wallet, share);
+      const epoch = epochs.epochOf(wallet.id);
+      if (!opened) return encodeVaultValue({ opens: false, epoch });
+      if ('frost' in opened) {
+        wipeKeyPackage(opened.frost.keyPackage);
+        return encodeVaultValue({ opens: true, epoch, publicKeyPackage: opened.frost.publicKeyPackage });
+      }
+      const verifyingShares = [...opened.dkls.verifyingShares];
+      opened.dkls.wipe();
+      return encodeVaultValue({ opens: true, epoch, verifyingShares });
+    },
+
+    [RECOVER_METHODS.contribute]: async (params) => {
+      const { wallet, share, proof } = parseParams(recoverParams.contribute, params);
+      assertCurrentEpoch(epochs, wallet.id, [share.epoch]);
+      const opened = openOwnShare(keks, wallet, share);
+      if (!opened) throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
+      const refusedProof = () => new SignerError('RECOVERY_PROOF_REFUSED', "the proof of participant 3's share does not verify; the signer contributes to a recovery only for the holder of the recovery key", 403);
+      if ('frost' in opened) {
+        const { keyPackage, publicKeyPackage } = opened.frost;
+        try {
+          const context = recoverProofContext(wallet.id, 'ED25519', share.epoch, 1);
+          if (proof.R.length !== 32 || !verifyShareKnowledge(publicKeyPackage.verifyingShares[2]!, proof, context)) throw refusedProof();
+          return encodeVaultValue({ share: encodeFrostShare(opened.frost) });
+        } finally {
+          wipeKeyPackage(keyPackage);
+        }
+      }
+      const dkls = opened.dkls;
+      const encoded = dkls.encode();
+      try {
+        const context = recoverProofContext(wallet.id, 'DKLS', share.epoch, 1);
+        if (proof.R.length !== 33 || !verifySecp256k1Knowledge(dkls.verifyingShares[2], proof, context)) throw refusedProof();
+        return encodeVaultValue({ share: encoded.subarray(3, 35), verifyingShares: [...dkls.verifyingShares] });
+      } finally {
+        encoded.fill(0);
+        dkls.wipe();
+      }
+    },
+
+    [RECOVER_METHODS.seal]: async (params) => {
+      const { wallet, epoch, share, verifyingShares } = parseParams(recoverParams.seal, params);
+      assertCurrentEpoch(epochs, wallet.id, [epoch]);
+      const notAShare = () => new SignerError('SHARE_REFUSED', "the rebuilt share is not participant 2's share of this wallet's key", 400);
+      try {
+        if (wallet.scheme === 'ED25519') {
+          if (share.length === 32) throw notAShare();
+          let opened: OpenedFrostShare;
+          try {
+            opened = decodeFrostShare(share);
+          } catch {
+            throw notAShare();
+          }
+          try {
+            const groupKey = groupKeyOf(wallet);
+            if (opened.keyPackage.identifier !== 2 || !Buffer.from(opened.keyPackage.groupPublicKey).equals(Buffer.from(groupKey)) || !isShareOfPackage(opened.keyPackage, opened.publicKeyPackage)) throw notAShare();
+            return encodeVaultValue({ signerShare: sealFrostShare(keks.current('service'), wallet.id, 'frost-signer', opened, epoch) });
+          } finally {
+            wipeKeyPackage(opened.keyPackage);
+          }
+        }
+        if (share.length !== 32 || !verifyingShares) throw notAShare();
+        let rebuilt: KeyShare;
+        try {
+          rebuilt = placeholderKeyShare(2, share, verifyingShares, secp256k1KeyOfWallet(wallet));
+        } catch {
+          throw notAShare();
+        }
+        try {
+          return encodeVaultValue({ signerShare: sealDklsShare(keks.current('service'), wallet.id, 'dkls-signer', rebuilt, epoch) });
+        } finally {
+          rebuilt.wipe();
+        }
+      } finally {
+        share.fill(0);
+      }
     },
   };
 }

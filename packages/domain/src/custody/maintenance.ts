@@ -84,7 +84,7 @@ const vaultWallet = (w: WalletRecord): VaultWallet => ({ id: w.id, type: w.type,
 const audit = (w: WalletRecord, action: string, details: Record<string, unknown>): AuditEntry => ({ projectId: w.projectId, apiKeyId: null, walletId: w.id, requestId: null, action, details });
 /** Where a share check's signature is recorded: an audit row as for every signature (verify-log pairs it with the signer's log). */
 const checkRecorder =
-  (deps: KeyMaintenanceDeps, w: WalletRecord, purpose: 'convert' | 'refresh'): ShareCheckRecorder =>
+  (deps: KeyMaintenanceDeps, w: WalletRecord, purpose: 'convert' | 'refresh' | 'recover'): ShareCheckRecorder =>
   ({ digest, requestId }) =>
     deps.store.appendAudit({ ...audit(w, 'wallet.sign.custody-check', { digest, purpose }), requestId });
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
@@ -138,7 +138,8 @@ async function convertOne(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKe
   }
 }
 
-async function refreshFrost(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyWallet): Promise<void> {
+/** `purpose` names the run in the audit rows (`recover`: the refresh that ends a recovery, recover.ts). */
+export async function refreshFrost(deps: KeyMaintenanceDeps, { wallet, shares }: StoredKeyWallet, purpose: 'refresh' | 'recover' = 'refresh'): Promise<void> {
   const vw = vaultWallet(wallet);
   const apiShare = latestShare(shares, 'frost-api')!;
   const signerShare = latestShare(shares, 'frost-signer')!;
@@ -160,7 +161,7 @@ async function refreshFrost(deps: KeyMaintenanceDeps, { wallet, shares }: Stored
       const groupKey = next.publicKeyPackage.groupPublicKey;
       if (!sameBytes(groupKey, opened.keyPackage.groupPublicKey)) throw new Error('the refresh changed the group key');
       // The new pair must sign for the wallet's key before it replaces the old one.
-      await checkFrostShares(deps.call, vw, next, theirs.signerShare, groupKey, checkRecorder(deps, wallet, 'refresh'));
+      await checkFrostShares(deps.call, vw, next, theirs.signerShare, groupKey, checkRecorder(deps, wallet, purpose));
       const add = [
         sealFrostShare(deps.keks.current('api'), wallet.id, 'frost-api', next, epoch),
         theirs.signerShare,
@@ -169,7 +170,7 @@ async function refreshFrost(deps: KeyMaintenanceDeps, { wallet, shares }: Stored
       ];
       await deps.beforeWrite?.(wallet.id);
       const remove = [apiShare, signerShare].map((s) => ({ role: s.role, epoch: s.epoch }));
-      if (!(await deps.store.replaceShares(wallet.id, remove, add, audit(wallet, 'wallet.custody.refresh', { epoch })))) return;
+      if (!(await deps.store.replaceShares(wallet.id, remove, add, audit(wallet, `wallet.custody.${purpose}`, { epoch })))) return;
       await deps.afterWrite?.(wallet.id);
       await commitEpoch(deps, vw, theirs.signerShare);
     } finally {
@@ -238,7 +239,7 @@ function convertToThreshold(deps: KeyMaintenanceDeps, entry: StoredKeyWallet): P
 }
 
 /** What the threshold ECDSA conversion and refresh need of this module: the vault's view of the wallet, the check's recorder, the audit row. */
-const helpersOf = (deps: KeyMaintenanceDeps, wallet: WalletRecord, purpose: 'convert' | 'refresh') => ({
+export const helpersOf = (deps: KeyMaintenanceDeps, wallet: WalletRecord, purpose: 'convert' | 'refresh' | 'recover') => ({
   vaultWallet: vaultWallet(wallet),
   recorder: checkRecorder(deps, wallet, purpose),
   audit: (details: Record<string, unknown>) => audit(wallet, `wallet.custody.${purpose}`, details),
