@@ -8,7 +8,7 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +16,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { address as solanaAddress, getPublicKeyFromAddress, verifySignature, type SignatureBytes } from '@solana/kit';
 import { createScratchDatabase, openDatabase } from '@wallet/db';
-import { DKLS_METHODS, ed25519KeyOfWallet, encodeVaultValue, fileKekProvider, openDklsShare, secp256k1KeyOfWallet, VAULT_METHODS, type EncryptedShare } from '@wallet/domain';
+import { decodeVaultValue, DKLS_METHODS, ed25519KeyOfWallet, encodeVaultValue, fileKekProvider, openDklsShare, secp256k1KeyOfWallet, VAULT_METHODS, type EncryptedShare } from '@wallet/domain';
 import { RECOVER_METHODS } from '@wallet/domain/custody/recover-rpc.ts';
 import { createSignerClient, signerClientSettings } from '@wallet/signer/client';
 import { verifyMessage, type Hex } from 'viem';
@@ -145,6 +145,13 @@ describe.runIf(server)('npm run custody -- recover (PostgreSQL, real processes)'
     await Promise.all([signer && exited(signer), service && exited(service.child)]);
   });
 
+  it("the API server's bundle (what npm start runs, built by spawnService) holds none of the recovery command's code", () => {
+    const inputs = Object.keys(JSON.parse(readFileSync(path.join(repoRoot, 'apps/api/dist/inputs.json'), 'utf8')) as Record<string, number>).map((file) => path.relative(repoRoot, file));
+    expect(inputs).toContain('packages/domain/src/custody/maintenance.ts');
+    const recovery = ['apps/api/src/custody/recover-command.ts', 'packages/domain/src/custody/recover.ts', 'packages/domain/src/custody/recover-key.ts'];
+    expect(inputs.filter((file) => recovery.includes(file))).toEqual([]);
+  });
+
   describe.each(['SOLANA', 'EVM'] as const)('%s wallet', (type) => {
     const prefix = type === 'EVM' ? 'dkls' : 'frost';
 
@@ -167,8 +174,12 @@ describe.runIf(server)('npm run custody -- recover (PostgreSQL, real processes)'
       const signerShare = (await rows(wallet)).find((r) => r.role === `${prefix}-signer`)!;
       const R = type === 'EVM' ? secp256k1.Point.BASE.toBytes(true) : ed25519.Point.BASE.toBytes();
       await withSigner(async (client) => {
-        const contribute = client.call(RECOVER_METHODS.contribute, encodeVaultValue({ wallet: vaultWalletOf(wallet), share: signerShare, target: 1, proof: { R, z: new Uint8Array(32).fill(7) } }));
-        await expect(contribute).rejects.toMatchObject({ code: 'RECOVERY_PROOF_REFUSED', status: 403 });
+        const vw = vaultWalletOf(wallet);
+        const { challenge } = decodeVaultValue(await client.call(RECOVER_METHODS.inspect, encodeVaultValue({ wallet: vw, share: signerShare }))) as { challenge: string };
+        const contribute = () => client.call(RECOVER_METHODS.contribute, encodeVaultValue({ wallet: vw, share: signerShare, target: 1, challenge, proof: { R, z: new Uint8Array(32).fill(7) } }));
+        await expect(contribute()).rejects.toMatchObject({ code: 'RECOVERY_PROOF_REFUSED', status: 403 });
+        // Its challenge is single-use: a proof (valid or not) cannot be sent twice.
+        await expect(contribute()).rejects.toMatchObject({ code: 'FROST_SESSION_UNKNOWN' });
       });
 
       const killed = await recover(wallet, 'api', { crashAt: 'before-write:1' });

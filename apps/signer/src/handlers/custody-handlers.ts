@@ -73,7 +73,7 @@ export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs }: 
   });
 
   return {
-    ...createRecoverHandlers(keks, epochs),
+    ...createRecoverHandlers(keks, epochs, sessionTtlMs),
     [VAULT_METHODS.frostImport]: async (params) => {
       const { wallet, shares } = parseParams(vaultParams.frostImport, params);
       const groupKey = groupKeyOf(wallet);
@@ -182,24 +182,28 @@ function openOwnShare(keks: KekProvider, wallet: VaultWallet, share: EncryptedSh
   }
 }
 
-function createRecoverHandlers(keks: KekProvider, epochs: EpochStore): Record<string, SignerHandler> {
+function createRecoverHandlers(keks: KekProvider, epochs: EpochStore, sessionTtlMs?: number): Record<string, SignerHandler> {
+  // Single-use challenges for `contribute`: a proof of participant 3's share is bound to one, so a proof seen once cannot be replayed.
+  const challenges = createSessionTable<true>({ ttlMs: sessionTtlMs ?? 60_000, max: 1000, wipe: () => undefined });
   return {
     [RECOVER_METHODS.inspect]: async (params) => {
       const { wallet, share } = parseParams(recoverParams.inspect, params);
       const opened = openOwnShare(keks, wallet, share);
       const epoch = epochs.epochOf(wallet.id);
       if (!opened) return encodeVaultValue({ opens: false, epoch });
+      const challenge = challenges.put(wallet.id, true);
       if ('frost' in opened) {
         wipeKeyPackage(opened.frost.keyPackage);
-        return encodeVaultValue({ opens: true, epoch, publicKeyPackage: opened.frost.publicKeyPackage });
+        return encodeVaultValue({ opens: true, epoch, challenge, publicKeyPackage: opened.frost.publicKeyPackage });
       }
       const verifyingShares = [...opened.dkls.verifyingShares];
       opened.dkls.wipe();
-      return encodeVaultValue({ opens: true, epoch, verifyingShares });
+      return encodeVaultValue({ opens: true, epoch, challenge, verifyingShares });
     },
 
     [RECOVER_METHODS.contribute]: async (params) => {
-      const { wallet, share, proof } = parseParams(recoverParams.contribute, params);
+      const { wallet, share, proof, challenge } = parseParams(recoverParams.contribute, params);
+      challenges.take(challenge, wallet.id);
       assertCurrentEpoch(epochs, wallet.id, [share.epoch]);
       const opened = openOwnShare(keks, wallet, share);
       if (!opened) throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
@@ -207,7 +211,7 @@ function createRecoverHandlers(keks: KekProvider, epochs: EpochStore): Record<st
       if ('frost' in opened) {
         const { keyPackage, publicKeyPackage } = opened.frost;
         try {
-          const context = recoverProofContext(wallet.id, 'ED25519', share.epoch, 1);
+          const context = recoverProofContext(wallet.id, 'ED25519', share.epoch, 1, challenge);
           if (proof.R.length !== 32 || !verifyShareKnowledge(publicKeyPackage.verifyingShares[2]!, proof, context)) throw refusedProof();
           return encodeVaultValue({ share: encodeFrostShare(opened.frost) });
         } finally {
@@ -217,7 +221,7 @@ function createRecoverHandlers(keks: KekProvider, epochs: EpochStore): Record<st
       const dkls = opened.dkls;
       const encoded = dkls.encode();
       try {
-        const context = recoverProofContext(wallet.id, 'DKLS', share.epoch, 1);
+        const context = recoverProofContext(wallet.id, 'DKLS', share.epoch, 1, challenge);
         if (proof.R.length !== 33 || !verifySecp256k1Knowledge(dkls.verifyingShares[2], proof, context)) throw refusedProof();
         return encodeVaultValue({ share: encoded.subarray(3, 35), verifyingShares: [...dkls.verifyingShares] });
       } finally {

@@ -6,7 +6,7 @@
  *   public verifying shares it holds and the wallet's epoch in the signer's store. Public data only.
  * - `contribute` (the API's share is lost): the signer answers its own share to a caller that proves
  *   knowledge of participant 3's share (a Schnorr proof under Y₃ from the signer's own sealed share,
- *   bound to the wallet, its epoch and the target). Only the holder of the offline recovery key can
+ *   bound to the wallet, its epoch, the target and a single-use challenge from `inspect`). Only the holder of the offline recovery key can
  *   make that proof; the API's mTLS credentials alone get nothing. With two helpers the rebuilding
  *   party learns both terms of the interpolation whatever is sent, so the share itself is sent.
  * - `seal` (the signer's share is lost): the signer checks a rebuilt participant-2 share against the
@@ -39,7 +39,7 @@ const proof = z.strictObject({ R: z.instanceof(Uint8Array).refine((b) => b.lengt
 
 export const recoverParams = {
   inspect: z.strictObject({ wallet: walletWithKey, share: signerShare }),
-  contribute: z.strictObject({ wallet: walletWithKey, share: signerShare, target: z.literal(1), proof }),
+  contribute: z.strictObject({ wallet: walletWithKey, share: signerShare, target: z.literal(1), challenge: z.string().regex(/^[0-9a-f]{32}$/), proof }),
   seal: z.strictObject({
     wallet: walletWithKey,
     epoch,
@@ -55,6 +55,8 @@ export interface RecoverInspection {
   opens: boolean;
   /** The wallet's epoch in the signer's store. */
   epoch: number;
+  /** When the share opens: a single-use challenge (60 s) that a proof for `contribute` must be bound to. */
+  challenge?: string;
   /** FROST, when the share opens. */
   publicKeyPackage?: z.infer<typeof frostPublicKeyPackageSchema>;
   /** DKLs23, when the share opens: Y₁, Y₂, Y₃. */
@@ -67,9 +69,9 @@ export interface RecoverContribution {
   verifyingShares?: [Uint8Array, Uint8Array, Uint8Array];
 }
 
-/** The context a proof of participant 3's share is bound to. */
-export const recoverProofContext = (walletId: string, scheme: 'ED25519' | 'DKLS', epoch: number, target: 1 | 2) =>
-  new Uint8Array(Buffer.from(`wallet-recovery-proof:v1:${walletId}:${scheme}:${epoch}:${target}`));
+/** The context a proof of participant 3's share is bound to: the wallet, the epoch, the target and the signer's single-use challenge. */
+export const recoverProofContext = (walletId: string, scheme: 'ED25519' | 'DKLS', epoch: number, target: 1 | 2, challenge: string) =>
+  new Uint8Array(Buffer.from(`wallet-recovery-proof:v1:${walletId}:${scheme}:${epoch}:${target}:${challenge}`));
 
 const KAPPA = 256;
 

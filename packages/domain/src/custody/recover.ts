@@ -173,8 +173,9 @@ async function rebuildFrost(deps: RecoverDeps, { wallet, shares }: StoredKeyWall
     if (!Buffer.from(publicKeyPackage.groupPublicKey).equals(Buffer.from(groupKey))) throw new Error("the signer's share is of another group key");
     const third = participant3(() => rebuildParticipant3(deps.recoveryPrivateKey, wallet.id, shares, publicKeyPackage));
     held.push(third);
-    const proof = proveEd25519(third.signingShare, verifyingShareOf(publicKeyPackage, 3), recoverProofContext(wallet.id, 'ED25519', surviving.epoch, 1));
-    const answer = await deps.call<RecoverContribution>(RECOVER_METHODS.contribute, { wallet: vw, share: surviving, target: 1, proof });
+    const challenge = inspection!.challenge!;
+    const proof = proveEd25519(third.signingShare, verifyingShareOf(publicKeyPackage, 3), recoverProofContext(wallet.id, 'ED25519', surviving.epoch, 1, challenge));
+    const answer = await deps.call<RecoverContribution>(RECOVER_METHODS.contribute, { wallet: vw, share: surviving, target: 1, challenge, proof });
     let signer: OpenedFrostShare;
     try {
       signer = decodeFrostShare(answer.share);
@@ -214,8 +215,9 @@ async function rebuildDkls(deps: RecoverDeps, { wallet, shares }: StoredKeyWalle
     const ys = inspection!.verifyingShares!;
     const p3 = participant3(() => rebuildDklsParticipant3(deps.recoveryPrivateKey, wallet.id, shares, publicKey, ys[2]));
     secrets.push(p3);
-    const proof = proveSecp256k1(p3, ys[2], recoverProofContext(wallet.id, 'DKLS', surviving.epoch, 1));
-    const answer = await deps.call<RecoverContribution>(RECOVER_METHODS.contribute, { wallet: vw, share: surviving, target: 1, proof });
+    const challenge = inspection!.challenge!;
+    const proof = proveSecp256k1(p3, ys[2], recoverProofContext(wallet.id, 'DKLS', surviving.epoch, 1, challenge));
+    const answer = await deps.call<RecoverContribution>(RECOVER_METHODS.contribute, { wallet: vw, share: surviving, target: 1, challenge, proof });
     secrets.push(answer.share);
     if (!answer.verifyingShares || answer.verifyingShares.some((y, i) => !Buffer.from(y).equals(Buffer.from(ys[i]!)))) throw new Error('the signer answered a share of another sharing');
     const p1 = recoverShareSecret(1, [{ id: 2, share: answer.share }, { id: 3, share: p3 }], ys);
