@@ -59,7 +59,7 @@ import {
   type RefreshResult,
 } from '@wallet/threshold-ecdsa';
 import { dealXorWallet } from '@wallet/domain/custody/dkls-import.ts';
-import { sharedPresignThread, type PresignThread } from '@wallet/domain/custody/dkls-presign-host.ts';
+import { sharedPoolPresignThread, sharedPresignThread, type PresignThread } from '@wallet/domain/custody/dkls-presign-host.ts';
 import { crashAt } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
@@ -72,7 +72,7 @@ import { createSessionTable } from './sessions.ts';
 /** The FROST handlers' dependencies and the threshold store. */
 export interface ThresholdHandlerDeps extends FrostHandlerDeps {
   threshold: ThresholdStore;
-  /** The presigning thread (default: this process's). */
+  /** The presigning thread (default: this process's two, on demand and the pool's at nice 10; a given one serves both). */
   presignThread?: PresignThread;
   /** Bounds of the pooled presignatures (default 4 per wallet, 256 in all, 10 minutes each). */
   presignPool?: SignerPresignPoolOptions;
@@ -127,9 +127,12 @@ function publicKeyOf(wallet: VaultWallet): Uint8Array {
 
 export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<string, SignerHandler> {
   const { keks, recovery, epochs, log, threshold } = deps;
-  const thread = deps.presignThread ?? sharedPresignThread();
+  const onDemandThread = deps.presignThread ?? sharedPresignThread();
+  const poolThread = deps.presignThread ?? sharedPoolPresignThread();
+  /** A pooled presignature's rounds run in the lower-priority thread: they never delay one asked for now. */
+  const threadOf = (pooled: boolean) => (pooled ? poolThread : onDemandThread);
   const wipeSession = (session: Session) => {
-    if (session.kind === 'presign') void thread.drop(session.key).catch(() => undefined);
+    if (session.kind === 'presign') void threadOf(session.pooled).drop(session.key).catch(() => undefined);
     else if (session.kind === 'presigned') session.presignature.discard();
     else wipeCeremony(session);
   };
@@ -264,7 +267,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
       }
       const made: Made = { publicKey, otSetupId, epoch: sealed.epoch };
-      const round = await presignStep(wallet.id, made, () => thread.open({ share: plain, partyId: 2, publicKey, otSetupId, first: true, messages }));
+      const round = await presignStep(wallet.id, made, () => threadOf(pooled === true).open({ share: plain, partyId: 2, publicKey, otSetupId, first: true, messages }));
       return encodeVaultValue({ sessionId: sessions.put(wallet.id, { kind: 'presign', pooled: pooled === true, key: round.key, ...made }), messages: round.messages, done: false });
     },
 
@@ -277,7 +280,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
       }
       if (session.kind === 'presign') {
         const { publicKey, otSetupId, epoch } = session;
-        const round = await presignStep(walletId, session, () => thread.step(session.key, messages));
+        const round = await presignStep(walletId, session, () => threadOf(session.pooled).step(session.key, messages));
         const { presignature } = round;
         if (presignature === null) return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: round.messages, done: false, sealed: null });
         const made: Made = { publicKey, otSetupId, epoch };

@@ -21,7 +21,7 @@ import { signOperation } from '../signing/signers.ts';
 import type { KeyMaterial } from '../signing/types.ts';
 import { dklsDkgContext, dklsShareSetupId, openDklsShare, sealDklsShare, secp256k1KeyOfWallet } from './dkls-share.ts';
 import { createPresignPool, type PresignPool, type PresignPoolOptions } from './dkls-pool.ts';
-import { sharedPresignThread, type PresignThread } from './dkls-presign-host.ts';
+import { sharedPoolPresignThread, sharedPresignThread, type PresignThread } from './dkls-presign-host.ts';
 import { DKLS_METHODS, type DklsExchange, type DklsSealed, type DklsStepResult } from './dkls-rpc.ts';
 import { createDklsSigner } from './dkls-sign.ts';
 import { latestShare, type VaultCall } from './frost-coordinator.ts';
@@ -43,7 +43,8 @@ export interface ThresholdVaultDeps {
   /** Fault injection in tests (CUSTODY_CRASH_AT): called at each step a test may kill the process at. */
   crashAt?: (point: 'dkls-presigned' | 'dkls-final') => void;
   /**
-   * The presigning thread (default: this process's) and the presignature pool's bounds; `pool: false`
+   * The presigning thread (default: this process's two, on demand and the pool's at nice 10; a given
+   * one serves both) and the presignature pool's bounds; `pool: false`
    * for a vault that signs once (a refresh's or a conversion's check), which keeps no pool.
    */
   presign?: { thread?: PresignThread; pool?: PresignPoolOptions | false };
@@ -166,9 +167,10 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
   }
 
   const thread = presign?.thread ?? sharedPresignThread();
+  const poolThread = presign?.thread ?? sharedPoolPresignThread();
   let pool: PresignPool | null = null;
   const signer = createDklsSigner({
-    call, keks, thread, renewShares, crashAt, refusal: thresholdRefusal, signerCodeOf,
+    call, keks, thread, poolThread, renewShares, crashAt, refusal: thresholdRefusal, signerCodeOf,
     get pool() {
       return pool;
     },

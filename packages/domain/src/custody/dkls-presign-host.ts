@@ -7,7 +7,11 @@
  * loop, and never waits behind another presignature's rounds. Used by the API (participant 1) and
  * the signer (participant 2).
  *
- * The thread starts on first use and does not keep the process alive. A thread that dies loses its
+ * Each process has two such threads (`sharedPresignThread` for signatures asked for now, at the
+ * process's priority; `sharedPoolPresignThread` for the pool's refills, at nice 10), so that a
+ * refill's rounds neither queue in front of an on-demand signature's nor take its core.
+ *
+ * A thread starts on first use and does not keep the process alive. A thread that dies loses its
  * entries (their keys then answer `SESSION_CLOSED`) and is started afresh on the next call.
  */
 import { createRequire } from 'node:module';
@@ -96,7 +100,8 @@ function received(round: ThreadRound): PresignRound {
   }
 }
 
-export function createPresignThread(): PresignThread {
+/** `nice`: the thread's nice value on Linux (0: the process's priority; 10 for background presigning). */
+export function createPresignThread({ nice = 0 }: { nice?: number } = {}): PresignThread {
   let worker: Worker | null = null;
   let ready: Promise<void> | null = null;
   let nextId = 1;
@@ -109,7 +114,7 @@ export function createPresignThread(): PresignThread {
 
   function start(): Promise<void> {
     const { entry, eval: isEval } = threadEntry();
-    const w = new Worker(entry, { eval: isEval, execArgv: process.execArgv.filter((arg) => /^--cpu-prof/.test(arg)) });
+    const w = new Worker(entry, { eval: isEval, workerData: { nice }, execArgv: process.execArgv.filter((arg) => /^--cpu-prof/.test(arg)) });
     worker = w;
     const started = new Promise<void>((resolve, reject) => {
       w.on('message', (reply: PresignReply) => {
@@ -177,8 +182,14 @@ export function createPresignThread(): PresignThread {
 }
 
 let shared: PresignThread | undefined;
+let sharedPool: PresignThread | undefined;
 
-/** This process's presigning thread (one per process, started on first use). */
+/** This process's presigning thread for the signatures asked for now (on demand), at the process's priority; started on first use. */
 export function sharedPresignThread(): PresignThread {
   return (shared ??= createPresignThread());
+}
+
+/** This process's presigning thread for the pool's refills, at nice 10 (background); started on first use. */
+export function sharedPoolPresignThread(): PresignThread {
+  return (sharedPool ??= createPresignThread({ nice: 10 }));
 }

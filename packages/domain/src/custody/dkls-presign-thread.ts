@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { KeyShare, presignParty, ThresholdEcdsaError, type Party, type Presignature } from '@wallet/threshold-ecdsa';
 import type { PresignReply, PresignRequest } from './dkls-presign-host.ts';
 
@@ -23,13 +23,17 @@ interface Entry {
 
 const entries = new Map<string, Entry>();
 
-// On Linux a thread has its own nice value: this one yields the cores to the event loop that answers
-// requests (a pooled signature's last round must not queue behind refills). Best effort elsewhere.
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, 10);
-} catch {
-  // not Linux, or not allowed: the thread runs at the process's priority
+// On Linux a thread has its own nice value: the pool's thread (nice 10) yields the cores to the
+// event loop and to the on-demand thread (nice 0), so that refills never delay a signature that is
+// asked for. Best effort elsewhere.
+const nice = typeof (workerData as { nice?: unknown } | null)?.nice === 'number' ? (workerData as { nice: number }).nice : 0;
+if (nice !== 0) {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // not Linux, or not allowed: the thread runs at the process's priority
+  }
 }
 
 function wipe(entry: Entry): void {

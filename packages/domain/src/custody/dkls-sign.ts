@@ -23,7 +23,9 @@ import type { VaultWallet, WalletSignRequest } from './vault.ts';
 export interface DklsSignDeps {
   call: VaultCall;
   keks: KekProvider;
+  /** The presigning thread of on-demand signatures, and the (lower-priority) one of the pool's refills. */
   thread: PresignThread;
+  poolThread: PresignThread;
   pool: PresignPool | null;
   renewShares?: (walletId: string, shares: EncryptedShare[], reason: 'ot-renewal' | 'ot-unusable') => Promise<void>;
   crashAt?: (point: 'dkls-presigned' | 'dkls-final') => void;
@@ -37,7 +39,7 @@ const POOL_MISSES = new Set(['FROST_SESSION_UNKNOWN', 'DKLS_PRESIGNATURE_STALE']
 const internal = (message: string) => new ApiError(500, 'INTERNAL_ERROR', message);
 
 export function createDklsSigner(deps: DklsSignDeps) {
-  const { call, keks, thread } = deps;
+  const { call, keks } = deps;
 
   /** After this side aborted: its share is stored marked unusable before the refusal leaves, so these correlations never serve again. */
   async function storeUnusable(wallet: VaultWallet, apiSealed: EncryptedShare): Promise<void> {
@@ -54,6 +56,7 @@ export function createDklsSigner(deps: DklsSignDeps) {
 
   /** The message-independent rounds (2 exchanges) in the thread; answers the presignature and the signer's session id. */
   async function presign(wallet: VaultWallet, apiSealed: EncryptedShare, signerSealed: EncryptedShare, pooled: boolean, requestId?: string | null) {
+    const thread = pooled ? deps.poolThread : deps.thread;
     const publicKey = secp256k1KeyOfWallet(wallet);
     let opened;
     try {
