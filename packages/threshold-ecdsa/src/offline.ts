@@ -2,8 +2,8 @@
  * The offline recovery participant 3: its share p(3) is the sum of the two dealers' contributions
  * f_1(3) + f_2(3), each sealed separately by the process that made it. Only the holder of the recovery
  * key, offline, unseals them and calls {@link combineOfflineContributions}; with p(3) and one online
- * share p(i) the key pair can be rebuilt (here: tested by interpolation; the operator command is the
- * service's, later).
+ * share p(i) the lost online share is rebuilt at its own point (recover.ts; the service's operator
+ * command is `npm run custody -- recover`).
  * @module
  */
 import { addPoints, assertPeerPoint, decodeScalar, equalBytes, mulBase, mulPoint } from './group.ts';
