@@ -190,6 +190,7 @@ export async function startLocalDevnets(options: LocalDevnetsOptions = {}): Prom
               rpcUrl: anvil.rpcUrl,
               chainId: LOCAL_EVM_CHAIN_ID,
               usdcAddress,
+              ...(yieldDeployment ? { contracts: [yieldDeployment.pool.poolAddress, yieldDeployment.vault.vault, yieldDeployment.vault.bundler] } : {}),
               gateway: registry.gateways.evm(LOCAL_EVM_CHAIN_ID)!,
               faucet,
               ...(stateDir ? { stateDir } : {}),

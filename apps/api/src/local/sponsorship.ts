@@ -20,6 +20,8 @@ export interface LocalSponsorshipDevnet {
   chainId: number;
   /** The devnet's TestUSDC: the sponsored token. */
   usdcAddress: Address;
+  /** The devnet's yield contracts, which sponsored batches may call (approve, then supply or deposit). */
+  contracts?: Address[];
   gateway: EvmGateway;
   faucet: LocalFaucet;
   /** Where the deployment is recorded (reused across restarts); without it, deployed each time. */
@@ -56,6 +58,7 @@ export function localSponsorshipSetup(devnet: LocalSponsorshipDevnet): LocalSpon
         delegate: deployment.delegate,
         paymaster: deployment.paymaster,
         tokens: [devnet.usdcAddress],
+        contracts: devnet.contracts ?? [],
         submission: 'relayer',
         minDepositWei: LOCAL_SPONSORSHIP_LOW_WEI,
         minRelayerBalanceWei: LOCAL_SPONSORSHIP_LOW_WEI,

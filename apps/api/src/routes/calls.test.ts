@@ -241,6 +241,14 @@ describe.each(testDatabaseKinds)('POST /v1/wallets/{walletId}/calls (%s)', (kind
     expect(reverting.status, JSON.stringify(reverting.body)).toBe(422);
     expect(reverting.body).toMatchObject({ code: 'CALLS_SIMULATION_REVERTED', callIndex: 1 });
     expect(await traces(app, wallet.id)).toMatchObject({ signatures: 0, records: 0 });
+    // The eligibility of sponsored transfers: only calls to the chain's sponsored tokens and listed contracts (here the pool), without native value.
+    const elsewhere = await post(`/v1/wallets/${wallet.id}/calls`, { ...body, calls: [approve(pool, USDC), { to: OTHER, data: '0x12345678' }] }, {}, issued.apiKey);
+    expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(409);
+    expect(elsewhere.body).toMatchObject({ code: 'CALLS_UNAVAILABLE', message: expect.stringContaining(`call 1 of the batch calls ${OTHER}`) });
+    const native = await post(`/v1/wallets/${wallet.id}/calls`, { ...body, calls: [{ ...approve(pool, USDC), value: '1' }] }, {}, issued.apiKey);
+    expect(native.status, JSON.stringify(native.body)).toBe(409);
+    expect(native.body.message).toContain('call 0 of the batch sends native value');
+    expect(await traces(app, wallet.id)).toMatchObject({ signatures: 0, records: 0 });
 
     const paymaster = app.services.sponsorshipChains.find((c) => c.chainId === CHAIN_ID)!.paymaster;
     const deposit = () => client.readContract({ address: app.services.sponsorshipChains[0]!.entryPoint, abi: entryPoint08Abi, functionName: 'balanceOf', args: [paymaster] });
@@ -255,6 +263,12 @@ describe.each(testDatabaseKinds)('POST /v1/wallets/{walletId}/calls (%s)', (kind
       const record = (await settled(wallet.id, accepted.body.transactionId, issued.apiKey)) as CallsRecord & { actualGasCost: string; executionMode: string };
       expect(record).toMatchObject({ status: 'confirmed', executionMode: 'sponsored', intentKind: 'calls' });
       expect(BigInt(record.actualGasCost)).toBeGreaterThan(0n);
+      // The preVerificationGas counted from the batch's own calldata: the deposit's refund covers the relayer (within 5 %), and
+      // not much more (the charge also holds the EntryPoint's 10 % penalty on the call gas the batch left unused).
+      const receipt = await client.getTransactionReceipt({ hash: record.hash as Hex });
+      const relayerPaid = receipt.gasUsed * receipt.effectiveGasPrice;
+      expect(BigInt(record.actualGasCost) * 100n).toBeGreaterThanOrEqual(relayerPaid * 95n);
+      expect(BigInt(record.actualGasCost) * 100n).toBeLessThanOrEqual(relayerPaid * 115n);
       // The worker's signature is judged call by call too: a policy refusing the supply ends the next batch unsigned.
       const scope = await app.services.policies.operatorScope(issued.projectId, 'development');
       await app.services.policies.apply(scope, guardrail('no-supply', 'EVM', [{ id: 'no-supply', effect: 'deny', actions: 'all', condition: { fact: 'request.function.selector', op: 'eq', value: '0x617ba037' } }]));

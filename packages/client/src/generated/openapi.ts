@@ -1945,7 +1945,7 @@ export interface components {
                 /** @description Calldata (0x hex); default none */
                 data?: string;
             }[];
-            /** @description true: the service pays the gas (a sponsored user operation); default false, the wallet pays */
+            /** @description true: the service pays the gas (a sponsored user operation), under the eligibility of sponsored transfers: every call to a token or contract sponsored on the chain, none with native value (else 409 CALLS_UNAVAILABLE naming the call); default false, the wallet pays */
             sponsored?: boolean;
             /** @description Default: the simulation's gas plus 20%, plus the delegation's cost when it is carried */
             gasLimit?: string;

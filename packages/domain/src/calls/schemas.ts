@@ -38,7 +38,12 @@ export const callsBody = z
   .strictObject({
     chainId: chainIdSchema.describe('The EVM chain (see GET /v1/chains)'),
     calls: z.array(callSchema).min(1, 'must hold at least one call').max(MAX_CALLS, `must hold at most ${MAX_CALLS} calls`).describe(`1 to ${MAX_CALLS} calls, run in order, all or none`),
-    sponsored: z.boolean().optional().describe('true: the service pays the gas (a sponsored user operation); default false, the wallet pays'),
+    sponsored: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: the service pays the gas (a sponsored user operation), under the eligibility of sponsored transfers: every call to a token or contract sponsored on the chain, none with native value (else 409 CALLS_UNAVAILABLE naming the call); default false, the wallet pays",
+      ),
     gasLimit: weiIn('gas units').optional().describe('Default: the simulation\'s gas plus 20%, plus the delegation\'s cost when it is carried'),
     maxFeePerGas: weiIn('wei per gas').optional(),
     maxPriorityFeePerGas: weiIn('wei per gas').optional(),

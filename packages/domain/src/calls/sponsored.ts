@@ -1,7 +1,8 @@
 /**
  * A sponsored batch (`sponsored: true`): the calls run as ONE ERC-4337 user operation of the
  * wallet's delegated EOA (`executeBatch(calls)`), whose gas the service's paymaster pays, under the
- * rules of sponsored transfers (sponsorship/admission.ts): the project and environment must have
+ * rules of sponsored transfers (sponsorship/admission.ts): every call must be to a token or contract
+ * the chain's entry sponsors, without native value (else 409 CALLS_UNAVAILABLE); the project and environment must have
  * sponsorship enabled (else 409 CALLS_UNAVAILABLE) and not paused (409 SPONSORSHIP_PAUSED), the
  * chain must be a sponsorship chain, the wallet API-created, unclaimed and ready; the batch is
  * simulated (422 CALLS_SIMULATION_REVERTED), its most expensive case checked against the gas cap
@@ -17,6 +18,7 @@ import { ApiError } from '../errors.ts';
 import type { BatchCall, TransactionRecord, TransactionStore, WalletRecord } from '../ports.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { Clock } from '../shared/clock.ts';
+import { batchSponsorshipRefusal } from '../sponsorship/eligibility.ts';
 import { checkGasCap } from '../sponsorship/gas-cap.ts';
 import type { SponsoredMonitoring } from '../sponsorship/operation-context.ts';
 import type { Sponsorship } from '../sponsorship/service.ts';
@@ -46,6 +48,8 @@ export function createSponsoredBatches({ store, sponsorship, chains, clock, wake
       const access = chains().find((c) => c.config.chainId === chainId);
       if (!access) throw unavailable(`Chain ${chainId} has no gas sponsorship in this deployment; send the batch without sponsored, paid by the wallet`);
       if (wallet.migratedAt !== null) throw unavailable('Only API-created, unclaimed, ready wallets are sponsored; send the batch without sponsored');
+      const ineligible = batchSponsorshipRefusal(calls, access.config);
+      if (ineligible !== null) throw unavailable(`This batch is not sponsored: ${ineligible}; send it without sponsored, paid by the wallet`);
       const location = { projectId: caller.projectId, environment: caller.environment };
       const admission = await sponsorship.sponsorshipAdmission(location);
       if (admission.state === 'disabled') throw unavailable('Gas sponsorship is not enabled for this project and environment; send the batch without sponsored, paid by the wallet');

@@ -27,8 +27,10 @@ export interface SponsorshipChainConfig {
   delegate: Address;
   /** The verifying paymaster whose signer is the service's sponsor key on this chain. */
   paymaster: Address;
-  /** ERC-20 tokens whose transfers are sponsored. */
+  /** ERC-20 tokens whose transfers are sponsored (and which sponsored batches may call). */
   tokens: Address[];
+  /** Contracts besides the tokens that sponsored batches may call (default none). */
+  contracts?: Address[];
   /** `relayer`: the service sends EntryPoint.handleOps from its relayer key; `bundler`: an ERC-4337 bundler at `bundlerUrl`. */
   submission: SponsorshipSubmission;
   bundlerUrl?: string;
@@ -51,6 +53,7 @@ const entrySchema = z
     delegate: address.default(CANONICAL_SIMPLE_7702_ACCOUNT),
     paymaster: address,
     tokens: z.array(address, 'must be an array of token addresses').min(1, 'must list at least one token'),
+    contracts: z.array(address, 'must be an array of contract addresses').default([]),
     submission: z.enum(SPONSORSHIP_SUBMISSIONS, 'must be relayer or bundler').default('relayer'),
     bundlerUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     minDepositWei: weiThreshold.default(DEFAULT_MIN_DEPOSIT_WEI),
@@ -67,6 +70,10 @@ const entrySchema = z
     entry.tokens.forEach((token, index) => {
       if (seen.has(token)) ctx.addIssue({ code: 'custom', path: ['tokens', index], message: `${token} is listed twice` });
       seen.add(token);
+    });
+    entry.contracts.forEach((contract, index) => {
+      if (seen.has(contract)) ctx.addIssue({ code: 'custom', path: ['contracts', index], message: `${contract} is listed twice (or is a token)` });
+      seen.add(contract);
     });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WalletRecord } from '../ports.ts';
 import { transferBodyFor } from '../transactions/schemas.ts';
-import { sponsorshipEligibility } from './eligibility.ts';
+import { batchSponsorshipRefusal, sponsorshipEligibility } from './eligibility.ts';
 
 const USDC = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const recipient = '0x000000000000000000000000000000000000dEaD';
@@ -57,5 +57,20 @@ describe('sponsorshipEligibility', () => {
   it('keeps every transfer on the legacy path when no chain is sponsored, and other wallet types always', () => {
     expect(sponsorshipEligibility(wallet(), body(), [])).toEqual({ eligible: false, reason: 'chain 84532 has no sponsorship' });
     expect(sponsorshipEligibility(wallet({ type: 'SOLANA' }), body(), chains)).toEqual({ eligible: false, reason: 'SOLANA wallets send their own transactions' });
+  });
+});
+
+describe('batchSponsorshipRefusal', () => {
+  const pool = '0x1111111111111111111111111111111111111111';
+  const chain = { chainId: 84532, tokens: [USDC], contracts: [pool] };
+
+  it('sponsors calls to the sponsored tokens and listed contracts, in any case, without native value', () => {
+    expect(batchSponsorshipRefusal([{ to: USDC.toLowerCase(), value: '0' }, { to: pool, value: '0' }], chain)).toBeNull();
+  });
+
+  it('names the first call to anything else, or with native value', () => {
+    expect(batchSponsorshipRefusal([{ to: USDC, value: '0' }, { to: recipient, value: '0' }], chain)).toBe(`call 1 of the batch calls ${recipient}, which is not a token or contract sponsored on chain 84532`);
+    expect(batchSponsorshipRefusal([{ to: pool, value: '1' }], chain)).toBe('call 0 of the batch sends native value, which is never sponsored');
+    expect(batchSponsorshipRefusal([{ to: pool, value: '0' }], { chainId: 84532, tokens: [USDC] })).toMatch(/^call 0 of the batch calls/);
   });
 });

@@ -34,3 +34,18 @@ export function sponsorshipEligibility(wallet: WalletRecord, input: TransferInpu
   if (!chain.tokens.some((address) => address.toLowerCase() === token)) return { eligible: false, reason: `token ${input.tokenAddress} is not sponsored on chain ${input.chainId}` };
   return { eligible: true };
 }
+
+/**
+ * The rule of sponsored transfers applied to a batch (`sponsored: true`): the service pays the gas
+ * only of calls to what the deployment sponsors on the chain (its sponsored tokens, and the
+ * contracts its entry lists), and none moves native value (sponsored transfers never do). Null
+ * when every call is eligible, else why the first one is not.
+ */
+export function batchSponsorshipRefusal(calls: readonly { to: string; value: string }[], chain: { chainId: number; tokens: readonly string[]; contracts?: readonly string[] }): string | null {
+  const allowed = new Set([...chain.tokens, ...(chain.contracts ?? [])].map((a) => a.toLowerCase()));
+  for (const [index, call] of calls.entries()) {
+    if (!allowed.has(call.to.toLowerCase())) return `call ${index} of the batch calls ${call.to}, which is not a token or contract sponsored on chain ${chain.chainId}`;
+    if (call.value !== '0') return `call ${index} of the batch sends native value, which is never sponsored`;
+  }
+  return null;
+}

@@ -19,6 +19,7 @@ import { sponsorshipHash, withSponsorSignature } from './sponsorship-hash.ts';
 import { bundlerGasPrice, estimateUserOperationGas, sendUserOperation } from './bundler.ts';
 import { BundlerRpcError, BundlerUnreachableError } from './bundler-rpc.ts';
 import { DEFAULT_SPONSORED_GAS_LIMITS } from './constants.ts';
+import { AUTHORIZATION_GAS, relayerPreVerificationGas } from './pre-verification-gas.ts';
 import { buildSponsoredTransfer, maxOperationCostWei, type BuildSponsoredTransferParams } from './user-operation.ts';
 import { userOperationOutcome } from './user-operation-outcome.ts';
 
@@ -28,15 +29,6 @@ import { userOperationOutcome } from './user-operation-outcome.ts';
  * paymaster verification below the default); the worker's draft uses the bundler's own figures.
  */
 const BUNDLER_GAS_ALLOWANCE = 120_000n;
-
-/**
- * preVerificationGas of a relayed operation: what the relayer's transaction costs beyond the gas the
- * EntryPoint measures (21,000 intrinsic, the handleOps calldata, and 25,000 for an EIP-7702
- * authorization), so that the EntryPoint's refund from the deposit covers the relayer and
- * `actualGasCost` (and the daily budget) counts what the operation really cost. Measured on anvil
- * with the TestUSDC transfer: 58.4k more on a first operation, 45.7k on a later one.
- */
-const RELAYER_PRE_VERIFICATION_GAS = { withAuthorization: 60_000n, withoutAuthorization: 48_000n };
 
 export function createSponsoredOperationChain(rpcUrl: string, config: SponsorshipChainConfig): SponsoredOperationChain {
   const { chainId } = config;
@@ -68,8 +60,9 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
   async function build({ callGasLimit, ...params }: BuildSponsoredTransferParams & { callGasLimit?: bigint | undefined }) {
     const call = callGasLimit !== undefined ? { callGasLimit } : {};
     if (!bundlerUrl) {
-      const preVerificationGas = params.authorization ? RELAYER_PRE_VERIFICATION_GAS.withAuthorization : RELAYER_PRE_VERIFICATION_GAS.withoutAuthorization;
-      return buildSponsoredTransfer({ ...params, gasLimits: { preVerificationGas, ...call } });
+      // Counted from this operation's own calldata (its calls, its gas limits and fees).
+      const draft = buildSponsoredTransfer({ ...params, gasLimits: call });
+      return { ...draft, preVerificationGas: relayerPreVerificationGas(draft) };
     }
     const op = buildSponsoredTransfer({ ...params, gasLimits: call });
     return buildSponsoredTransfer({ ...params, gasLimits: await estimateUserOperationGas(bundlerUrl, op, entryPoint) });
@@ -118,7 +111,20 @@ export function createSponsoredOperationChain(rpcUrl: string, config: Sponsorshi
 
     async maxCostEstimate(t) {
       const [fee, callGasLimit] = await Promise.all([fees(), t.calls ? batchCallGas({ ...t, calls: t.calls }) : DEFAULT_SPONSORED_GAS_LIMITS.callGasLimit]);
-      const extra = bundlerUrl ? BUNDLER_GAS_ALLOWANCE : RELAYER_PRE_VERIFICATION_GAS.withAuthorization;
+      // The operation as the worker will draft it, with its authorization (the costlier case) for a relayer.
+      const draft = buildSponsoredTransfer({
+        ...(t.calls ? { callData: encodeExecuteBatch(t.calls) } : {}),
+        sender: t.sender,
+        token: t.token,
+        recipient: t.recipient,
+        amount: t.amount,
+        nonce: 0n,
+        paymaster,
+        maxFeePerGas: fee.maxFeePerGas,
+        maxPriorityFeePerGas: fee.maxPriorityFeePerGas > fee.maxFeePerGas ? fee.maxFeePerGas : fee.maxPriorityFeePerGas,
+        gasLimits: { callGasLimit },
+      });
+      const extra = bundlerUrl ? BUNDLER_GAS_ALLOWANCE : relayerPreVerificationGas(draft) + AUTHORIZATION_GAS;
       return maxOperationCostWei({ ...DEFAULT_SPONSORED_GAS_LIMITS, callGasLimit, maxFeePerGas: fee.maxFeePerGas }) + extra * fee.maxFeePerGas;
     },
 
