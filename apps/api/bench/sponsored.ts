@@ -28,6 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, openDatabase, type Database } from '@wallet/db';
+import { startSupervisedSigner } from '@wallet/signer/client';
 import { createPublicClient, http, type Hex, type TransactionReceipt } from 'viem';
 import { entryPoint08Abi } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -96,15 +97,17 @@ async function main(): Promise<boolean> {
   const chain = devnets;
   const db = database;
   const config = loadConfig({ ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' });
-  const services = await createServices(config, { database: db, chains: chain });
   const logger = createLogger('warn');
+  // The signer that holds every key, beside the service as `npm start` runs it.
+  const signer = await startSupervisedSigner({ env: { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, LOG_LEVEL: 'warn', SIGNER_EXIT_WITH_PARENT: '1' }, logger });
+  const services = await createServices(config, { database: db, chains: chain, logger });
   const server = createApp({ services, logger }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   stops.push(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
-  stops.push(() => services.close());
+  stops.push(() => services.close(), () => signer.stop());
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   // The sponsored worker's steps, timed: the runner calls these methods of this very store object.
