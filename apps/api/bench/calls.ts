@@ -9,7 +9,9 @@
  * every wallet sends one warm-up (a batch wallet's carries its delegation) and waits for it. The
  * clock: one request per wallet, the three paths interleaved over BENCH_CALLS_SPREAD_SECONDS
  * (default 20), over real HTTP; per request, its answer (200, or 202 sponsored) → the poll of the
- * lookup that saw `confirmed`, in seconds and 1-second blocks (p50 / p99 / max).
+ * lookup that saw `confirmed`, in seconds and 1-second blocks (p50 / p99 / max); beside it, where the
+ * time went: answer → the relayer's transaction sent (a sponsored record's first attempt), the
+ * inclusion block − the head at the answer, and answer → the record's resolvedAt.
  * Target: each batch path's p99 within 0 blocks of the plain transfer's. Exit 1 when any did not confirm.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
