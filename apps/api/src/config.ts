@@ -139,6 +139,9 @@ const envSchema = z
       .regex(/^(before-write|after-write|dkls-presigned|dkls-final):[1-9]\d*$/, 'must be before-write:<n>, after-write:<n>, dkls-presigned:<n> or dkls-final:<n>')
       .transform((text) => ({ step: text.split(':')[0] as 'before-write' | 'after-write' | 'dkls-presigned' | 'dkls-final', n: Number(text.split(':')[1]) }))
       .optional(),
+    PRESIGN_POOL_PER_WALLET: wholeNumber('presignatures', 0).refine((n) => n <= 64, 'must be at most 64 presignatures').default(4),
+    PRESIGN_POOL_TOTAL: wholeNumber('presignatures', 1).refine((n) => n <= 100_000, 'must be at most 100000 presignatures').default(256),
+    PRESIGN_POOL_MAX_AGE_SECONDS: wholeNumber('seconds', 60).refine((n) => n <= 86_400, 'must be at most 86400 seconds').default(540),
     YIELD_LEASE_MS: milliseconds.default(15_000),
     SPONSORED_LEASE_MS: milliseconds.default(15_000),
     MONITOR_LEASE_MS: milliseconds.default(60_000),
@@ -283,6 +286,13 @@ function configFrom(env: z.output<typeof envSchema>) {
      * made, the final exchange not sent) or `dkls-final` (the signer's final message received, the signature not combined).
      */
     custodyCrashAt: env.CUSTODY_CRASH_AT,
+    /**
+     * Threshold ECDSA presignatures made ahead per active wallet (PRESIGN_POOL_PER_WALLET, default 4;
+     * 0: none, every signature on demand), in all (PRESIGN_POOL_TOTAL, 256), and how long each is kept
+     * (PRESIGN_POOL_MAX_AGE_SECONDS, 540). The signer keeps its half under its own bounds
+     * (SIGNER_PRESIGN_POOL_*): these must stay at or below them, the age below the signer's.
+     */
+    presignPool: { perWallet: env.PRESIGN_POOL_PER_WALLET, total: env.PRESIGN_POOL_TOTAL, maxAgeMs: env.PRESIGN_POOL_MAX_AGE_SECONDS * 1000 },
     /** How often the pruning worker deletes expired idempotency records and rate-limit counters (PRUNE_INTERVAL_MS, default 60000). */
     pruneIntervalMs: env.PRUNE_INTERVAL_MS,
     requestLog: {

@@ -74,7 +74,7 @@ export function createRemoteKeyVault(signer: SignerCaller): KeyVault {
  */
 export function createApiKeyVault(
   signer: SignerCaller,
-  options: Pick<ThresholdVaultDeps, 'keks' | 'recovery' | 'renewShares' | 'crashAt'>,
+  options: Pick<ThresholdVaultDeps, 'keks' | 'recovery' | 'renewShares' | 'crashAt' | 'presign'>,
 ): KeyVault {
   const call = createVaultCall(signer);
   const frost = createFrostKeyVault({ remote: createRemoteKeyVault(signer), call, keks: options.keks, recovery: options.recovery });

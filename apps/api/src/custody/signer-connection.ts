@@ -61,7 +61,8 @@ export function apiRecoveryKey(config: Config): () => RecoveryPublicKey {
 
 /** The API's vault over a signer caller: FROST and DKLs23 wallets with the API's own share, the rest in the signer. */
 export function apiVault(config: Config, signer: SignerCaller, renewShares?: RenewShares): KeyVault {
-  return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config), renewShares, crashAt: thresholdCrashHook(config.custodyCrashAt) });
+  const pool = config.presignPool.perWallet === 0 ? false : config.presignPool;
+  return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config), renewShares, crashAt: thresholdCrashHook(config.custodyCrashAt), presign: { pool } });
 }
 
 /** CUSTODY_CRASH_AT=dkls-presigned:<n> | dkls-final:<n> (tests): SIGKILL this process in its n-th threshold signature at that step. */

@@ -54,6 +54,11 @@ describe('signer config', () => {
     expect(config.allowedClientNames).toEqual(['wallet-api', 'wallet-worker']);
     expect(config.limits).toEqual({ perWalletPerMinute: 30, perServiceKeyPerMinute: 120, nativeValueCaps: { EVM: 10n ** 18n, SOLANA: 5_000_000_000n } });
     expect(() => loadSignerConfig({ SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE: '0' })).toThrow(/SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE must be a positive whole number/);
+    expect(loadSignerConfig({ DATA_DIR: root }).presignPool).toEqual({ perWallet: 4, total: 256, maxAgeMs: 600_000 });
+    expect(loadSignerConfig({ DATA_DIR: root, SIGNER_PRESIGN_POOL_PER_WALLET: '8', SIGNER_PRESIGN_POOL_TOTAL: '1000', SIGNER_PRESIGN_POOL_MAX_AGE_SECONDS: '900' }).presignPool).toEqual({ perWallet: 8, total: 1000, maxAgeMs: 900_000 });
+    expect(() => loadSignerConfig({ SIGNER_PRESIGN_POOL_PER_WALLET: '0', SIGNER_PRESIGN_POOL_MAX_AGE_SECONDS: '10m' })).toThrow(
+      /SIGNER_PRESIGN_POOL_PER_WALLET must be a whole number from 1 to 64[\s\S]*SIGNER_PRESIGN_POOL_MAX_AGE_SECONDS must be a whole number from 60 to 86400/,
+    );
     expect(() => loadSignerConfig({ SIGNER_MAX_NATIVE_VALUE_EVM_WEI: '1e18', SIGNER_LISTEN: 'nowhere' })).toThrow(/SIGNER_LISTEN: nowhere: expected[\s\S]*SIGNER_MAX_NATIVE_VALUE_EVM_WEI must be a whole number of wei/);
   });
 

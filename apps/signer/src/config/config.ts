@@ -37,6 +37,8 @@ export interface SignerConfig {
   localCredentialsDir: string | undefined;
   allowedClientNames: string[];
   limits: { perWalletPerMinute: number; perServiceKeyPerMinute: number; nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } };
+  /** Threshold ECDSA presignatures the signer keeps for the API's pool: per wallet, in all, and how long each. */
+  presignPool: { perWallet: number; total: number; maxAgeMs: number };
   /** 'env' in beta and production (USER_SHARE_KEKS, SERVICE_SHARE_KEKS), 'file' in local mode without them (a generated kekFile). */
   kekSource: 'file' | 'env';
   /** The raw KEK variables, for the KEK provider the handlers build (never logged). */
@@ -114,6 +116,18 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
   const perServiceKeyPerMinute = /^\d+$/.test(serviceRateText) ? Number(serviceRateText) : NaN;
   if (!Number.isSafeInteger(perServiceKeyPerMinute) || perServiceKeyPerMinute < 1) problems.push('SIGNER_MAX_SIGNATURES_PER_SERVICE_KEY_PER_MINUTE must be a positive whole number');
 
+  const wholeNumber = (name: string, fallback: number, min: number, max: number) => {
+    const text = get(name) ?? String(fallback);
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) problems.push(`${name} must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+  const presignPool = {
+    perWallet: wholeNumber('SIGNER_PRESIGN_POOL_PER_WALLET', 4, 1, 64),
+    total: wholeNumber('SIGNER_PRESIGN_POOL_TOTAL', 256, 1, 100_000),
+    maxAgeMs: wholeNumber('SIGNER_PRESIGN_POOL_MAX_AGE_SECONDS', 600, 60, 86_400) * 1000,
+  };
+
   const nativeValueCaps: { EVM?: bigint; SOLANA?: bigint } = {};
   for (const [chain, name, unit] of [
     ['EVM', 'SIGNER_MAX_NATIVE_VALUE_EVM_WEI', 'wei'],
@@ -176,6 +190,7 @@ export function loadSignerConfig(env: Env = process.env): SignerConfig {
     localCredentialsDir: usesGenerated ? credentialsDir : undefined,
     allowedClientNames,
     limits: { perWalletPerMinute, perServiceKeyPerMinute, nativeValueCaps },
+    presignPool,
     kekSource,
     kekEnv: { USER_SHARE_KEKS: userKeks, SERVICE_SHARE_KEKS: serviceKeks },
     kekFile: kekSource === 'file' ? kekFile : undefined,

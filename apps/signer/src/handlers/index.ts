@@ -46,6 +46,7 @@ export async function createSignerHandlers({ config, store, limits, logger }: Si
     keks,
     recovery: signerRecoveryKey(config),
     threshold,
+    presignPool: config.presignPool,
   });
   return { ...vaultHandlers, ...createLogHandlers(store) };
 }

@@ -12,6 +12,7 @@ import { createCustodyHandlers } from './custody-handlers.ts';
 import { createFrostHandlers } from './frost-handlers.ts';
 import { createThresholdHandlers } from './threshold-handlers.ts';
 import type { ThresholdStore } from '../store/threshold-store.ts';
+import type { SignerPresignPoolOptions } from './presign-pool.ts';
 import { admitSignature, assertCurrentEpoch, domainCall, parseParams, type EpochStore, type SignatureLimits, type SignatureLog } from './rpc.ts';
 
 export type { SignatureLimits, SignatureLog } from './rpc.ts';
@@ -34,6 +35,8 @@ export interface VaultHandlerDeps {
   threshold: ThresholdStore;
   /** How long a DKG or refresh session waits for its second round trip (default 30 s). */
   sessionTtlMs?: number;
+  /** Bounds of the pooled threshold presignatures (threshold-handlers.ts). */
+  presignPool?: SignerPresignPoolOptions;
 }
 
 const serviceKeyLogId = (row: { purpose: string; chainId: number }) => `service-key:${row.purpose}:${row.chainId}`;
