@@ -4,13 +4,13 @@
  * signer process, or in tests its handlers in process).
  */
 import type { Database, Stores } from '@wallet/db';
-import type { KekProvider, KeyMaintenanceDeps, KeyVault } from '@wallet/domain';
+import type { KekProvider, KeyVault } from '@wallet/domain';
 import type { SignerHealth } from '@wallet/signer/client';
 import type { Config } from '../config.ts';
 import { createKeyMaintenance } from './key-maintenance.ts';
 import { createVaultCall, type SignerCaller } from './remote-vault.ts';
 import { checkSignatureLog } from './signature-log-check.ts';
-import { apiRecoveryKey, apiVault, connectSigner, renewSharesIn } from './signer-connection.ts';
+import { apiRecoveryKey, apiVault, connectSigner, custodyCrashHooks, renewSharesIn } from './signer-connection.ts';
 
 export interface CustodyOptions {
   /** A vault holding the keys in this process (tests). */
@@ -36,14 +36,4 @@ export function createCustodyServices(config: Config, options: CustodyOptions, d
     signerHealth: (): Promise<SignerHealth> => signer?.health() ?? Promise.resolve({ reachable: true, status: 'in-process' }),
     close: async () => signer?.close(),
   };
-}
-
-/** CUSTODY_CRASH_AT (tests): SIGKILL this process when the n-th wallet it converts or refreshes reaches that step. */
-function custodyCrashHooks(crashAt: Config['custodyCrashAt']): Pick<KeyMaintenanceDeps, 'beforeWrite' | 'afterWrite'> {
-  if (!crashAt || (crashAt.step !== 'before-write' && crashAt.step !== 'after-write')) return {};
-  let reached = 0;
-  const hook = () => {
-    if (++reached === crashAt.n) process.kill(process.pid, 'SIGKILL');
-  };
-  return crashAt.step === 'before-write' ? { beforeWrite: hook } : { afterWrite: hook };
 }

@@ -6,7 +6,7 @@
  * the work. With the embedded database (local mode) the service must be stopped first, since it holds
  * that database; this process then starts the local signer beside itself for the run.
  */
-import { ApiError, invalidRequest, type KeyMaintenanceDeps } from '@wallet/domain';
+import { ApiError, invalidRequest } from '@wallet/domain';
 import { readRecoveryPrivateKeyFile } from '@wallet/domain/custody/recover-key.ts';
 import { recoverWallet, type LostParty, type WalletRecovery } from '@wallet/domain/custody/recover.ts';
 import { createStores } from '@wallet/db';
@@ -17,22 +17,12 @@ import { loadConfig, type Config } from '../config.ts';
 import { readControlFile } from '../local/control-file.ts';
 import { openConfiguredDatabase } from '../services.ts';
 import { createVaultCall } from './remote-vault.ts';
-import { apiKekProvider, apiRecoveryKey, connectSigner } from './signer-connection.ts';
+import { apiKekProvider, apiRecoveryKey, connectSigner, custodyCrashHooks } from './signer-connection.ts';
 
 export interface RecoverArgs {
   walletId?: string;
   lost?: string;
   recoveryKeyFile?: string;
-}
-
-/** CUSTODY_CRASH_AT=before-write:1 | after-write:1 (tests): SIGKILL this process at that step. */
-function crashHooks(crashAt: Config['custodyCrashAt']): Pick<KeyMaintenanceDeps, 'beforeWrite' | 'afterWrite'> {
-  if (!crashAt || (crashAt.step !== 'before-write' && crashAt.step !== 'after-write')) return {};
-  let reached = 0;
-  const hook = () => {
-    if (++reached === crashAt.n) process.kill(process.pid, 'SIGKILL');
-  };
-  return crashAt.step === 'before-write' ? { beforeWrite: hook } : { afterWrite: hook };
 }
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -65,7 +55,7 @@ export async function runRecoverCommand(args: RecoverArgs, config: Config = load
         keks: apiKekProvider(config),
         recovery: apiRecoveryKey(config),
         recoveryPrivateKey,
-        ...crashHooks(config.custodyCrashAt),
+        ...custodyCrashHooks(config.custodyCrashAt),
       },
       walletId,
       lost satisfies LostParty,

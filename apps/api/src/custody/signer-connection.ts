@@ -5,7 +5,7 @@
  * the signer's credentials; credentials that cannot be read make that call 503 SIGNER_UNAVAILABLE.
  */
 import { join } from 'node:path';
-import { API_KEK_ROLES, type EncryptedShare, envKekProvider, fileKekProvider, resolveRecoveryPublicKey, type KekProvider, type KeyVault, type RecoveryPublicKey } from '@wallet/domain';
+import { API_KEK_ROLES, type EncryptedShare, envKekProvider, fileKekProvider, resolveRecoveryPublicKey, type KekProvider, type KeyMaintenanceDeps, type KeyVault, type RecoveryPublicKey } from '@wallet/domain';
 import { createSignerClient, signerClientSettings, SignerUnavailableError, type SignerClient, type SignerHealth } from '@wallet/signer/client';
 import type { Config } from '../config.ts';
 import { createApiKeyVault, type SignerCaller } from './remote-vault.ts';
@@ -63,6 +63,16 @@ export function apiRecoveryKey(config: Config): () => RecoveryPublicKey {
 export function apiVault(config: Config, signer: SignerCaller, renewShares?: RenewShares): KeyVault {
   const pool = config.presignPool.perWallet === 0 ? false : config.presignPool;
   return createApiKeyVault(signer, { keks: apiKekProvider(config), recovery: apiRecoveryKey(config), renewShares, crashAt: thresholdCrashHook(config.custodyCrashAt), presign: { pool } });
+}
+
+/** CUSTODY_CRASH_AT=before-write:<n> | after-write:<n> (tests): SIGKILL this process when the n-th wallet it converts, refreshes or recovers reaches that step. */
+export function custodyCrashHooks(crashAt: Config['custodyCrashAt']): Pick<KeyMaintenanceDeps, 'beforeWrite' | 'afterWrite'> {
+  if (!crashAt || (crashAt.step !== 'before-write' && crashAt.step !== 'after-write')) return {};
+  let reached = 0;
+  const hook = () => {
+    if (++reached === crashAt.n) process.kill(process.pid, 'SIGKILL');
+  };
+  return crashAt.step === 'before-write' ? { beforeWrite: hook } : { afterWrite: hook };
 }
 
 /** CUSTODY_CRASH_AT=dkls-presigned:<n> | dkls-final:<n> (tests): SIGKILL this process in its n-th threshold signature at that step. */
