@@ -1,6 +1,8 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { polyHash, ROWS, KAPPA, rowOutput, rowOutputs, transpose } from './ote.ts';
+import { checkValues, polyHash, ROWS, KAPPA, rowOutput, rowOutputs, transpose } from './ote.ts';
+import { hashBasis, hashBits, hashRows } from './ghash.ts';
+import { taggedHash } from './group.ts';
 
 /** GF(2^128) multiplication in GCM's bit order (NIST SP 800-38D, Algorithm 1): the reference for polyHash. */
 function gfMul(x: Uint8Array, y: Uint8Array): Uint8Array {
@@ -50,6 +52,52 @@ describe('GF(2^128) polynomial hash through AES-GCM', () => {
     const ha = polyHash(key, a);
     const hb = polyHash(key, b);
     expect(Buffer.from(polyHash(key, ab)).toString('hex')).toBe(Buffer.from(ha.map((v, i) => v ^ hb[i]!)).toString('hex'));
+  });
+});
+
+describe('the column hash as a bit-matrix product (ghash.ts) against AES-GCM', () => {
+  const padded = (col: Uint8Array) => {
+    const b = new Uint8Array(96);
+    b.set(col);
+    return b;
+  };
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+  it('hashBits and hashRows give polyHash of every zero-padded column, on random keys and matrices', () => {
+    for (let trial = 0; trial < 3; trial++) {
+      const key = randomBytes(16);
+      const basis = hashBasis(key, ROWS, 6);
+      const cols = Array.from({ length: KAPPA }, () => randomBytes(ROWS / 8));
+      const all = hashRows(basis, transpose(cols), ROWS);
+      for (let i = 0; i < KAPPA; i++) expect(hex(all.subarray(16 * i, 16 * i + 16))).toBe(hex(polyHash(key, padded(cols[i]!))));
+      for (const col of [cols[0]!, new Uint8Array(ROWS / 8), new Uint8Array(ROWS / 8).fill(0xff)]) expect(hex(hashBits(basis, col, ROWS))).toBe(hex(polyHash(key, padded(col))));
+    }
+  });
+
+  it('a single-bit column, in every block and bit position, hashes like GCM (each basis vector)', () => {
+    const key = randomBytes(16);
+    const basis = hashBasis(key, ROWS, 6);
+    const cols = Array.from({ length: KAPPA }, (_, i) => {
+      const c = new Uint8Array(ROWS / 8);
+      const j = (i * 37 + (i >> 3)) % ROWS;
+      c[j >> 3] = 1 << (j & 7);
+      return c;
+    });
+    const all = hashRows(basis, transpose(cols), ROWS);
+    for (let i = 0; i < KAPPA; i++) expect(hex(all.subarray(16 * i, 16 * i + 16))).toBe(hex(polyHash(key, padded(cols[i]!))));
+  });
+
+  it('checkValues = R(x) ‖ R(t_i) under the Fiat–Shamir key from (sid, u), as GCM computes them', () => {
+    const sid = randomBytes(32);
+    const u = randomBytes(KAPPA * (ROWS / 8));
+    const t0 = Array.from({ length: KAPPA }, () => randomBytes(ROWS / 8));
+    const x = randomBytes(ROWS / 8);
+    const key = taggedHash('kos/chi', sid, u).subarray(0, 16);
+    const v = checkValues(sid, u, t0, x);
+    expect(hex(v.subarray(0, 16))).toBe(hex(polyHash(key, padded(x))));
+    for (let i = 0; i < KAPPA; i++) expect(hex(v.subarray(16 + 16 * i, 32 + 16 * i))).toBe(hex(polyHash(key, padded(t0[i]!))));
+    u[5]! ^= 1; // another matrix, another key
+    expect(hex(checkValues(sid, u, t0, x))).not.toBe(hex(v));
   });
 });
 

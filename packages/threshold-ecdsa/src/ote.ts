@@ -12,14 +12,17 @@
  *
  * The hash. R(v) = Σ_b v_b·H^{e_b} over the 16-byte blocks of the column (zero-padded to whole
  * blocks), H = AES_K(0) with K = SHA-256(sid, u)[0..16]: GHASH without its length block, ε = 6/2^128
- * for our 6-block columns. It runs in OpenSSL's AES-GCM: GCM's tag over AAD `A` XOR its tag over zeros
- * of the same length is exactly that sum (the length block and the encrypted J0 cancel).
+ * for our 6-block columns. All columns are hashed at once from the transposed rows, as a bit-matrix
+ * product with the public powers of H (`ghash.ts`); `polyHash` is the same sum in OpenSSL's AES-GCM
+ * (GCM's tag over AAD `A` XOR its tag over zeros of the same length: the length block and the
+ * encrypted J0 cancel), the reference the tests compare it with.
  * @module
  */
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { taggedHash, taggedXof } from './group.ts';
 import { check } from './errors.ts';
 import { Writer, type Reader } from './codec.ts';
+import { hashBasis, hashBits, hashRows } from './ghash.ts';
 
 export const KAPPA = 256;
 export const S_STAT = 80;
@@ -28,7 +31,7 @@ export const PAD = 256;
 export const ROWS = XI + PAD; // 672
 const COL_BYTES = ROWS / 8; // 84
 const ROW_BYTES = KAPPA / 8; // 32
-const HASH_BYTES = 96; // a column (84 bytes) zero-padded to 6 GHASH blocks
+const HASH_BLOCKS = 6; // a column (84 bytes) zero-padded to 6 GHASH blocks
 export const OTE_MESSAGE_BYTES = KAPPA * COL_BYTES + 16 + KAPPA * 16;
 const IV12 = new Uint8Array(12);
 
@@ -128,32 +131,31 @@ export function oteReceive(seeds0: readonly Uint8Array[], seeds1: readonly Uint8
     b.fill(0);
     t0.push(a);
   }
-  w.bytes(u).bytes(checkValues(sid, u, t0, xBytes));
   const rows = transpose(t0);
   for (const a of t0) a.fill(0);
+  w.bytes(u).bytes(checkValuesOfRows(sid, u, rows, xBytes));
   const beta = new Uint8Array(XI);
   for (let j = 0; j < XI; j++) beta[j] = (xBytes[j >> 3]! >> (j & 7)) & 1;
   xBytes.fill(0);
   return { message: w.finish(), state: { beta, rows } };
 }
 
-/** R over one column (zero-padded to whole blocks), with the zero tag of that length precomputed. */
-function columnHash(key: Uint8Array, zeroTag: Uint8Array, col: Uint8Array): Uint8Array {
-  const padded = new Uint8Array(HASH_BYTES);
-  padded.set(col);
-  const t = gcmTag(key, padded);
-  padded.fill(0);
-  for (let i = 0; i < 16; i++) t[i]! ^= zeroTag[i]!;
-  return t;
-}
-
 /** The receiver's check values x̃ = R(x) ‖ t̃_i = R(t_i) for every column i, for matrix `u`. */
 export function checkValues(sid: Uint8Array, u: Uint8Array, t0: readonly Uint8Array[], xBytes: Uint8Array): Uint8Array {
-  const key = chiKey(sid, u);
-  const zeroTag = gcmTag(key, new Uint8Array(HASH_BYTES));
+  const rows = transpose(t0);
+  const out = checkValuesOfRows(sid, u, rows, xBytes);
+  rows.fill(0);
+  return out;
+}
+
+/** {@link checkValues} from the transposed columns (`transpose(t0)`). */
+function checkValuesOfRows(sid: Uint8Array, u: Uint8Array, rows: Uint8Array, xBytes: Uint8Array): Uint8Array {
+  const basis = hashBasis(chiKey(sid, u), ROWS, HASH_BLOCKS);
   const out = new Uint8Array(16 + KAPPA * 16);
-  out.set(columnHash(key, zeroTag, xBytes), 0);
-  for (let i = 0; i < KAPPA; i++) out.set(columnHash(key, zeroTag, t0[i]!), 16 + i * 16);
+  out.set(hashBits(basis, xBytes, ROWS), 0);
+  const t = hashRows(basis, rows, ROWS);
+  out.set(t, 16);
+  t.fill(0);
   return out;
 }
 
@@ -167,21 +169,24 @@ export function oteSend(delta: Uint8Array, chosenSeeds: readonly Uint8Array[], s
   const xt = r.bytes(16);
   const tt = r.bytes(KAPPA * 16);
   const iv = taggedHash('kos/prg', sid).subarray(0, 16);
-  const key = chiKey(sid, u);
-  const zeroTag = gcmTag(key, new Uint8Array(HASH_BYTES));
   const qCols: Uint8Array[] = [];
-  let d = 0;
   for (let i = 0; i < KAPPA; i++) {
     const q = prg(chosenSeeds[i]!, iv);
     const mask = -((delta[i >> 3]! >> (i & 7)) & 1) & 0xff;
     for (let k = 0; k < COL_BYTES; k++) q[k]! ^= u[i * COL_BYTES + k]! & mask;
     qCols.push(q);
-    // R(q_i) = R(t_i) ⊕ Δ_i·R(x)
-    const h = columnHash(key, zeroTag, q);
-    for (let k = 0; k < 16; k++) d |= h[k]! ^ tt[i * 16 + k]! ^ (xt[k]! & mask);
   }
-  check(d === 0, 'OT extension consistency check');
   const rows = transpose(qCols);
   for (const q of qCols) q.fill(0);
+  // R(q_i) = R(t_i) ⊕ Δ_i·R(x) for every column i
+  const h = hashRows(hashBasis(chiKey(sid, u), ROWS, HASH_BLOCKS), rows, ROWS);
+  let d = 0;
+  for (let i = 0; i < KAPPA; i++) {
+    const mask = -((delta[i >> 3]! >> (i & 7)) & 1) & 0xff;
+    for (let k = 0; k < 16; k++) d |= h[i * 16 + k]! ^ tt[i * 16 + k]! ^ (xt[k]! & mask);
+  }
+  h.fill(0);
+  if (d !== 0) rows.fill(0);
+  check(d === 0, 'OT extension consistency check');
   return rows;
 }

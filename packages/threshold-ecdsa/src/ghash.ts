@@ -1,0 +1,121 @@
+/**
+ * The OT extension's column hash R (see `ote.ts`) for all columns at once, in JavaScript, with the same
+ * bytes as GCM's: R(v) = Σ_b v_b·H^{m+1−b} over the m 16-byte blocks of a column, H = AES_K(0).
+ *
+ * R is GF(2)-linear, so R(v) is the XOR of the images B_j of v's set bits j (B_j = H^{m+1−b}·x^c for
+ * the block b and the GCM coefficient c that bit j lands on). Over the transposed rows (row j holds bit
+ * j of every column), bit k of every column's hash is the XOR of the rows j whose B_j has bit k set: a
+ * bit-matrix product whose loop counts, branches and indices depend only on the bits of B_j, which come
+ * from H alone. H is public (K is derived from the session id and the matrix u, both sent), so this
+ * is constant time in the rows; the one secret column hashed on its own (x, the choice bits) goes
+ * through {@link hashBits}, which takes every basis vector under a mask.
+ * @module
+ */
+import { createCipheriv } from 'node:crypto';
+
+/** A 128-bit GCM element as 4 words, word w = bytes 4w..4w+3 big-endian (GCM bit k is word k>>5, bit 31−(k&31)). */
+type Block = [number, number, number, number];
+
+/** v·x in GCM's bit order (a right shift, reduced by x^128 = x^7 + x^2 + x + 1). Public values only. */
+function timesX(v: Block): Block {
+  const lsb = v[3] & 1;
+  return [(v[0] >>> 1) ^ (lsb ? 0xe1000000 : 0), (v[1] >>> 1) | (v[0] << 31), (v[2] >>> 1) | (v[1] << 31), (v[3] >>> 1) | (v[2] << 31)];
+}
+
+/** a·b in GF(2^128), GCM bit order (NIST SP 800-38D, Algorithm 1); branches on a's bits: public values only. */
+function mulPublic(a: Block, b: Block): Block {
+  const z: Block = [0, 0, 0, 0];
+  let v = b;
+  for (let k = 0; k < 128; k++) {
+    if ((a[k >> 5]! >>> (31 - (k & 31))) & 1) for (let w = 0; w < 4; w++) z[w] = z[w]! ^ v[w]!;
+    v = timesX(v);
+  }
+  return z;
+}
+
+/**
+ * The images B_j (4 words each, flat) of the first `bits` bits of a column under R with key `key`.
+ * Column bit j is bit j&7 (LSB first) of byte j>>3; that byte is byte (j>>3)&15 of block j>>7, where
+ * GCM reads its bit 7 (the MSB) as coefficient 0. `blocks` is the hashed length (zero-padded).
+ */
+export function hashBasis(key: Uint8Array, bits: number, blocks: number): Int32Array {
+  const h = createCipheriv('aes-128-ecb', key, null).update(new Uint8Array(16));
+  const H: Block = [h.readInt32BE(0), h.readInt32BE(4), h.readInt32BE(8), h.readInt32BE(12)];
+  const basis = new Int32Array(bits * 4);
+  let p = mulPublic(H, H); // H^2, for the last block
+  const powers: Block[] = [];
+  for (let b = blocks - 1; b >= 0; b--) {
+    powers[b] = p;
+    p = mulPublic(p, H);
+  }
+  for (let b = 0; b * 128 < bits; b++) {
+    let v = powers[b]!;
+    for (let c = 0; c < 128; c++) {
+      const j = b * 128 + (c & ~7) + (7 - (c & 7));
+      if (j < bits) basis.set(v, j * 4);
+      v = timesX(v);
+    }
+  }
+  return basis;
+}
+
+/** R of one column (its first `bits` bits, the rest zero) as 16 bytes; constant time in `col`. */
+export function hashBits(basis: Int32Array, col: Uint8Array, bits: number): Uint8Array {
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (let j = 0; j < bits; j++) {
+    const m = -((col[j >> 3]! >> (j & 7)) & 1);
+    a0 ^= basis[4 * j]! & m;
+    a1 ^= basis[4 * j + 1]! & m;
+    a2 ^= basis[4 * j + 2]! & m;
+    a3 ^= basis[4 * j + 3]! & m;
+  }
+  const out = Buffer.alloc(16);
+  out.writeInt32BE(a0, 0);
+  out.writeInt32BE(a1, 4);
+  out.writeInt32BE(a2, 8);
+  out.writeInt32BE(a3, 12);
+  return new Uint8Array(out.buffer, out.byteOffset, 16);
+}
+
+/**
+ * R of every column of a bit matrix given by its `bits` rows of 32 bytes (row j, bit i = column i's
+ * bit j): 256 hashes, column i's at 16·i. Branches only on the public basis.
+ */
+export function hashRows(basis: Int32Array, rows: Uint8Array, bits: number): Uint8Array {
+  const r = rows.byteOffset % 4 === 0 ? new Int32Array(rows.buffer, rows.byteOffset, bits * 8) : new Int32Array(Uint8Array.from(rows.subarray(0, bits * 32)).buffer);
+  const acc = new Int32Array(128 * 8); // acc[8k..8k+8): bit k of every column's hash, in row layout
+  for (let j = 0; j < bits; j++) {
+    const o = 8 * j;
+    const r0 = r[o]!, r1 = r[o + 1]!, r2 = r[o + 2]!, r3 = r[o + 3]!, r4 = r[o + 4]!, r5 = r[o + 5]!, r6 = r[o + 6]!, r7 = r[o + 7]!;
+    for (let w = 0; w < 4; w++) {
+      let set = basis[4 * j + w]!;
+      while (set !== 0) {
+        const z = Math.clz32(set);
+        set ^= 0x80000000 >>> z;
+        const a = 8 * (32 * w + z);
+        acc[a]! ^= r0;
+        acc[a + 1]! ^= r1;
+        acc[a + 2]! ^= r2;
+        acc[a + 3]! ^= r3;
+        acc[a + 4]! ^= r4;
+        acc[a + 5]! ^= r5;
+        acc[a + 6]! ^= r6;
+        acc[a + 7]! ^= r7;
+      }
+    }
+  }
+  if (r.buffer !== rows.buffer) r.fill(0);
+  const bytes = new Uint8Array(acc.buffer); // the same byte layout as a row, whatever the platform's endianness
+  const out = new Uint8Array(256 * 16);
+  for (let k = 0; k < 128; k++) {
+    const at = k >> 3;
+    const shift = 7 - (k & 7);
+    for (let b = 0; b < 32; b++) {
+      const v = bytes[32 * k + b]!;
+      const base = 128 * b + at; // column 8b + t at 16·(8b + t)
+      for (let t = 0; t < 8; t++) out[base + 16 * t]! |= ((v >> t) & 1) << shift;
+    }
+  }
+  acc.fill(0);
+  return out;
+}
