@@ -39,13 +39,13 @@ let gadgetTables: readonly S.Fixed[] | null = null;
 const tables = (): readonly S.Fixed[] => (gadgetTables ??= GADGET.slice(KAPPA).map((g) => S.fixed(g)));
 const ZERO = S.zero();
 
-/** W scalars from one OT output (32 bytes each, reduced mod n); wipes the output. */
-function expand(buf: Uint8Array): Scalar[] {
-  const out: Scalar[] = [];
-  for (let k = 0; k < W; k++) out.push(S.fromBytesReduce(buf, k * CHUNK));
+/** W scalars from one OT output (32 bytes each, reduced mod n) into `out`; wipes the output. */
+function expand(buf: Uint8Array, out: Scalar[] = Array.from({ length: W }, S.zero)): Scalar[] {
+  for (let k = 0; k < W; k++) S.fromBytesReduceInto(out[k]!, buf, k * CHUNK);
   buf.fill(0);
   return out;
 }
+const scratch = (n: number): Scalar[] => Array.from({ length: n }, S.zero);
 
 /** χ̃_k, χ̂_k (public once τ is sent), prepared as fixed multipliers for the 2·ξ products each. */
 function challenges(sid: Uint8Array, bobMessage: Uint8Array, tau: Uint8Array): { tilde: S.Fixed[]; hat: S.Fixed[] } {
@@ -65,19 +65,12 @@ function challenges(sid: Uint8Array, bobMessage: Uint8Array, tau: Uint8Array): {
  * at a time with their fixed-multiplier tables.
  */
 function gadgetSum(xs: readonly Scalar[][], k: number): Scalar {
-  let acc = S.zero();
-  for (let j = KAPPA - 1; j >= 0; j--) {
-    const next = S.dblAdd(acc, xs[j]![k]!);
-    S.wipe(acc);
-    acc = next;
-  }
+  const acc = S.zero();
+  for (let j = KAPPA - 1; j >= 0; j--) S.dblAddInto(acc, acc, xs[j]![k]!);
   const t = tables();
-  for (let j = KAPPA; j < XI; j += 2) {
-    const p = S.mulAddFixed(xs[j]![k]!, t[j - KAPPA]!, xs[j + 1]![k]!, t[j + 1 - KAPPA]!);
-    const next = S.add(acc, p);
-    S.wipe(acc, p);
-    acc = next;
-  }
+  const p = S.zero();
+  for (let j = KAPPA; j < XI; j += 2) S.addInto(acc, acc, S.mulAddFixedInto(p, xs[j]![k]!, t[j - KAPPA]!, xs[j + 1]![k]!, t[j + 1 - KAPPA]!));
+  p.fill(0);
   return acc;
 }
 
@@ -94,13 +87,10 @@ export interface MulReceiverState {
 /** Bob, round 1: random input b = ⟨g, β⟩ (β selected by masks); the message is the OT-extension matrix and its check. */
 export function mulReceiverStart(seeds0: readonly Uint8Array[], seeds1: readonly Uint8Array[], sid: Uint8Array): MulReceiverState {
   const { message, state } = oteReceive(seeds0, seeds1, sid);
-  let b = S.zero();
-  for (let j = 0; j < XI; j++) {
-    const t = S.select(S.bitMask(state.beta[j]!), GADGET[j]!, ZERO);
-    const next = S.add(b, t);
-    S.wipe(b, t);
-    b = next;
-  }
+  const b = S.zero();
+  const t = S.zero();
+  for (let j = 0; j < XI; j++) S.addInto(b, b, S.selectInto(t, S.bitMask(state.beta[j]!), GADGET[j]!, ZERO));
+  t.fill(0);
   return { b, ote: state, message };
 }
 
@@ -112,32 +102,26 @@ export function mulSenderRespond(delta: Uint8Array, chosenSeeds: readonly Uint8A
   const tau = new Uint8Array(XI * W * 32);
   const row1 = new Uint8Array(32);
   const H = rowOutputs(sid, W * CHUNK);
+  const a1 = scratch(W);
+  const t = S.zero();
   for (let j = 0; j < XI; j++) {
     const row = q.subarray(j * 32, j * 32 + 32);
     for (let k = 0; k < 32; k++) row1[k] = row[k]! ^ delta[k]!;
     const a0 = expand(H.output(j, row));
-    const a1 = expand(H.output(j, row1));
+    expand(H.output(j, row1), a1);
     z0.push(a0);
-    for (let k = 0; k < W; k++) {
-      const d = S.sub(a1[k]!, a0[k]!);
-      const t = S.add(d, pads[k]!);
-      S.writeScalar(tau, (j * W + k) * 32, t);
-      S.wipe(d, t);
-    }
-    wipeRows([a1]);
+    for (let k = 0; k < W; k++) S.writeScalar(tau, (j * W + k) * 32, S.addInto(t, S.subInto(t, a1[k]!, a0[k]!), pads[k]!));
   }
+  wipeRows([a1]);
   q.fill(0);
   row1.fill(0);
   H.wipe();
   const chi = challenges(sid, bobMessage, tau);
   const rBytes = new Uint8Array(L * XI * 32);
   for (let k = 0; k < L; k++) {
-    for (let j = 0; j < XI; j++) {
-      const v = S.mulAddFixed(z0[j]![k]!, chi.tilde[k]!, z0[j]![L + k]!, chi.hat[k]!);
-      S.writeScalar(rBytes, (k * XI + j) * 32, v);
-      S.wipe(v);
-    }
+    for (let j = 0; j < XI; j++) S.writeScalar(rBytes, (k * XI + j) * 32, S.mulAddFixedInto(t, z0[j]![k]!, chi.tilde[k]!, z0[j]![L + k]!, chi.hat[k]!));
   }
+  t.fill(0);
   w.bytes(tau).bytes(taggedHash('mul/r', sid, rBytes));
   rBytes.fill(0);
   for (let k = 0; k < L; k++) w.scalar(S.mulAddFixed(pads[k]!, chi.tilde[k]!, pads[L + k]!, chi.hat[k]!));
@@ -162,29 +146,26 @@ export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: R
   const gamma: Scalar[][] = [];
   const masks: number[] = [];
   const H = rowOutputs(sid, W * CHUNK);
+  const zb = scratch(W);
+  const [tau, bt, s] = scratch(3) as [Scalar, Scalar, Scalar];
   try {
     for (let j = 0; j < XI; j++) {
-      const zb = expand(H.output(j, rows.subarray(j * 32, j * 32 + 32)));
+      expand(H.output(j, rows.subarray(j * 32, j * 32 + 32)), zb);
       const mask = S.bitMask(beta[j]!);
       masks.push(mask);
       const g: Scalar[] = [];
       gamma.push(g);
       for (let k = 0; k < W; k++) {
-        const tau = S.fromBytesStrict(tauBytes, (j * W + k) * 32, 32); // 'scalar not reduced' otherwise
-        const bt = S.select(mask, tau, ZERO); // β_j·τ
-        g.push(S.sub(bt, zb[k]!));
-        S.wipe(bt);
+        S.fromBytesStrictInto(tau, tauBytes, (j * W + k) * 32, 32); // 'scalar not reduced' otherwise
+        g.push(S.sub(S.selectInto(bt, mask, tau, ZERO), zb[k]!)); // β_j·τ − z_B
       }
-      wipeRows([zb]);
     }
     const rBytes = new Uint8Array(L * XI * 32);
     for (let k = 0; k < L; k++) {
       for (let j = 0; j < XI; j++) {
-        const bu = S.select(masks[j]!, u[k]!, ZERO); // β_j·u_k
-        const s = S.mulAddFixed(gamma[j]![k]!, chi.tilde[k]!, gamma[j]![L + k]!, chi.hat[k]!);
-        const v = S.sub(bu, s);
-        S.writeScalar(rBytes, (k * XI + j) * 32, v);
-        S.wipe(bu, s, v);
+        S.selectInto(bt, masks[j]!, u[k]!, ZERO); // β_j·u_k
+        S.mulAddFixedInto(s, gamma[j]![k]!, chi.tilde[k]!, gamma[j]![L + k]!, chi.hat[k]!);
+        S.writeScalar(rBytes, (k * XI + j) * 32, S.subInto(s, bt, s));
       }
     }
     const mine = taggedHash('mul/r', sid, rBytes);
@@ -202,6 +183,7 @@ export function mulReceiverFinish(state: MulReceiverState, sid: Uint8Array, r: R
     return d;
   } finally {
     H.wipe();
+    S.wipe(...zb, tau, bt, s);
     wipeRows(gamma);
     masks.fill(0);
     rows.fill(0);

@@ -80,6 +80,39 @@ describe('constant-time scalars mod n, against BigInt', () => {
     }
   });
 
+  it('the in-place variants (…Into) give BigInt\'s results into a reused buffer, also when it is an operand', () => {
+    const xs = randomValues();
+    const pairs: [bigint, bigint][] = EDGES.flatMap((a) => EDGES.map((b) => [a, b] as [bigint, bigint]));
+    for (let i = 0; i < 1000; i++) pairs.push([xs[i]!, xs[(i * 7 + 1) % RANDOM]!]);
+    const out = sc(N - 1n); // stale content must not leak into a result
+    for (const [a, b] of pairs) {
+      const [A, B] = [sc(a), sc(b)];
+      const cases: [(o: S.Scalar, x: S.Scalar, y: S.Scalar) => S.Scalar, (x: bigint, y: bigint) => bigint][] = [
+        [S.addInto, (x, y) => mod(x + y)],
+        [S.subInto, (x, y) => mod(x - y)],
+        [S.dblAddInto, (x, y) => mod(2n * x + y)],
+        [(o, x, y) => S.mulAddFixedInto(o, x, S.fixed(y), y, S.fixed(x)), (x, y) => mod(2n * x * y)],
+        [(o, x, y) => S.selectInto(o, -1, x, y), (x) => x],
+        [(o, x, y) => S.selectInto(o, 0, x, y), (_, y) => y],
+      ];
+      for (const [f, want] of cases) {
+        expect(f(out, A, B)).toBe(out);
+        expectCanonical(out);
+        expect(val(out)).toBe(want(a, b));
+        const [a1, b1] = [sc(a), sc(b)]; // the result into the first operand, then into the second
+        expect(val(f(a1, a1, sc(b)))).toBe(want(a, b));
+        expect(val(f(b1, sc(a), b1))).toBe(want(a, b));
+      }
+      const bytes = hex(a);
+      expect(val(S.fromBytesReduceInto(out, bytes))).toBe(a);
+      expect(val(S.fromBytesStrictInto(out, bytes, 0, 32))).toBe(a);
+    }
+    for (const x of [N, TWO256 - 1n, ...Array.from({ length: 200 }, () => big(randomBytes(32)))]) {
+      expect(val(S.fromBytesReduceInto(out, hex(x)))).toBe(x % N);
+      if (x >= N) expect(() => S.fromBytesStrictInto(out, hex(x), 0, 32)).toThrow(new CheckFailed('scalar not reduced'));
+    }
+  });
+
   it('inverts by Fermat (and 0 to 0)', () => {
     for (const a of [...EDGES, ...randomValues().slice(0, 300)]) {
       const r = S.invert(sc(a));

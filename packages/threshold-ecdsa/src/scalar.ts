@@ -34,8 +34,7 @@ const MASK = 0xfff;
 /** A fresh array of 22 small integers (an array literal: V8 keeps it as packed small integers). */
 const alloc = (): Scalar => [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 
-function limbsOf(b: Uint8Array, at: number): Scalar {
-  const out = alloc();
+function limbsInto(out: Scalar, b: Uint8Array, at: number): Scalar {
   for (let j = 0; j < K; j++) {
     const bit = BITS * j;
     const byte = bit >> 3; // little-endian byte index; depends on j only
@@ -46,6 +45,7 @@ function limbsOf(b: Uint8Array, at: number): Scalar {
   return out;
 }
 
+const limbsOf = (b: Uint8Array, at: number): Scalar => limbsInto(alloc(), b, at);
 const hexLimbs = (hex: string): Scalar => limbsOf(Buffer.from(hex, 'hex'), 0);
 const N_LIMBS = hexLimbs('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141');
 const HALF_N_LIMBS = hexLimbs('7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0');
@@ -159,16 +159,20 @@ export function fromSmall(k: number): Scalar {
 }
 const ONE = fromSmall(1);
 
-export function add(a: Scalar, b: Scalar): Scalar {
-  const r = alloc();
+/**
+ * The `…Into(out, …)` variants write the result into `out` (which may be one of the operands) and
+ * return it: the same instructions without a fresh array, for loops that reuse their buffers.
+ */
+export const add = (a: Scalar, b: Scalar): Scalar => addInto(alloc(), a, b);
+export function addInto(r: Scalar, a: Scalar, b: Scalar): Scalar {
   for (let i = 0; i < K; i++) r[i] = a[i]! + b[i]!;
   normalize(r);
   condSubN(r);
   return r;
 }
 
-export function sub(a: Scalar, b: Scalar): Scalar {
-  const r = alloc();
+export const sub = (a: Scalar, b: Scalar): Scalar => subInto(alloc(), a, b);
+export function subInto(r: Scalar, a: Scalar, b: Scalar): Scalar {
   for (let i = 0; i < K; i++) r[i] = a[i]! - b[i]!;
   const borrow = normalize(r); // −1 if a < b (r = a − b + 2^264), else 0
   for (let i = 0; i < K; i++) r[i] = r[i]! + (N_LIMBS[i]! & borrow);
@@ -179,8 +183,8 @@ export function sub(a: Scalar, b: Scalar): Scalar {
 export const neg = (a: Scalar): Scalar => sub(zero(), a);
 
 /** 2·a + b mod n (one step of Horner's rule over powers of two: < 3n before two subtractions). */
-export function dblAdd(a: Scalar, b: Scalar): Scalar {
-  const r = alloc();
+export const dblAdd = (a: Scalar, b: Scalar): Scalar => dblAddInto(alloc(), a, b);
+export function dblAddInto(r: Scalar, a: Scalar, b: Scalar): Scalar {
   for (let i = 0; i < K; i++) r[i] = 2 * a[i]! + b[i]!;
   normalize(r);
   condSubN(r);
@@ -232,7 +236,8 @@ export function fixed(c: Scalar): Fixed {
  * the part above 2^256 is folded back by 2^256 ≡ 2^256 − n (< 2^147 added to < 2^256: < 2n), and one
  * conditional subtraction. No reduction per product: about twice as fast as `mulAddMont`.
  */
-export function mulAddFixed(a: Scalar, c: Fixed, b: Scalar, d: Fixed): Scalar {
+export const mulAddFixed = (a: Scalar, c: Fixed, b: Scalar, d: Fixed): Scalar => mulAddFixedInto(alloc(), a, c, b, d);
+export function mulAddFixedInto(out: Scalar, a: Scalar, c: Fixed, b: Scalar, d: Fixed): Scalar {
   const v = V;
   // the limbs in locals and the column sum unrolled (generated: 22 terms of each product)
   const a0 = a[0]!, b0 = b[0]!;
@@ -282,7 +287,6 @@ export function mulAddFixed(a: Scalar, c: Fixed, b: Scalar, d: Fixed): Scalar {
   const h = (v[21]! >> 4) | (v[22]! << 8) | (v[23]! << 20);
   const h0 = h & MASK;
   const h1 = h >> BITS;
-  const out = alloc();
   for (let j = 0; j < K; j++) out[j] = v[j]!;
   out[21] = out[21]! & 0xf;
   out[0] = out[0]! + h0 * C_LIMBS[0]!;
@@ -378,8 +382,8 @@ export function invertPublic(a: Scalar): Scalar {
 }
 
 /** `mask` −1 → a, 0 → b. */
-export function select(mask: number, a: Scalar, b: Scalar): Scalar {
-  const r = alloc();
+export const select = (mask: number, a: Scalar, b: Scalar): Scalar => selectInto(alloc(), mask, a, b);
+export function selectInto(r: Scalar, mask: number, a: Scalar, b: Scalar): Scalar {
   for (let i = 0; i < K; i++) r[i] = b[i]! ^ ((a[i]! ^ b[i]!) & mask);
   return r;
 }
@@ -417,16 +421,18 @@ export function isHighMask(a: Scalar): number {
 }
 
 /** 32 big-endian bytes, any value < 2^256, reduced mod n (one conditional subtraction). */
-export function fromBytesReduce(b: Uint8Array, at = 0): Scalar {
-  const x = limbsOf(b, at);
+export const fromBytesReduce = (b: Uint8Array, at = 0): Scalar => fromBytesReduceInto(alloc(), b, at);
+export function fromBytesReduceInto(x: Scalar, b: Uint8Array, at = 0): Scalar {
+  limbsInto(x, b, at);
   condSubN(x);
   return x;
 }
 
 /** Strict decoding of a peer's scalar: exactly 32 bytes and < n, else `CheckFailed('scalar not reduced')`. */
-export function fromBytesStrict(b: Uint8Array, at = 0, length = b.length - at): Scalar {
+export const fromBytesStrict = (b: Uint8Array, at = 0, length = b.length - at): Scalar => fromBytesStrictInto(alloc(), b, at, length);
+export function fromBytesStrictInto(x: Scalar, b: Uint8Array, at = 0, length = b.length - at): Scalar {
   if (length !== 32) throw new CheckFailed('scalar length');
-  const x = limbsOf(b, at);
+  limbsInto(x, b, at);
   if (ltNMask(x) === 0) {
     x.fill(0);
     throw new CheckFailed('scalar not reduced');
