@@ -13,6 +13,35 @@
  */
 import { createCipheriv } from 'node:crypto';
 
+/**
+ * The 8×8 bit matrix whose row t is byte src[from + t·step] (bit k = column k) transposed into bytes
+ * dst[to + k·stride] (bit t = row t): three delta swaps over two words (Hacker's Delight, 7–3), no
+ * branch or index on the data.
+ */
+export function transpose8(src: Uint8Array, from: number, step: number, dst: Uint8Array, to: number, stride: number): void {
+  let x = src[from]! | (src[from + step]! << 8) | (src[from + 2 * step]! << 16) | (src[from + 3 * step]! << 24);
+  let y = src[from + 4 * step]! | (src[from + 5 * step]! << 8) | (src[from + 6 * step]! << 16) | (src[from + 7 * step]! << 24);
+  let t = ((x >>> 7) ^ x) & 0x00aa00aa;
+  x ^= t ^ (t << 7);
+  t = ((y >>> 7) ^ y) & 0x00aa00aa;
+  y ^= t ^ (t << 7);
+  t = ((x >>> 14) ^ x) & 0x0000cccc;
+  x ^= t ^ (t << 14);
+  t = ((y >>> 14) ^ y) & 0x0000cccc;
+  y ^= t ^ (t << 14);
+  t = ((y << 4) ^ x) & 0xf0f0f0f0;
+  x ^= t;
+  y ^= t >>> 4;
+  dst[to] = x;
+  dst[to + stride] = x >>> 8;
+  dst[to + 2 * stride] = x >>> 16;
+  dst[to + 3 * stride] = x >>> 24;
+  dst[to + 4 * stride] = y;
+  dst[to + 5 * stride] = y >>> 8;
+  dst[to + 6 * stride] = y >>> 16;
+  dst[to + 7 * stride] = y >>> 24;
+}
+
 /** A 128-bit GCM element as 4 words, word w = bytes 4w..4w+3 big-endian (GCM bit k is word k>>5, bit 31−(k&31)). */
 type Block = [number, number, number, number];
 
@@ -105,17 +134,11 @@ export function hashRows(basis: Int32Array, rows: Uint8Array, bits: number): Uin
     }
   }
   if (r.buffer !== rows.buffer) r.fill(0);
+  // bit k of column i's hash: acc byte 32k + (i>>3), bit i&7 → out byte 16i + (k>>3), bit 7 − (k&7),
+  // by 8×8 bit transpositions (the 8 k of one output byte read from the last: GCM's bits are MSB first)
   const bytes = new Uint8Array(acc.buffer); // the same byte layout as a row, whatever the platform's endianness
   const out = new Uint8Array(256 * 16);
-  for (let k = 0; k < 128; k++) {
-    const at = k >> 3;
-    const shift = 7 - (k & 7);
-    for (let b = 0; b < 32; b++) {
-      const v = bytes[32 * k + b]!;
-      const base = 128 * b + at; // column 8b + t at 16·(8b + t)
-      for (let t = 0; t < 8; t++) out[base + 16 * t]! |= ((v >> t) & 1) << shift;
-    }
-  }
+  for (let K = 0; K < 16; K++) for (let b = 0; b < 32; b++) transpose8(bytes, 32 * (8 * K + 7) + b, -32, out, 128 * b + K, 16);
   acc.fill(0);
   return out;
 }

@@ -111,6 +111,23 @@ describe('bit matrix transposition', () => {
       expect(rowBit).toBe(colBit);
     }
   });
+
+  it('equals the bit-by-bit transposition on random and structured matrices', () => {
+    const reference = (cols: Uint8Array[]) => {
+      const out = new Uint8Array(ROWS * 32);
+      for (let i = 0; i < KAPPA; i++) for (let j = 0; j < ROWS; j++) out[j * 32 + (i >> 3)]! |= ((cols[i]![j >> 3]! >> (j & 7)) & 1) << (i & 7);
+      return out;
+    };
+    const ones = Array.from({ length: KAPPA }, () => new Uint8Array(ROWS / 8).fill(0xff));
+    const diagonal = Array.from({ length: KAPPA }, (_, i) => {
+      const c = new Uint8Array(ROWS / 8);
+      c[i >> 3] = 1 << (i & 7);
+      return c;
+    });
+    for (const cols of [ones, diagonal, ...Array.from({ length: 5 }, () => Array.from({ length: KAPPA }, () => randomBytes(ROWS / 8)))]) {
+      expect(Buffer.from(transpose(cols)).equals(Buffer.from(reference(cols)))).toBe(true);
+    }
+  });
 });
 
 describe('random-OT row outputs', () => {

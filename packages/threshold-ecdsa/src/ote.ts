@@ -22,7 +22,7 @@ import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { taggedHash, taggedXof } from './group.ts';
 import { check } from './errors.ts';
 import { Writer, type Reader } from './codec.ts';
-import { hashBasis, hashBits, hashRows } from './ghash.ts';
+import { hashBasis, hashBits, hashRows, transpose8 } from './ghash.ts';
 
 export const KAPPA = 256;
 export const S_STAT = 80;
@@ -57,19 +57,18 @@ export function prg(seed: Uint8Array, iv: Uint8Array): Buffer {
   return c.update(ZERO_COLUMN);
 }
 
-/** Columns (κ of ROWS bits) → rows (ROWS of κ bits), in one buffer; bit i of a row is column i. */
+/**
+ * Columns (κ of ROWS bits) → rows (ROWS of κ bits), in one buffer; bit i of a row is column i. By 8×8
+ * blocks: byte jb of 8 adjacent columns gives byte i>>3 of 8 adjacent rows (`transpose8`).
+ */
 export function transpose(cols: readonly Uint8Array[]): Uint8Array {
+  const flat = new Uint8Array(KAPPA * COL_BYTES);
+  for (let i = 0; i < KAPPA; i++) flat.set(cols[i]!.subarray(0, COL_BYTES), i * COL_BYTES);
   const out = new Uint8Array(ROWS * ROW_BYTES);
-  for (let i = 0; i < KAPPA; i++) {
-    const col = cols[i]!;
-    const byteI = i >> 3;
-    const shift = i & 7;
-    for (let jb = 0; jb < COL_BYTES; jb++) {
-      const v = col[jb]!;
-      const base = jb * 8 * ROW_BYTES + byteI;
-      for (let k = 0; k < 8; k++) out[base + k * ROW_BYTES]! |= ((v >> k) & 1) << shift;
-    }
+  for (let I = 0; I < ROW_BYTES; I++) {
+    for (let jb = 0; jb < COL_BYTES; jb++) transpose8(flat, 8 * I * COL_BYTES + jb, COL_BYTES, out, 8 * jb * ROW_BYTES + I, ROW_BYTES);
   }
+  flat.fill(0);
   return out;
 }
 

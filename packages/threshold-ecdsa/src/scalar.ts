@@ -34,14 +34,17 @@ const MASK = 0xfff;
 /** A fresh array of 22 small integers (an array literal: V8 keeps it as packed small integers). */
 const alloc = (): Scalar => [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 
+/** 32 big-endian bytes at `at` → limbs: every 3 bytes (from the end) make 2 limbs; the top byte the last 12 bits. */
 function limbsInto(out: Scalar, b: Uint8Array, at: number): Scalar {
-  for (let j = 0; j < K; j++) {
-    const bit = BITS * j;
-    const byte = bit >> 3; // little-endian byte index; depends on j only
-    const lo = byte < 32 ? b[at + 31 - byte]! : 0;
-    const hi = byte + 1 < 32 ? b[at + 30 - byte]! : 0;
-    out[j] = ((lo | (hi << 8)) >> (bit & 7)) & MASK;
+  for (let m = 0; m < 10; m++) {
+    const p = at + 31 - 3 * m;
+    const b1 = b[p - 1]!;
+    out[2 * m] = b[p]! | ((b1 & 0xf) << 8);
+    out[2 * m + 1] = (b1 >> 4) | (b[p - 2]! << 4);
   }
+  const top = b[at]!;
+  out[20] = b[at + 1]! | ((top & 0xf) << 8);
+  out[21] = top >> 4;
   return out;
 }
 
@@ -76,20 +79,17 @@ function ltNMask(x: Scalar): number {
   return c;
 }
 
-const D = alloc(); // scratch of condSubN (wiped after)
-
-/** x ← x − n if x ≥ n (x normalized, < 2n). */
+/** x ← x − n if x ≥ n (x normalized, < 2n): the borrow of x − n first, then n or 0 subtracted by mask. */
 function condSubN(x: Scalar): void {
-  const d = D;
   let c = 0;
+  for (let i = 0; i < K; i++) c = (x[i]! - N_LIMBS[i]! + c) >> BITS;
+  const m = ~c; // c = −1: x < n, subtract 0; c = 0: subtract n
+  c = 0;
   for (let i = 0; i < K; i++) {
-    const v = x[i]! - N_LIMBS[i]! + c;
-    d[i] = v & MASK;
+    const v = x[i]! - (N_LIMBS[i]! & m) + c;
+    x[i] = v & MASK;
     c = v >> BITS;
   }
-  // c = −1: x < n, keep x; c = 0: take x − n
-  for (let i = 0; i < K; i++) x[i] = d[i]! ^ ((x[i]! ^ d[i]!) & c);
-  d.fill(0);
 }
 
 const M = new Int32Array(K); // the Montgomery quotient digits of the product in progress (wiped after)
@@ -453,12 +453,16 @@ export function reduceWide(b: Uint8Array): Scalar {
 
 /** Writes `s` as 32 big-endian bytes at `offset`. */
 export function writeScalar(out: Uint8Array, offset: number, s: Scalar): void {
-  for (let i = 0; i < 32; i++) {
-    const bit = 8 * i;
-    const j = (bit / BITS) | 0; // depends on i only
-    const hi = j + 1 < K ? s[j + 1]! : 0;
-    out[offset + 31 - i] = ((s[j]! | (hi << BITS)) >> (bit % BITS)) & 0xff;
+  for (let m = 0; m < 10; m++) {
+    const p = offset + 31 - 3 * m;
+    const lo = s[2 * m]!;
+    const hi = s[2 * m + 1]!;
+    out[p] = lo & 0xff;
+    out[p - 1] = (lo >> 8) | ((hi & 0xf) << 4);
+    out[p - 2] = hi >> 4;
   }
+  out[offset + 1] = s[20]! & 0xff;
+  out[offset] = ((s[20]! >> 8) | (s[21]! << 4)) & 0xff;
 }
 
 export function toBytes(s: Scalar): Uint8Array {
