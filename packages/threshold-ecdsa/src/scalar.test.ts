@@ -113,6 +113,17 @@ describe('constant-time scalars mod n, against BigInt', () => {
     }
   });
 
+  it('fixed(c) holds c·2^(12i) mod n, i < 22, reduced (its entry 22·j + i is limb j)', () => {
+    for (const c of [...EDGES, ...randomValues().slice(0, 300)]) {
+      const t = S.fixed(sc(c));
+      for (let i = 0; i < 22; i++) {
+        const m = Array.from({ length: 22 }, (_, j) => t[22 * j + i]!);
+        expectCanonical(m);
+        expect(val(m)).toBe(mod(c << BigInt(12 * i)));
+      }
+    }
+  });
+
   it('inverts by Fermat (and 0 to 0)', () => {
     for (const a of [...EDGES, ...randomValues().slice(0, 300)]) {
       const r = S.invert(sc(a));

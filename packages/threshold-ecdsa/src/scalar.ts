@@ -218,15 +218,21 @@ const V = [...alloc(), 0, 0];
  * flat, column-major (entry 22·j + i is limb j of c·2^(12i)).
  */
 export type Fixed = readonly number[];
-let shiftMont: Scalar | null = null;
 export function fixed(c: Scalar): Fixed {
-  const shift = (shiftMont ??= toMont(fromSmall(1 << BITS)));
   const t: number[] = new Array<number>(K * K).fill(0);
-  let m = add(c, zero());
+  const m = add(c, zero());
   for (let i = 0; i < K; i++) {
     for (let j = 0; j < K; j++) t[K * j + i] = m[j]!;
-    m = montMul(m, shift); // m·2^12, one Montgomery product
+    // m ← m·2^12 mod n: the limbs move up one; the bits from 2^256 up (h < 2^12) fold back as h·(2^256 − n)
+    const h = (m[20]! >> 4) | (m[21]! << 8);
+    for (let j = K - 1; j > 0; j--) m[j] = m[j - 1]!;
+    m[0] = 0;
+    m[21] = m[21]! & 0xf;
+    for (let j = 0; j < K; j++) m[j] = m[j]! + h * C_LIMBS[j]!;
+    normalize(m); // < 2^256 + 2^141 < 2n
+    condSubN(m);
   }
+  m.fill(0);
   return t;
 }
 
