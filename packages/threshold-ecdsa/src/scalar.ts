@@ -211,7 +211,6 @@ export const mulAddMont = (a: Scalar, bMont: Scalar, c: Scalar, dMont: Scalar): 
 
 /** 2^256 − n (129 bits, 11 limbs): 2^256 ≡ this mod n. */
 const C_LIMBS = hexLimbs('000000000000000000000000000000014551231950b75fc4402da1732fc9bebf');
-const V = [...alloc(), 0, 0];
 
 /**
  * A public multiplier prepared for many products: the limbs of its multiples c·2^(12i) mod n, i < 22,
@@ -244,7 +243,6 @@ export function fixed(c: Scalar): Fixed {
  */
 export const mulAddFixed = (a: Scalar, c: Fixed, b: Scalar, d: Fixed): Scalar => mulAddFixedInto(alloc(), a, c, b, d);
 export function mulAddFixedInto(out: Scalar, a: Scalar, c: Fixed, b: Scalar, d: Fixed): Scalar {
-  const v = V;
   // the limbs in locals and the column sum unrolled (generated: 22 terms of each product)
   const a0 = a[0]!, b0 = b[0]!;
   const a1 = a[1]!, b1 = b[1]!;
@@ -284,20 +282,16 @@ export function mulAddFixedInto(out: Scalar, a: Scalar, c: Fixed, b: Scalar, d: 
       a16 * c[o + 16]! + b16 * d[o + 16]! + a17 * c[o + 17]! + b17 * d[o + 17]! +
       a18 * c[o + 18]! + b18 * d[o + 18]! + a19 * c[o + 19]! + b19 * d[o + 19]! +
       a20 * c[o + 20]! + b20 * d[o + 20]! + a21 * c[o + 21]! + b21 * d[o + 21]!;
-    v[j] = acc & MASK;
+    out[j] = acc & MASK; // a and b are in locals: out may be one of them
     carry = acc >> BITS;
   }
-  v[K] = carry & MASK;
-  v[K + 1] = carry >> BITS;
-  // V < 44·2^12·n < 2^274: H = V >> 256 < 2^18 (limb 21's top 4 bits, limbs 22 and 23)
-  const h = (v[21]! >> 4) | (v[22]! << 8) | (v[23]! << 20);
+  // the sum < 44·2^12·n < 2^274: its part from 2^256 up, h < 2^18, is limb 21's top 4 bits and the carry out
+  const h = (out[21]! >> 4) | (carry << 8);
   const h0 = h & MASK;
   const h1 = h >> BITS;
-  for (let j = 0; j < K; j++) out[j] = v[j]!;
   out[21] = out[21]! & 0xf;
   out[0] = out[0]! + h0 * C_LIMBS[0]!;
   for (let j = 1; j < K; j++) out[j] = out[j]! + h0 * C_LIMBS[j]! + h1 * C_LIMBS[j - 1]!;
-  v.fill(0);
   normalize(out); // < 2^256 + 2^147 < 2n: no carry out
   condSubN(out);
   return out;
