@@ -42,47 +42,46 @@ export function transpose8(src: Uint8Array, from: number, step: number, dst: Uin
   dst[to + 7 * stride] = y >>> 24;
 }
 
-/** A 128-bit GCM element as 4 words, word w = bytes 4w..4w+3 big-endian (GCM bit k is word k>>5, bit 31−(k&31)). */
-type Block = [number, number, number, number];
-
-/** v·x in GCM's bit order (a right shift, reduced by x^128 = x^7 + x^2 + x + 1). Public values only. */
-function timesX(v: Block): Block {
-  const lsb = v[3] & 1;
-  return [(v[0] >>> 1) ^ (lsb ? 0xe1000000 : 0), (v[1] >>> 1) | (v[0] << 31), (v[2] >>> 1) | (v[1] << 31), (v[3] >>> 1) | (v[2] << 31)];
-}
-
-/** a·b in GF(2^128), GCM bit order (NIST SP 800-38D, Algorithm 1); branches on a's bits: public values only. */
-function mulPublic(a: Block, b: Block): Block {
-  const z: Block = [0, 0, 0, 0];
-  let v = b;
-  for (let k = 0; k < 128; k++) {
-    if ((a[k >> 5]! >>> (31 - (k & 31))) & 1) for (let w = 0; w < 4; w++) z[w] = z[w]! ^ v[w]!;
-    v = timesX(v);
-  }
-  return z;
+/**
+ * 128-bit GCM elements are 4 words, word w = bytes 4w..4w+3 big-endian (GCM bit k is word k>>5, bit
+ * 31−(k&31)), stored at 4·i in an Int32Array. dst[i] ← src[f]·x in GCM's bit order (a right shift,
+ * reduced by x^128 = x^7 + x^2 + x + 1). Public values only.
+ */
+function timesX(dst: Int32Array, i: number, src: Int32Array, f: number): void {
+  const v0 = src[4 * f]!, v1 = src[4 * f + 1]!, v2 = src[4 * f + 2]!, v3 = src[4 * f + 3]!;
+  dst[4 * i] = (v0 >>> 1) ^ (v3 & 1 ? 0xe1000000 : 0);
+  dst[4 * i + 1] = (v1 >>> 1) | (v0 << 31);
+  dst[4 * i + 2] = (v2 >>> 1) | (v1 << 31);
+  dst[4 * i + 3] = (v3 >>> 1) | (v2 << 31);
 }
 
 /**
  * The images B_j (4 words each, flat) of the first `bits` bits of a column under R with key `key`.
  * Column bit j is bit j&7 (LSB first) of byte j>>3; that byte is byte (j>>3)&15 of block j>>7, where
- * GCM reads its bit 7 (the MSB) as coefficient 0. `blocks` is the hashed length (zero-padded).
+ * GCM reads its bit 7 (the MSB) as coefficient 0. `blocks` is the hashed length (zero-padded). Block b
+ * is weighted by H^(blocks+1−b); the powers by a·H = Σ_k a_k·H·x^k, branching on their (public) bits.
  */
 export function hashBasis(key: Uint8Array, bits: number, blocks: number): Int32Array {
   const h = createCipheriv('aes-128-ecb', key, null).update(new Uint8Array(16));
-  const H: Block = [h.readInt32BE(0), h.readInt32BE(4), h.readInt32BE(8), h.readInt32BE(12)];
-  const basis = new Int32Array(bits * 4);
-  let p = mulPublic(H, H); // H^2, for the last block
-  const powers: Block[] = [];
-  for (let b = blocks - 1; b >= 0; b--) {
-    powers[b] = p;
-    p = mulPublic(p, H);
+  const hx = new Int32Array(128 * 4); // H·x^k
+  for (let w = 0; w < 4; w++) hx[w] = h.readInt32BE(4 * w);
+  for (let k = 1; k < 128; k++) timesX(hx, k, hx, k - 1);
+  const pw = new Int32Array(4 * (blocks + 2)); // H^e at 4·e
+  pw.set(hx.subarray(0, 4), 4);
+  for (let e = 2; e <= blocks + 1; e++) {
+    for (let k = 0; k < 128; k++) {
+      if (((pw[4 * (e - 1) + (k >> 5)]! >>> (31 - (k & 31))) & 1) === 0) continue;
+      for (let w = 0; w < 4; w++) pw[4 * e + w]! ^= hx[4 * k + w]!;
+    }
   }
+  const basis = new Int32Array(bits * 4);
+  const v = new Int32Array(4);
   for (let b = 0; b * 128 < bits; b++) {
-    let v = powers[b]!;
+    v.set(pw.subarray(4 * (blocks + 1 - b), 4 * (blocks + 2 - b)));
     for (let c = 0; c < 128; c++) {
       const j = b * 128 + (c & ~7) + (7 - (c & 7));
       if (j < bits) basis.set(v, j * 4);
-      v = timesX(v);
+      timesX(v, 0, v, 0);
     }
   }
   return basis;
