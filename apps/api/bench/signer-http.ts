@@ -86,15 +86,25 @@ function combine(rounds: HttpMeasured[]): HttpMeasured {
 export interface SignerHttpOptions {
   signs: number;
   concurrency: number;
-  /** In flight for the EVM throughput rows: enough that each path is at its maximum (its CPU, not its latency, sets the rate). */
-  saturatingConcurrency: number;
+  /**
+   * In flight for the EVM throughput rows, one pair of rows per level: each path's throughput is its
+   * best level's rate, so that its CPU, not its latency, sets it (the path through the signer has one
+   * more hop and a durable write in every request, and needs more in flight to fill the cores).
+   */
+  saturatingConcurrency: number[];
+  /** Requests per path and level in the throughput rows (two interleaved windows each). */
+  saturatingSigns: number;
   evmRate: number;
   solanaRate: number;
   openSeconds: number;
 }
 
 export interface SignerHttpRows {
-  evm: { closed: { joined: HttpMeasured; signer: HttpMeasured }; saturated: { joined: HttpMeasured; signer: HttpMeasured }; open: { joined: HttpMeasured; signer: HttpMeasured } };
+  evm: {
+    closed: { joined: HttpMeasured; signer: HttpMeasured };
+    saturated: { concurrency: number; joined: HttpMeasured; signer: HttpMeasured }[];
+    open: { joined: HttpMeasured; signer: HttpMeasured };
+  };
   solana: { closed: { joined: HttpMeasured; signer: HttpMeasured }; open: { joined: HttpMeasured; signer: HttpMeasured } };
 }
 
@@ -129,14 +139,16 @@ export async function signerHttpBench(options: SignerHttpOptions): Promise<Signe
       const request = await paths(type);
       for (const which of ['joined', 'signer'] as const) await closedLoop(servedBy[which].url, 300, options.concurrency, request[which]);
       const closed = await interleaved((server, which) => closedLoop(server.url, Math.round(options.signs / 2), options.concurrency, request[which]));
-      const saturated =
-        type === 'EVM' ? await interleaved((server, which) => closedLoop(server.url, Math.round(options.signs / 2), options.saturatingConcurrency, request[which])) : undefined;
+      const saturated: { concurrency: number; joined: HttpMeasured; signer: HttpMeasured }[] = [];
+      for (const concurrency of type === 'EVM' ? options.saturatingConcurrency : []) {
+        saturated.push({ concurrency, ...(await interleaved((server, which) => closedLoop(server.url, Math.round(options.saturatingSigns / 2), concurrency, request[which]))) });
+      }
       const open = await interleaved((server, which) => openLoop(server.url, rate, options.openSeconds / 2, request[which]));
       return { closed, saturated, open };
     };
     const evm = await rows('EVM', options.evmRate);
     const solana = await rows('SOLANA', options.solanaRate);
-    return { evm: { ...evm, saturated: evm.saturated! }, solana: { closed: solana.closed, open: solana.open } };
+    return { evm, solana: { closed: solana.closed, open: solana.open } };
   } finally {
     await Promise.all(servers.map(stopServer));
   }
