@@ -74,17 +74,18 @@ describe('the column hash as a bit-matrix product (ghash.ts) against AES-GCM', (
     }
   });
 
-  it('a single-bit column, in every block and bit position, hashes like GCM (each basis vector)', () => {
+  it('every single-bit column (each of the ROWS basis vectors) hashes like GCM', () => {
     const key = randomBytes(16);
     const basis = hashBasis(key, ROWS, 6);
-    const cols = Array.from({ length: KAPPA }, (_, i) => {
-      const c = new Uint8Array(ROWS / 8);
-      const j = (i * 37 + (i >> 3)) % ROWS;
-      c[j >> 3] = 1 << (j & 7);
-      return c;
-    });
-    const all = hashRows(basis, transpose(cols), ROWS);
-    for (let i = 0; i < KAPPA; i++) expect(hex(all.subarray(16 * i, 16 * i + 16))).toBe(hex(polyHash(key, padded(cols[i]!))));
+    for (let from = 0; from < ROWS; from += KAPPA) {
+      const cols = Array.from({ length: KAPPA }, (_, i) => {
+        const c = new Uint8Array(ROWS / 8);
+        if (from + i < ROWS) c[(from + i) >> 3] = 1 << ((from + i) & 7);
+        return c;
+      });
+      const all = hashRows(basis, transpose(cols), ROWS);
+      for (let i = 0; i < KAPPA; i++) expect(hex(all.subarray(16 * i, 16 * i + 16))).toBe(hex(polyHash(key, padded(cols[i]!))));
+    }
   });
 
   it('checkValues = R(x) ‖ R(t_i) under the Fiat–Shamir key from (sid, u), as GCM computes them', () => {
