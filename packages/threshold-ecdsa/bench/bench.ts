@@ -104,6 +104,8 @@ const presignSteps = ['presign', 'sign.hello', 'sign.round1', 'sign.round2', 'si
 const finishSteps = ['sign.final', 'sign.combine'];
 console.log(`\nsigning: ${SIGNATURES} signatures over ${KEYS} keys, each verified by @noble/curves (low-S, recovery id)`);
 console.log(`  presign (hello + rounds 1-2 + checks) ms CPU  P1 ${fmt(perParty(presignSteps, 1, SIGNATURES))}   P2 ${fmt(perParty(presignSteps, 2, SIGNATURES))}`);
+const step = (p: string, id: 1 | 2) => perParty([p], id, SIGNATURES).toFixed(2);
+console.log(`    of which round 1 / round 2 / checks (presign)  P1 ${step('sign.round1', 1)} / ${step('sign.round2', 1)} / ${step('sign.presign', 1)}   P2 ${step('sign.round1', 2)} / ${step('sign.round2', 2)} / ${step('sign.presign', 2)}`);
 console.log(`  finish (round 3 + combine + verify)   ms CPU  P1 ${fmt(perParty(finishSteps, 1, SIGNATURES))}   P2 ${fmt(perParty(finishSteps, 2, SIGNATURES))}`);
 console.log(`  both parties, one process, per signature: mean ${fmt(sum(totals) / SIGNATURES)} ms, p50 ${fmt(pct(totals, 50))}, p99 ${fmt(pct(totals, 99))}; ${(SIGNATURES / (wall / 1000)).toFixed(1)} signatures/s`);
 
