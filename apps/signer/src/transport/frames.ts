@@ -50,17 +50,31 @@ export interface FrameSink {
   oversize(id: number, length: number): void;
 }
 
-/** Cuts a byte stream into frames; feed it every chunk the socket reads. */
+/**
+ * Cuts a byte stream into frames; feed it every chunk the socket reads. The chunks of a frame that
+ * spans many reads (a threshold round's ~50 KB arrives in 16 KiB TLS records) are kept as a list and
+ * joined once, when the frame is complete: joining at every read would copy the frame once per read.
+ */
 export function createFrameReader(maxPayloadBytes: number, sink: FrameSink): (chunk: Buffer) => void {
-  let pending: Buffer = Buffer.alloc(0);
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  /** Bytes needed before the head of `parts` can be read: a header, or a header and its payload. */
+  let needed = FRAME_HEADER_BYTES;
   let skipping = 0;
   return (chunk: Buffer) => {
-    let buffer = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     if (skipping > 0) {
-      const n = Math.min(skipping, buffer.length);
+      const n = Math.min(skipping, chunk.length);
       skipping -= n;
-      buffer = buffer.subarray(n);
+      chunk = chunk.subarray(n);
+      if (chunk.length === 0) return;
     }
+    parts.push(chunk);
+    partBytes += chunk.length;
+    if (partBytes < needed) return;
+    let buffer = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes);
+    parts = [];
+    partBytes = 0;
+    needed = FRAME_HEADER_BYTES;
     while (buffer.length >= FRAME_HEADER_BYTES) {
       const length = buffer.readUInt32BE(0);
       const id = buffer.readUInt32BE(4);
@@ -71,11 +85,17 @@ export function createFrameReader(maxPayloadBytes: number, sink: FrameSink): (ch
         buffer = buffer.subarray(FRAME_HEADER_BYTES + available);
         continue;
       }
-      if (buffer.length < FRAME_HEADER_BYTES + length) break;
+      if (buffer.length < FRAME_HEADER_BYTES + length) {
+        needed = FRAME_HEADER_BYTES + length;
+        break;
+      }
       sink.frame(id, buffer.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length));
       buffer = buffer.subarray(FRAME_HEADER_BYTES + length);
     }
     // Keep only the unread tail, copied, so the socket's chunk is not held by a small remainder.
-    pending = buffer.length === 0 ? Buffer.alloc(0) : Buffer.from(buffer);
+    if (buffer.length > 0) {
+      parts = [Buffer.from(buffer)];
+      partBytes = buffer.length;
+    }
   };
 }
