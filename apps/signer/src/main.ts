@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { secp256k1Build } from '@wallet/domain';
+import { pointMultiplyBuild } from '@wallet/threshold-ecdsa';
 import { loadSignerConfig, type SignerConfig } from './config/config.ts';
 import { assertPrivateFile, ensureLocalSignerCredentials } from './config/credentials.ts';
 import { createSignerHandlers } from './handlers/index.ts';
@@ -111,7 +112,11 @@ async function main(): Promise<void> {
     }, 500).unref();
   }
 
-  process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg: READY_MESSAGE, address: server.address, pid: process.pid, secp256k1: secp256k1Build(), methods: Object.keys(handlers) })}\n`);
+  const thresholdEcdsa = pointMultiplyBuild();
+  if (thresholdEcdsa !== 'native') {
+    logger.warn({ thresholdEcdsa }, "libsecp256k1's native addon did not load: threshold ECDSA's secret-scalar multiplications fall back to a variable-time build (packages/threshold-ecdsa/README.md); do not use threshold custody on this host");
+  }
+  process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg: READY_MESSAGE, address: server.address, pid: process.pid, secp256k1: secp256k1Build(), thresholdEcdsa, methods: Object.keys(handlers) })}\n`);
 }
 
 await main();

@@ -10,6 +10,7 @@ export { combineOfflineContributions } from './offline.ts';
 export { OtSetupSession } from './baseot.ts';
 export { SignSession, Presignature, type EcdsaSignature, type PendingSignature } from './sign.ts';
 export { KeyShare, type OtStatus } from './keyshare.ts';
+export { pointMultiplyBuild } from './group.ts';
 export { ThresholdEcdsaError, ABORT_MESSAGE, type ThresholdEcdsaErrorCode } from './errors.ts';
 export type { PartyId } from './session.ts';
 export { keygenParty, otSetupParty, presignParty, refreshParty, type Party, type KeygenResult } from './parties.ts';
