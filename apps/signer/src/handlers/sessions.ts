@@ -1,7 +1,9 @@
 /**
- * The signer's round secrets between the two round trips of a DKG or a refresh: in memory only,
- * keyed by a random session id the signer chooses, each used once and dropped (wiped) after a short
- * TTL. A restart or an expired session fails that run; the API starts it again.
+ * The signer's protocol sessions between their exchanges (FROST round secrets; for threshold ECDSA the
+ * handle on a ceremony's or a presignature's entry in the presigning thread, or a made presignature):
+ * in memory only, keyed by a random session id the signer chooses, each used once and dropped after a
+ * short TTL through `wipe`, which wipes the secrets and drops the thread's entry. A restart or an
+ * expired session fails that run; the API starts it again.
  */
 import { randomBytes } from 'node:crypto';
 import { SignerError } from '../server/errors.ts';
@@ -30,6 +32,8 @@ export function createSessionTable<T>(options: { ttlMs: number; max: number; wip
       options.wipe(entry.value);
     }
   };
+  // Without traffic too, no session's secrets (nor its presigning-thread entry) outlive it by long.
+  setInterval(sweep, Math.min(Math.max(options.ttlMs, 1000), 30_000)).unref();
   return {
     put(walletId, value) {
       sweep();

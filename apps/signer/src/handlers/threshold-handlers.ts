@@ -27,8 +27,11 @@
  * - Any failed protocol check aborts the session the same way (409 `DKLS_ABORTED`, no detail) and,
  *   for OT setup and signing, marks the wallet's OT setup unusable first.
  *
- * Sessions live only in memory, each exchange under a new single-use id; a lost session fails the
- * request, which starts again (new nonces, a new presignature).
+ * The protocols' rounds (key generation, OT setup, refresh, presigning) run in the presigning threads
+ * (dkls-party-host.ts, dkls-presign-host.ts), never on this event loop, which seals the outcome from
+ * the bytes the thread answers. Sessions live only in memory, each exchange under a new single-use
+ * id (a ceremony's or a presignature's thread entry dropped when its session expires or is
+ * abandoned); a lost session fails the request, which starts again (new nonces, a new presignature).
  */
 import {
   dklsDkgContext,
@@ -37,28 +40,28 @@ import {
   dklsShareSetupId,
   DKLS_METHODS,
   encodeVaultValue,
-  openDklsShare,
   openDklsSharePlain,
   parseSigningInput,
+  plainOf,
   type EncryptedShare,
   type RecoveryItem,
-  sealDklsShare,
+  sealDklsShareBytes,
   sealToRecovery,
   secp256k1KeyOfWallet,
   type VaultWallet,
 } from '@wallet/domain';
-import {
-  keygenParty,
-  otSetupParty,
-  refreshParty,
-  ThresholdEcdsaError,
-  type KeygenResult,
-  type KeyShare,
-  type Party,
-  type Presignature,
-  type RefreshResult,
-} from '@wallet/threshold-ecdsa';
+import { ThresholdEcdsaError, type Presignature } from '@wallet/threshold-ecdsa';
 import { dealXorWallet } from '@wallet/domain/custody/dkls-import.ts';
+import {
+  threadKeygenParty,
+  threadOtSetupParty,
+  threadRefreshParty,
+  type AsyncParty,
+  type KeygenMade,
+  type OtSetupMade,
+  type PartyMade,
+  type RefreshMade,
+} from '@wallet/domain/custody/dkls-party-host.ts';
 import { sharedPoolPresignThread, sharedPresignThread, type PresignThread } from '@wallet/domain/custody/dkls-presign-host.ts';
 import { crashAt } from '../crash-at.ts';
 import { SignerError } from '../server/errors.ts';
@@ -79,10 +82,10 @@ export interface ThresholdHandlerDeps extends FrostHandlerDeps {
 }
 
 type Session =
-  | { kind: 'keygen'; party: Party<KeygenResult> }
-  | { kind: 'ot-setup'; party: Party<KeyShare>; share: KeyShare; epoch: number; otSetupId: string }
-  | { kind: 'import'; party: Party<KeyShare>; share: KeyShare; epoch: number }
-  | { kind: 'refresh'; party: Party<RefreshResult>; share: KeyShare; epoch: number }
+  | { kind: 'keygen'; party: AsyncParty<KeygenMade> }
+  | { kind: 'ot-setup'; party: AsyncParty<OtSetupMade>; epoch: number; otSetupId: string }
+  | { kind: 'import'; party: AsyncParty<OtSetupMade>; epoch: number }
+  | { kind: 'refresh'; party: AsyncParty<RefreshMade>; epoch: number }
   | ({ kind: 'presign'; pooled: boolean; key: string } & Made)
   | ({ kind: 'presigned'; presignature: Presignature } & Made);
 
@@ -95,25 +98,17 @@ interface Made {
 
 const aborted = () => new SignerError('DKLS_ABORTED', 'threshold-ecdsa: session aborted', 409);
 
-function wipeCeremony(session: Exclude<Session, Made>): void {
-  if (session.kind === 'keygen') session.party.abandon();
-  else {
-    session.party.abandon();
-    session.share.wipe();
-  }
-}
-
-/** A finished key generation, conversion, refresh or OT setup: the new share, and what participant 3 gets of it (with its secret bytes, to wipe). */
-function finished(session: Exclude<Session, Made>): { share: KeyShare; item: RecoveryItem | null; secret: Uint8Array | null } {
+/** A finished key generation, conversion, refresh or OT setup: the new share's bytes, and what participant 3 gets of it (`party.abandon()` wipes both). */
+function finished(session: Exclude<Session, Made>): { made: PartyMade; item: RecoveryItem | null } {
   if (session.kind === 'keygen') {
-    const { share, offline } = session.party.result();
-    return { share, item: { kind: 'ecdsa-contribution', contribution: offline }, secret: offline.share };
+    const made = session.party.result();
+    return { made, item: { kind: 'ecdsa-contribution', contribution: made.offline } };
   }
   if (session.kind === 'refresh') {
-    const { share, offline } = session.party.result();
-    return { share, item: { kind: 'ecdsa-refresh', contribution: offline }, secret: offline.delta };
+    const made = session.party.result();
+    return { made, item: { kind: 'ecdsa-refresh', contribution: made.offline } };
   }
-  return { share: session.party.result(), item: null, secret: null };
+  return { made: session.party.result(), item: null };
 }
 
 /** The wallet's key, refused as a 400 when its stored key and address disagree. */
@@ -134,7 +129,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
   const wipeSession = (session: Session) => {
     if (session.kind === 'presign') void threadOf(session.pooled).drop(session.key).catch(() => undefined);
     else if (session.kind === 'presigned') session.presignature.discard();
-    else wipeCeremony(session);
+    else session.party.abandon();
   };
   const sessions = createSessionTable<Session>({ ttlMs: deps.sessionTtlMs ?? 30_000, max: 1000, wipe: wipeSession });
   const pool = createSignerPresignPool((pooled) => pooled.presignature.discard(), deps.presignPool);
@@ -160,17 +155,18 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
     }
   }
 
-  /** Runs the peer's messages through the party; an abort wipes the session, marks the OT setup unusable where it has one, and answers one code. */
-  async function advance<R>(walletId: string, session: Session, party: Party<R>, messages: Uint8Array[], out: Uint8Array[] = []): Promise<Uint8Array[]> {
+  /**
+   * Runs a step of the party in the thread; an abort wipes the session (the thread's entry is gone
+   * already), marks the OT setup unusable where it has one, and answers one code. `opening`: the step
+   * that hands the share over, whose refusal of it (INVALID_INPUT) is the share's, as when it opened here.
+   */
+  async function advance(walletId: string, session: Exclude<Session, Made>, run: () => Promise<Uint8Array[]>, opening = false): Promise<Uint8Array[]> {
     try {
-      for (const message of messages) {
-        const next = party.step(message);
-        if (next) out.push(next);
-      }
-      return out;
+      return await run();
     } catch (error) {
       wipeSession(session);
       if (!(error instanceof ThresholdEcdsaError)) throw error;
+      if (opening && error.code === 'INVALID_INPUT') throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
       // A key generation, a conversion or a refresh uses no OT correlations of the wallet's; nothing of it was stored.
       if ('otSetupId' in session) await threshold.markUnusable(walletId, session.otSetupId);
       throw aborted();
@@ -178,7 +174,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
   }
 
   /** The share the signer signs or renews with: its role, the current epoch, and (unless renewing) the current usable OT setup. */
-  function checkShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsShare>[3], purpose: 'sign' | 'ot-setup'): string {
+  function checkShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsSharePlain>[3], purpose: 'sign' | 'ot-setup'): string {
     assertCurrentEpoch(epochs, wallet.id, [sealed.epoch]);
     const otSetupId = dklsShareSetupId(sealed);
     if (otSetupId === null) throw new SignerError('SHARE_REFUSED', 'the sealed signer share has no OT setup', 400);
@@ -192,10 +188,13 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
     return otSetupId;
   }
 
-  function openShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsShare>[3], purpose: 'ot-setup') {
+  /** The share's plaintext bytes for the thread, which decodes and checks them (participant 2, the key, the OT setup). */
+  function openShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsSharePlain>[3], purpose: 'ot-setup') {
     const otSetupId = checkShare(wallet, sealed, purpose);
     try {
-      return { share: openDklsShare(keks, wallet.id, 'dkls-signer', sealed, publicKeyOf(wallet)), otSetupId };
+      const publicKey = publicKeyOf(wallet);
+      const { plain } = openDklsSharePlain(keks, wallet.id, 'dkls-signer', sealed, publicKey);
+      return { share: { plain, partyId: 2 as const, publicKey, otSetupId }, otSetupId };
     } catch {
       throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
     }
@@ -204,9 +203,9 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
   return {
     [DKLS_METHODS.keygenStart]: async (params) => {
       const { walletId, messages } = parseParams(dklsParams.keygenStart, params);
-      const party = keygenParty(2, dklsDkgContext(walletId));
+      const party = threadKeygenParty(onDemandThread, 2, dklsDkgContext(walletId));
       const session: Session = { kind: 'keygen', party };
-      const out = await advance(walletId, session, party, messages, [party.first()]);
+      const out = await advance(walletId, session, () => party.first(messages));
       return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: out, done: false });
     },
 
@@ -226,11 +225,18 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         throw new SignerError('SHARE_REFUSED', "the wallet's halves do not open or do not join to its key", 400);
       }
       try {
-        const party = otSetupParty(dealt.signerShare);
-        const first = party.first();
-        const sessionId = sessions.put(wallet.id, { kind: 'import', party, share: dealt.signerShare, epoch });
+        let plain: Uint8Array;
+        try {
+          plain = dealt.signerShare.encode();
+        } finally {
+          dealt.signerShare.wipe();
+        }
+        const party = threadOtSetupParty(onDemandThread, { plain, partyId: 2, publicKey, otSetupId: null });
+        const session: Session = { kind: 'import', party, epoch };
+        const first = await advance(wallet.id, session, () => party.first());
+        const sessionId = sessions.put(wallet.id, session);
         crashAt('dkls-import-dealt');
-        return encodeVaultValue({ sessionId, messages: [first], done: false, apiShare: dealt.apiShare, recoveryShare: dealt.recoveryShare, epoch });
+        return encodeVaultValue({ sessionId, messages: first, done: false, apiShare: dealt.apiShare, recoveryShare: dealt.recoveryShare, epoch });
       } finally {
         dealt.apiShare.fill(0);
       }
@@ -239,9 +245,9 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
     [DKLS_METHODS.otSetupStart]: async (params) => {
       const { wallet, share: sealed, messages } = parseParams(dklsParams.otSetupStart, params);
       const { share, otSetupId } = openShare(wallet, sealed, 'ot-setup');
-      const party = otSetupParty(share);
-      const session: Session = { kind: 'ot-setup', party, share, epoch: sealed.epoch, otSetupId };
-      const out = await advance(wallet.id, session, party, messages, [party.first()]);
+      const party = threadOtSetupParty(onDemandThread, share);
+      const session: Session = { kind: 'ot-setup', party, epoch: sealed.epoch, otSetupId };
+      const out = await advance(wallet.id, session, () => party.first(messages), true);
       return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
     },
 
@@ -250,9 +256,9 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
       // The current epoch's share; its OT setup need not be usable (the refresh makes a new one).
       const { share } = openShare(wallet, sealed, 'ot-setup');
       const epoch = sealed.epoch + 1;
-      const party = refreshParty(share, dklsRefreshContext(wallet.id, epoch));
-      const session: Session = { kind: 'refresh', party, share, epoch };
-      const out = await advance(wallet.id, session, party, messages, [party.first()]);
+      const party = threadRefreshParty(onDemandThread, share, dklsRefreshContext(wallet.id, epoch));
+      const session: Session = { kind: 'refresh', party, epoch };
+      const out = await advance(wallet.id, session, () => party.first(messages), true);
       return encodeVaultValue({ sessionId: sessions.put(wallet.id, session), messages: out, done: false });
     },
 
@@ -288,23 +294,22 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         crashAt('dkls-presigned');
         return encodeVaultValue({ sessionId: nextId, messages: round.messages, done: true, sealed: null });
       }
-      const out = await advance(walletId, session, session.party as Party<unknown>, messages);
+      const out = await advance(walletId, session, () => session.party.step(messages));
       if (!session.party.done) return encodeVaultValue({ sessionId: sessions.put(walletId, session), messages: out, done: false, sealed: null });
 
-      const { share, item, secret } = finished(session);
+      const { made, item } = finished(session);
       try {
         const epoch = session.kind === 'keygen' ? epochs.epochOf(walletId) : session.epoch;
-        const signerShare = sealDklsShare(keks.current('service'), walletId, 'dkls-signer', share, epoch);
-        const recoveryShare = item ? sealToRecovery(recovery, walletId, 'recovery-signer', share.publicKey, epoch, item) : null;
-        const otSetupId = share.otSetupId!;
+        const signerShare = sealDklsShareBytes(keks.current('service'), walletId, 'dkls-signer', plainOf(made), epoch);
+        const recoveryShare = item ? sealToRecovery(recovery, walletId, 'recovery-signer', made.publicKey, epoch, item) : null;
+        const { otSetupId } = made;
         await threshold.recordSetup(walletId, otSetupId);
         if (session.kind === 'import') crashAt('dkls-import-setup');
         if (session.kind === 'refresh') crashAt('dkls-refresh-setup');
-        return encodeVaultValue({ sessionId, messages: out, done: true, sealed: { signerShare, recoveryShare, publicKey: share.publicKey, otSetupId } });
+        return encodeVaultValue({ sessionId, messages: out, done: true, sealed: { signerShare, recoveryShare, publicKey: made.publicKey, otSetupId } });
       } finally {
-        share.wipe();
-        secret?.fill(0);
-        if (session.kind === 'refresh') session.share.wipe();
+        // Wipes the new share's bytes and participant 3's secret.
+        session.party.abandon();
       }
     },
 

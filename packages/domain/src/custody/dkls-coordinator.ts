@@ -5,7 +5,9 @@
  *
  * - A new `threshold` wallet comes from key generation in 5 exchanges (DKG, then OT setup); the API
  *   checks that both sides agree on the public key and OT setup, seals its share under its own KEK
- *   (`api`) and its contribution to participant 3 to the recovery key.
+ *   (`api`) and its contribution to participant 3 to the recovery key. Its rounds, like an OT
+ *   setup's and a refresh's, run in the presigning thread (dkls-party-host.ts): this side relays
+ *   their messages and seals the share from the encoding the thread answers.
  * - A signature runs the chain operation here with a key whose `signDigest` (dkls-sign.ts) takes a
  *   presignature from this vault's pool (dkls-pool.ts) and finishes in one exchange, or makes one in
  *   two exchanges and finishes in a third; the signer derives the digest itself. Presignatures live
@@ -15,11 +17,12 @@
  *
  * This module holds only the API's own share, for one operation; it never joins shares.
  */
-import { keygenParty, otSetupParty, ThresholdEcdsaError, type KeyShare, type Party } from '@wallet/threshold-ecdsa';
+import { ThresholdEcdsaError } from '@wallet/threshold-ecdsa';
 import { ApiError } from '../errors.ts';
 import { signOperation } from '../signing/signers.ts';
 import type { KeyMaterial } from '../signing/types.ts';
-import { dklsDkgContext, dklsShareSetupId, openDklsShare, sealDklsShare, secp256k1KeyOfWallet } from './dkls-share.ts';
+import { dklsDkgContext, dklsShareSetupId, openDklsSharePlain, sealDklsShareBytes, secp256k1KeyOfWallet } from './dkls-share.ts';
+import { threadKeygenParty, threadOtSetupParty, type AsyncParty, type PartyMade, type SharePlain } from './dkls-party-host.ts';
 import { createPresignPool, type PresignPool, type PresignPoolOptions } from './dkls-pool.ts';
 import { sharedPoolPresignThread, sharedPresignThread, type PresignThread } from './dkls-presign-host.ts';
 import { DKLS_METHODS, type DklsExchange, type DklsSealed, type DklsStepResult } from './dkls-rpc.ts';
@@ -71,8 +74,8 @@ export function thresholdRefusal(signerCode: string): ApiError {
 const signerCodeOf = (error: unknown) => (error instanceof ApiError ? (error as ApiError & { signerCode?: string }).signerCode : undefined);
 
 /** Runs a protocol with the signer: participant 1 sends its messages, the signer answers its own, until both are done. */
-async function exchange<R>(party: Party<R>, start: (messages: Uint8Array[]) => Promise<DklsExchange>, call: VaultCall, walletId: string): Promise<{ result: R; last: DklsStepResult | null }> {
-  return continueExchange(party, await start([party.first()]), call, walletId);
+async function exchange<R>(party: AsyncParty<R>, start: (messages: Uint8Array[]) => Promise<DklsExchange>, call: VaultCall, walletId: string): Promise<{ result: R; last: DklsStepResult | null }> {
+  return continueExchange(party, await start(await party.first()), call, walletId);
 }
 
 /**
@@ -80,7 +83,7 @@ async function exchange<R>(party: Party<R>, start: (messages: Uint8Array[]) => P
  * `outbox`, this side's messages not sent yet) goes in the next `step`, until both sides are done.
  */
 export async function continueExchange<R>(
-  party: Party<R>,
+  party: AsyncParty<R>,
   answer: DklsExchange | DklsStepResult,
   call: VaultCall,
   walletId: string,
@@ -88,10 +91,7 @@ export async function continueExchange<R>(
 ): Promise<{ result: R; last: DklsStepResult | null }> {
   let last: DklsStepResult | null = null;
   for (;;) {
-    for (const message of answer.messages) {
-      const next = party.step(message);
-      if (next) outbox.push(next);
-    }
+    outbox.push(...(await party.step(answer.messages)));
     if (answer.done) {
       if (!party.done || outbox.length > 0) throw internal('the signer finished the protocol before this side');
       return { result: party.result(), last };
@@ -103,6 +103,9 @@ export async function continueExchange<R>(
   }
 }
 
+/** A ceremony's outcome as the bytes `sealDklsShareBytes` seals. */
+export const plainOf = (made: PartyMade): SharePlain => ({ plain: made.share, partyId: made.partyId, publicKey: made.publicKey, otSetupId: made.otSetupId });
+
 /** A protocol failure on this side (an abort, or a refusal in the middle): nothing is released. */
 function translate(error: unknown, what: string): never {
   if (error instanceof ApiError) throw error;
@@ -111,24 +114,26 @@ function translate(error: unknown, what: string): never {
 }
 
 export function createThresholdKeyVault({ remote, call, keks, recovery, renewShares, crashAt, presign }: ThresholdVaultDeps): KeyVault {
+  const thread = presign?.thread ?? sharedPresignThread();
+  const poolThread = presign?.thread ?? sharedPoolPresignThread();
+
   async function createThresholdWalletKey(walletId: string): Promise<NewWalletKey> {
-    const party = keygenParty(1, dklsDkgContext(walletId));
+    const party = threadKeygenParty(thread, 1, dklsDkgContext(walletId));
     try {
-      const { result, last } = await exchange(party, (messages) => call<DklsExchange>(DKLS_METHODS.keygenStart, { walletId, messages }), call, walletId);
+      const { result: made, last } = await exchange(party, (messages) => call<DklsExchange>(DKLS_METHODS.keygenStart, { walletId, messages }), call, walletId);
       const sealed: DklsSealed | null = last?.sealed ?? null;
-      const { share, offline } = result;
-      if (!sealed || !Buffer.from(sealed.publicKey).equals(Buffer.from(share.publicKey)) || sealed.otSetupId !== share.otSetupId) {
+      if (!sealed || !Buffer.from(sealed.publicKey).equals(Buffer.from(made.publicKey)) || sealed.otSetupId !== made.otSetupId) {
         throw internal('the signer finished the key generation with another public key or OT setup');
       }
-      if (sealed.signerShare.role !== 'dkls-signer' || sealed.signerShare.epoch !== 0 || sealed.recoveryShare?.role !== 'recovery-signer' || dklsShareSetupId(sealed.signerShare) !== share.otSetupId) {
+      if (sealed.signerShare.role !== 'dkls-signer' || sealed.signerShare.epoch !== 0 || sealed.recoveryShare?.role !== 'recovery-signer' || dklsShareSetupId(sealed.signerShare) !== made.otSetupId) {
         throw internal('the signer answered shares of another role, epoch or OT setup');
       }
       return {
-        publicKey: Uint8Array.from(share.publicKey),
+        publicKey: Uint8Array.from(made.publicKey),
         shares: [
-          sealDklsShare(keks.current('api'), walletId, 'dkls-api', share, 0),
+          sealDklsShareBytes(keks.current('api'), walletId, 'dkls-api', plainOf(made), 0),
           sealed.signerShare,
-          sealToRecovery(recovery(), walletId, 'recovery-api', share.publicKey, 0, { kind: 'ecdsa-contribution', contribution: offline }),
+          sealToRecovery(recovery(), walletId, 'recovery-api', made.publicKey, 0, { kind: 'ecdsa-contribution', contribution: made.offline }),
           sealed.recoveryShare,
         ],
         clientUserShare: null,
@@ -140,9 +145,12 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
     }
   }
 
-  function openApiShare(wallet: VaultWallet, sealed: EncryptedShare): KeyShare {
+  /** The API's share as plaintext bytes for the thread (which decodes and checks it). */
+  function openApiShare(wallet: VaultWallet, sealed: EncryptedShare): SharePlain {
     try {
-      return openDklsShare(keks, wallet.id, 'dkls-api', sealed, secp256k1KeyOfWallet(wallet));
+      const publicKey = secp256k1KeyOfWallet(wallet);
+      const { plain, otSetupId } = openDklsSharePlain(keks, wallet.id, 'dkls-api', sealed, publicKey);
+      return { plain, partyId: 1, publicKey, otSetupId };
     } catch {
       throw internal("the API's threshold share of this wallet cannot be opened");
     }
@@ -150,24 +158,26 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
 
   /** A fresh OT setup for both shares; answers the renewed sealed shares (already stored when `renewShares` is set). */
   async function renewOt(wallet: VaultWallet, apiSealed: EncryptedShare, signerSealed: EncryptedShare): Promise<[EncryptedShare, EncryptedShare]> {
-    const share = openApiShare(wallet, apiSealed);
+    const party = threadOtSetupParty(thread, openApiShare(wallet, apiSealed));
     try {
-      const party = otSetupParty(share);
-      const { last } = await exchange(party, (messages) => call<DklsExchange>(DKLS_METHODS.otSetupStart, { wallet, share: signerSealed, messages }), call, wallet.id);
+      const first = await party.first().catch((error: unknown) => {
+        // The thread decodes and checks the share (as openDklsShare does on this thread).
+        if (error instanceof ThresholdEcdsaError && error.code === 'INVALID_INPUT') throw internal("the API's threshold share of this wallet cannot be opened");
+        throw error;
+      });
+      const { result: made, last } = await continueExchange(party, await call<DklsExchange>(DKLS_METHODS.otSetupStart, { wallet, share: signerSealed, messages: first }), call, wallet.id);
       const sealed = last?.sealed;
-      if (!sealed || sealed.otSetupId !== share.otSetupId || sealed.signerShare.epoch !== signerSealed.epoch) throw internal('the signer finished the OT setup with another setup or epoch');
-      const renewed: [EncryptedShare, EncryptedShare] = [sealDklsShare(keks.current('api'), wallet.id, 'dkls-api', share, apiSealed.epoch), sealed.signerShare];
+      if (!sealed || sealed.otSetupId !== made.otSetupId || sealed.signerShare.epoch !== signerSealed.epoch) throw internal('the signer finished the OT setup with another setup or epoch');
+      const renewed: [EncryptedShare, EncryptedShare] = [sealDklsShareBytes(keks.current('api'), wallet.id, 'dkls-api', plainOf(made), apiSealed.epoch), sealed.signerShare];
       await renewShares?.(wallet.id, renewed, 'ot-renewal');
       return renewed;
     } catch (error) {
       translate(error, 'OT setup');
     } finally {
-      share.wipe();
+      party.abandon();
     }
   }
 
-  const thread = presign?.thread ?? sharedPresignThread();
-  const poolThread = presign?.thread ?? sharedPoolPresignThread();
   let pool: PresignPool | null = null;
   const signer = createDklsSigner({
     call, keks, thread, poolThread, renewShares, crashAt, refusal: thresholdRefusal, signerCodeOf,

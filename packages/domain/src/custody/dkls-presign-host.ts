@@ -1,6 +1,7 @@
 /**
  * The main thread's handle on a party's threshold ECDSA presigning thread (dkls-presign-thread.ts):
- * the message-independent rounds run there, and this side only relays their protocol messages.
+ * the message-independent rounds run there, and this side only relays their protocol messages; so
+ * do the key ceremonies (key generation, OT setup, refresh), through `threadParty` (dkls-party-host.ts).
  * Once they are done the presignature moves here (`Presignature.import` of the thread's export,
  * the bytes wiped at once) over the share's public part only (no secret share on this thread): its
  * message-dependent round is a few scalar products and a verification, cheap enough for the event
@@ -9,7 +10,9 @@
  *
  * Each process has two such threads (`sharedPresignThread` for signatures asked for now, at the
  * process's priority; `sharedPoolPresignThread` for the pool's refills, at nice 10), so that a
- * refill's rounds neither queue in front of an on-demand signature's nor take its core.
+ * refill's rounds neither queue in front of an on-demand signature's nor take its core. The key
+ * ceremonies run in the on-demand one: a request waits for them, and at nice 10 they would wait
+ * behind every refill.
  *
  * A thread starts on first use and does not keep the process alive. A thread that dies loses its
  * entries (their keys then answer `SESSION_CLOSED`) and is started afresh on the next call.
@@ -18,9 +21,11 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { KeyShare, Presignature, ThresholdEcdsaError, type ThresholdEcdsaErrorCode } from '@wallet/threshold-ecdsa';
+import type { PartyMade, PartySpec } from './dkls-party-host.ts';
 
 export type PresignRequest =
   | { id: number; op: 'open'; share: Uint8Array; partyId: 1 | 2; publicKey: Uint8Array; otSetupId: string; first: boolean; messages: Uint8Array[] }
+  | { id: number; op: 'party'; spec: PartySpec; first: boolean; messages: Uint8Array[] }
   | { id: number; op: 'step'; key: string; messages: Uint8Array[] }
   | { id: number; op: 'drop'; key: string }
   | { id: number; op: 'count' };
@@ -36,6 +41,13 @@ export interface PresignRound {
   presignature: Presignature | null;
 }
 
+/** A key ceremony's round: `made` (bytes the caller wipes) once it is done, the thread's entry gone then. */
+export interface PartyRound {
+  key: string;
+  messages: Uint8Array[];
+  made: PartyMade | null;
+}
+
 interface ThreadRound {
   key: string;
   messages: Uint8Array[];
@@ -49,6 +61,9 @@ export interface PresignThread {
    */
   open(input: { share: Uint8Array; partyId: 1 | 2; publicKey: Uint8Array; otSetupId: string; first: boolean; messages: Uint8Array[] }): Promise<PresignRound>;
   step(key: string, messages: Uint8Array[]): Promise<PresignRound>;
+  /** Starts a key ceremony (use `threadParty`, dkls-party-host.ts); a share in `spec` is handed over as in `open` (the caller's copy wiped). */
+  openParty(input: { spec: PartySpec; first: boolean; messages: Uint8Array[] }): Promise<PartyRound>;
+  stepParty(key: string, messages: Uint8Array[]): Promise<PartyRound>;
   /** Wipes an entry (unknown keys are ignored). */
   drop(key: string): Promise<void>;
   /** Entries held (tests). */
@@ -98,6 +113,14 @@ function received(round: ThreadRound): PresignRound {
   } finally {
     round.made.presignature.fill(0);
   }
+}
+
+/**
+ * Secret bytes as a view of a buffer of their own: a structured clone copies a view's whole
+ * ArrayBuffer, which for a pooled Buffer (a short share's encoding) is 8 KiB of other allocations.
+ */
+function alone(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Uint8Array.from(bytes);
 }
 
 /** `nice`: the thread's nice value on Linux (0: the process's priority; 10 for background presigning). */
@@ -162,14 +185,28 @@ export function createPresignThread({ nice = 0 }: { nice?: number } = {}): Presi
 
   return {
     async open(input) {
+      const share = alone(input.share);
       try {
-        return received(await request<ThreadRound>({ op: 'open', ...input }));
+        return received(await request<ThreadRound>({ op: 'open', ...input, share }));
       } finally {
         // The thread got a copy (structured clone); this one goes.
         input.share.fill(0);
+        share.fill(0);
       }
     },
     step: async (key, messages) => received(await request<ThreadRound>({ op: 'step', key, messages })),
+    async openParty(input) {
+      const { spec } = input;
+      if (spec.kind === 'keygen') return request<PartyRound>({ op: 'party', ...input });
+      const share = alone(spec.share);
+      try {
+        return await request<PartyRound>({ op: 'party', ...input, spec: { ...spec, share } });
+      } finally {
+        spec.share.fill(0);
+        share.fill(0);
+      }
+    },
+    stepParty: (key, messages) => request<PartyRound>({ op: 'step', key, messages }),
     drop: (key) => request({ op: 'drop', key }),
     count: () => request({ op: 'count' }),
     async close() {

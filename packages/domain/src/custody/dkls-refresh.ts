@@ -8,13 +8,16 @@
  * only then replaces the old pair in one transaction; the signer then records the new epoch
  * (`commitEpoch`). The signer already refuses the old shares from the end of the exchange on (their OT
  * setup is no longer the wallet's current one); a run killed before the write leaves the old shares,
- * which the next signature renews with a fresh OT setup, and the rerun refreshes again.
+ * which the next signature renews with a fresh OT setup, and the rerun refreshes again. The rounds run
+ * in this process's presigning thread (dkls-party-host.ts), the share sealed from the bytes it answers.
  */
-import { refreshParty, type KeyShare, type RefreshResult } from '@wallet/threshold-ecdsa';
+import { ThresholdEcdsaError } from '@wallet/threshold-ecdsa';
 import type { AuditEntry } from '../ports.ts';
-import { continueExchange, createThresholdKeyVault } from './dkls-coordinator.ts';
+import { continueExchange, createThresholdKeyVault, plainOf } from './dkls-coordinator.ts';
+import { threadRefreshParty } from './dkls-party-host.ts';
+import { sharedPresignThread } from './dkls-presign-host.ts';
 import { DKLS_METHODS, type DklsExchange } from './dkls-rpc.ts';
-import { dklsRefreshContext, dklsShareSetupId, openDklsShare, sealDklsShare, secp256k1KeyOfWallet } from './dkls-share.ts';
+import { dklsRefreshContext, dklsShareSetupId, openDklsSharePlain, sealDklsShareBytes, secp256k1KeyOfWallet } from './dkls-share.ts';
 import { latestShare } from './frost-coordinator.ts';
 import type { KeyMaintenanceDeps, StoredKeyWallet } from './maintenance.ts';
 import { sealToRecovery } from './recovery-seal.ts';
@@ -37,43 +40,42 @@ export async function refreshThresholdEcdsa(
   if (apiSealed.epoch !== signerSealed.epoch) throw new Error('the stored threshold ECDSA shares are of different epochs');
   const epoch = apiSealed.epoch + 1;
   const publicKey = secp256k1KeyOfWallet(vw);
-  let share: KeyShare;
+  let opened;
   try {
-    share = openDklsShare(deps.keks, wallet.id, 'dkls-api', apiSealed, publicKey);
+    opened = openDklsSharePlain(deps.keks, wallet.id, 'dkls-api', apiSealed, publicKey);
   } catch {
     throw new Error("the API's threshold share of this wallet cannot be opened");
   }
-  let result: RefreshResult | undefined;
+  // The rounds run in the presigning thread, which decodes and checks the share; the result comes back as bytes.
+  const party = threadRefreshParty(sharedPresignThread(), { plain: opened.plain, partyId: 1, publicKey, otSetupId: opened.otSetupId }, dklsRefreshContext(wallet.id, epoch));
   try {
-    const party = refreshParty(share, dklsRefreshContext(wallet.id, epoch));
-    try {
-      const started = await deps.call<DklsExchange>(DKLS_METHODS.refreshStart, { wallet: vw, share: signerSealed, messages: [party.first()] });
-      const ran = await continueExchange(party, started, deps.call, wallet.id);
-      result = ran.result;
-      const sealed = ran.last?.sealed;
-      if (!sealed || !sameBytes(sealed.publicKey, publicKey) || !sameBytes(result.share.publicKey, publicKey) || sealed.otSetupId !== result.share.otSetupId) {
-        throw new Error('the signer finished the refresh with another key or OT setup');
-      }
-      const { signerShare, recoveryShare } = sealed;
-      if (signerShare.role !== 'dkls-signer' || signerShare.epoch !== epoch || dklsShareSetupId(signerShare) !== result.share.otSetupId || recoveryShare?.role !== 'recovery-signer' || recoveryShare.epoch !== epoch) {
-        throw new Error('the signer answered shares of another role, epoch or OT setup');
-      }
-      const apiShare = sealDklsShare(deps.keks.current('api'), wallet.id, 'dkls-api', result.share, epoch);
-      const recoveryApi = sealToRecovery(deps.recovery(), wallet.id, 'recovery-api', publicKey, epoch, { kind: 'ecdsa-refresh', contribution: result.offline });
-      // The new pair must sign for the wallet's key before it replaces the old one.
-      const vault = createThresholdKeyVault({ remote: noRemote, call: deps.call, keks: deps.keks, recovery: deps.recovery, presign: { pool: false } });
-      await checkThresholdEcdsaShares(vault, vw, [apiShare, signerShare], helpers.recorder);
-      await deps.beforeWrite?.(wallet.id);
-      const remove = [apiSealed, signerSealed].map((s) => ({ role: s.role, epoch: s.epoch }));
-      if (!(await deps.store.replaceShares(wallet.id, remove, [apiShare, signerShare, recoveryApi, recoveryShare], helpers.audit({ epoch, otSetupId: result.share.otSetupId })))) return;
-      await deps.afterWrite?.(wallet.id);
-      await deps.call(VAULT_METHODS.commitEpoch, { wallet: vw, share: signerShare });
-    } finally {
-      party.abandon();
+    const first = await party.first().catch((error: unknown) => {
+      if (error instanceof ThresholdEcdsaError && error.code === 'INVALID_INPUT') throw new Error("the API's threshold share of this wallet cannot be opened");
+      throw error;
+    });
+    const started = await deps.call<DklsExchange>(DKLS_METHODS.refreshStart, { wallet: vw, share: signerSealed, messages: first });
+    const ran = await continueExchange(party, started, deps.call, wallet.id);
+    const result = ran.result;
+    const sealed = ran.last?.sealed;
+    if (!sealed || !sameBytes(sealed.publicKey, publicKey) || !sameBytes(result.publicKey, publicKey) || sealed.otSetupId !== result.otSetupId) {
+      throw new Error('the signer finished the refresh with another key or OT setup');
     }
+    const { signerShare, recoveryShare } = sealed;
+    if (signerShare.role !== 'dkls-signer' || signerShare.epoch !== epoch || dklsShareSetupId(signerShare) !== result.otSetupId || recoveryShare?.role !== 'recovery-signer' || recoveryShare.epoch !== epoch) {
+      throw new Error('the signer answered shares of another role, epoch or OT setup');
+    }
+    const apiShare = sealDklsShareBytes(deps.keks.current('api'), wallet.id, 'dkls-api', plainOf(result), epoch);
+    const recoveryApi = sealToRecovery(deps.recovery(), wallet.id, 'recovery-api', publicKey, epoch, { kind: 'ecdsa-refresh', contribution: result.offline });
+    // The new pair must sign for the wallet's key before it replaces the old one.
+    const vault = createThresholdKeyVault({ remote: noRemote, call: deps.call, keks: deps.keks, recovery: deps.recovery, presign: { pool: false } });
+    await checkThresholdEcdsaShares(vault, vw, [apiShare, signerShare], helpers.recorder);
+    await deps.beforeWrite?.(wallet.id);
+    const remove = [apiSealed, signerSealed].map((s) => ({ role: s.role, epoch: s.epoch }));
+    if (!(await deps.store.replaceShares(wallet.id, remove, [apiShare, signerShare, recoveryApi, recoveryShare], helpers.audit({ epoch, otSetupId: result.otSetupId })))) return;
+    await deps.afterWrite?.(wallet.id);
+    await deps.call(VAULT_METHODS.commitEpoch, { wallet: vw, share: signerShare });
   } finally {
-    share.wipe();
-    result?.share.wipe();
-    result?.offline.delta.fill(0);
+    // Drops the thread's entry, wipes the new share's bytes and the contribution's secret.
+    party.abandon();
   }
 }

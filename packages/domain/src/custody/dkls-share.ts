@@ -45,18 +45,36 @@ export function dklsShareSetupId(sealed: Pick<EncryptedShare, 'ciphertext'>): st
 /** Seals a share of participant 1 (`dkls-api`) or 2 (`dkls-signer`) with its OT correlations and their status (ready, or unusable after an abort). */
 export function sealDklsShare(kek: Kek, walletId: string, role: ThresholdShareRole, share: KeyShare, epoch: number): SealedDklsShare {
   if (share.partyId !== partyOf(role)) throw new Error('the share is of another participant');
-  const setupId = share.otSetupId;
-  if (setupId === null) throw new Error('only a share with OT correlations is sealed');
+  const otSetupId = share.otSetupId;
+  if (otSetupId === null) throw new Error('only a share with OT correlations is sealed');
   const plain = share.encode();
   try {
-    const { iv, ciphertext } = sealUnderKek(kek, dklsAssociatedData(walletId, role, share.publicKey, epoch, setupId), plain);
-    const stored = new Uint8Array(32 + ciphertext.length);
-    stored.set(Buffer.from(setupId, 'hex'), 0);
-    stored.set(ciphertext, 32);
-    return { role, epoch, kekId: kek.id, iv, ciphertext: stored };
+    return sealDklsShareBytes(kek, walletId, role, { plain, partyId: share.partyId, publicKey: share.publicKey, otSetupId }, epoch);
   } finally {
     wipe(plain);
   }
+}
+
+/**
+ * Seals a share's `KeyShare` encoding as {@link sealDklsShare} does, from the encoding and its public
+ * fields as the presigning thread answers them (it made the encoding from the share it holds), so
+ * that this thread never decodes the share. The caller wipes `plain`.
+ */
+export function sealDklsShareBytes(
+  kek: Kek,
+  walletId: string,
+  role: ThresholdShareRole,
+  encoded: { plain: Uint8Array; partyId: 1 | 2; publicKey: Uint8Array; otSetupId: string | null },
+  epoch: number,
+): SealedDklsShare {
+  if (encoded.partyId !== partyOf(role)) throw new Error('the share is of another participant');
+  const setupId = encoded.otSetupId;
+  if (setupId === null) throw new Error('only a share with OT correlations is sealed');
+  const { iv, ciphertext } = sealUnderKek(kek, dklsAssociatedData(walletId, role, encoded.publicKey, epoch, setupId), encoded.plain);
+  const stored = new Uint8Array(32 + ciphertext.length);
+  stored.set(Buffer.from(setupId, 'hex'), 0);
+  stored.set(ciphertext, 32);
+  return { role, epoch, kekId: kek.id, iv, ciphertext: stored };
 }
 
 /**
