@@ -27,6 +27,17 @@ async function waitFor(condition: () => boolean, timeoutMs = 8000): Promise<void
 }
 
 describe('supervised signer process', () => {
+  it("logs the libsecp256k1 builds the signer loaded when it is ready (the native addon here)", async () => {
+    const dataDir = path.join(root, 'builds');
+    const logger = memoryLogger();
+    const signer = await startSupervisedSigner({ env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, logger });
+    try {
+      expect(logger.lines.find((l) => l.msg === 'signer ready')).toMatchObject({ secp256k1: 'native', thresholdEcdsa: 'native' });
+    } finally {
+      await signer.stop();
+    }
+  });
+
   it('a second supervisor on the same data directory uses the first one\'s signer, and takes over when it stops', async () => {
     const dataDir = path.join(root, 'shared');
     const env = { DATA_DIR: dataDir, SIGNER_DEMO_HANDLERS: '1', LOG_LEVEL: 'warn' };

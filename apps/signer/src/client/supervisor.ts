@@ -104,7 +104,8 @@ export async function startSupervisedSigner(options: SupervisorOptions): Promise
         readyAt = Date.now();
         clearTimeout(readyTimer);
         address = String(entry.address);
-        logger.info({ source: 'signer', pid: proc.pid, address, restarts }, 'signer ready');
+        // The libsecp256k1 builds it loaded (native, or the WebAssembly fallback): the operator's to see.
+        logger.info({ source: 'signer', pid: proc.pid, address, restarts, secp256k1: entry.secp256k1, thresholdEcdsa: entry.thresholdEcdsa }, 'signer ready');
         options.onReady?.({ address, pid: proc.pid! });
         firstStart?.resolve();
         firstStart = undefined;
