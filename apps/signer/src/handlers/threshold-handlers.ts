@@ -192,9 +192,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
   function openShare(wallet: VaultWallet, sealed: Parameters<typeof openDklsSharePlain>[3], purpose: 'ot-setup') {
     const otSetupId = checkShare(wallet, sealed, purpose);
     try {
-      const publicKey = publicKeyOf(wallet);
-      const { plain } = openDklsSharePlain(keks, wallet.id, 'dkls-signer', sealed, publicKey);
-      return { share: { plain, partyId: 2 as const, publicKey, otSetupId }, otSetupId };
+      return { share: openDklsSharePlain(keks, wallet.id, 'dkls-signer', sealed, publicKeyOf(wallet)), otSetupId };
     } catch {
       throw new SignerError('SHARE_REFUSED', "the sealed signer share does not open for this wallet's key", 400);
     }

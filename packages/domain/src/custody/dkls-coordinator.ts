@@ -21,8 +21,8 @@ import { ThresholdEcdsaError } from '@wallet/threshold-ecdsa';
 import { ApiError } from '../errors.ts';
 import { signOperation } from '../signing/signers.ts';
 import type { KeyMaterial } from '../signing/types.ts';
-import { dklsDkgContext, dklsShareSetupId, openDklsSharePlain, sealDklsShareBytes, secp256k1KeyOfWallet } from './dkls-share.ts';
-import { threadKeygenParty, threadOtSetupParty, type AsyncParty, type PartyMade, type SharePlain } from './dkls-party-host.ts';
+import { dklsDkgContext, dklsShareSetupId, openDklsSharePlain, sealDklsShareBytes, secp256k1KeyOfWallet, type SharePlain } from './dkls-share.ts';
+import { threadKeygenParty, threadOtSetupParty, type AsyncParty, type PartyMade } from './dkls-party-host.ts';
 import { createPresignPool, type PresignPool, type PresignPoolOptions } from './dkls-pool.ts';
 import { sharedPoolPresignThread, sharedPresignThread, type PresignThread } from './dkls-presign-host.ts';
 import { DKLS_METHODS, type DklsExchange, type DklsSealed, type DklsStepResult } from './dkls-rpc.ts';
@@ -148,9 +148,7 @@ export function createThresholdKeyVault({ remote, call, keks, recovery, renewSha
   /** The API's share as plaintext bytes for the thread (which decodes and checks it). */
   function openApiShare(wallet: VaultWallet, sealed: EncryptedShare): SharePlain {
     try {
-      const publicKey = secp256k1KeyOfWallet(wallet);
-      const { plain, otSetupId } = openDklsSharePlain(keks, wallet.id, 'dkls-api', sealed, publicKey);
-      return { plain, partyId: 1, publicKey, otSetupId };
+      return openDklsSharePlain(keks, wallet.id, 'dkls-api', sealed, secp256k1KeyOfWallet(wallet));
     } catch {
       throw internal("the API's threshold share of this wallet cannot be opened");
     }

@@ -14,13 +14,7 @@
 import { ThresholdEcdsaError, type OfflineContribution, type RefreshContribution } from '@wallet/threshold-ecdsa';
 import type { PartyRound, PresignThread } from './dkls-presign-host.ts';
 
-/** A share handed to the thread: its plaintext encoding and what it must be (participant, key, OT setup; null: none yet). */
-export interface SharePlain {
-  plain: Uint8Array;
-  partyId: 1 | 2;
-  publicKey: Uint8Array;
-  otSetupId: string | null;
-}
+import type { SharePlain } from './dkls-share.ts';
 
 export type PartySpec =
   | { kind: 'keygen'; partyId: 1 | 2; context: Uint8Array }

@@ -42,7 +42,7 @@ function encoded(share: KeyShare): Omit<PartyMade, 'offline'> {
 }
 
 /** Builds the party, wiping the share if that fails. */
-function withShare(share: KeyShare, make: () => Entry): Entry {
+export function withShare(share: KeyShare, make: () => Entry): Entry {
   try {
     return make();
   } catch (error) {

@@ -15,7 +15,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { presignParty, ThresholdEcdsaError, type KeyShare, type Presignature } from '@wallet/threshold-ecdsa';
-import { ceremonyEntry, decodeChecked, type Entry } from './dkls-party-thread.ts';
+import { ceremonyEntry, decodeChecked, withShare, type Entry } from './dkls-party-thread.ts';
 import type { PresignReply, PresignRequest } from './dkls-presign-host.ts';
 
 const entries = new Map<string, Entry>();
@@ -76,25 +76,21 @@ function start(entry: Entry, first: boolean, messages: Uint8Array[]): Ran {
 
 function presignEntry(request: Extract<PresignRequest, { op: 'open' }>): Entry {
   const share: KeyShare = decodeChecked(request.share, request);
-  let party;
-  try {
-    party = presignParty(share);
-  } catch (error) {
-    share.wipe();
-    throw error;
-  }
-  return {
-    party,
-    made() {
-      const presignature = (party.result() as Presignature).export();
-      const value = { presignature, partyId: share.partyId, verifyingShares: share.verifyingShares.map((y) => Uint8Array.from(y)), publicKey: Uint8Array.from(share.publicKey) };
-      return { value, secrets: [presignature] };
-    },
-    wipe() {
-      party.abandon();
-      share.wipe();
-    },
-  };
+  return withShare(share, () => {
+    const party = presignParty(share);
+    return {
+      party,
+      made() {
+        const presignature = (party.result() as Presignature).export();
+        const value = { presignature, partyId: share.partyId, verifyingShares: share.verifyingShares.map((y) => Uint8Array.from(y)), publicKey: Uint8Array.from(share.publicKey) };
+        return { value, secrets: [presignature] };
+      },
+      wipe() {
+        party.abandon();
+        share.wipe();
+      },
+    };
+  });
 }
 
 function handle(request: PresignRequest): Ran | { value: unknown; secrets: [] } {

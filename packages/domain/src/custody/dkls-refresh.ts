@@ -47,7 +47,7 @@ export async function refreshThresholdEcdsa(
     throw new Error("the API's threshold share of this wallet cannot be opened");
   }
   // The rounds run in the presigning thread, which decodes and checks the share; the result comes back as bytes.
-  const party = threadRefreshParty(sharedPresignThread(), { plain: opened.plain, partyId: 1, publicKey, otSetupId: opened.otSetupId }, dklsRefreshContext(wallet.id, epoch));
+  const party = threadRefreshParty(sharedPresignThread(), opened, dklsRefreshContext(wallet.id, epoch));
   try {
     const first = await party.first().catch((error: unknown) => {
       if (error instanceof ThresholdEcdsaError && error.code === 'INVALID_INPUT') throw new Error("the API's threshold share of this wallet cannot be opened");

@@ -42,6 +42,14 @@ export function dklsShareSetupId(sealed: Pick<EncryptedShare, 'ciphertext'>): st
   return sealed.ciphertext.length > 32 + 16 ? hex(sealed.ciphertext.subarray(0, 32)) : null;
 }
 
+/** A share's plaintext `KeyShare` encoding and what it must be (participant, key, OT setup; null: none yet). */
+export interface SharePlain {
+  plain: Uint8Array;
+  partyId: 1 | 2;
+  publicKey: Uint8Array;
+  otSetupId: string | null;
+}
+
 /** Seals a share of participant 1 (`dkls-api`) or 2 (`dkls-signer`) with its OT correlations and their status (ready, or unusable after an abort). */
 export function sealDklsShare(kek: Kek, walletId: string, role: ThresholdShareRole, share: KeyShare, epoch: number): SealedDklsShare {
   if (share.partyId !== partyOf(role)) throw new Error('the share is of another participant');
@@ -64,7 +72,7 @@ export function sealDklsShareBytes(
   kek: Kek,
   walletId: string,
   role: ThresholdShareRole,
-  encoded: { plain: Uint8Array; partyId: 1 | 2; publicKey: Uint8Array; otSetupId: string | null },
+  encoded: SharePlain,
   epoch: number,
 ): SealedDklsShare {
   if (encoded.partyId !== partyOf(role)) throw new Error('the share is of another participant');
@@ -105,14 +113,16 @@ export function openDklsShare(keks: Pick<KekProvider, 'byId'>, walletId: string,
 /**
  * The plaintext `KeyShare` encoding of a sealed share, decrypted and authenticated (role, wallet, key,
  * epoch and OT setup by the associated data) but not decoded: for the presigning thread, which
- * decodes and checks it off the event loop. Any failure throws the same plain Error; the caller wipes the bytes.
+ * decodes and checks it off the event loop, with what it must be. Any failure throws the same plain
+ * Error; the caller wipes the bytes.
  */
-export function openDklsSharePlain(keks: Pick<KekProvider, 'byId'>, walletId: string, role: ThresholdShareRole, sealed: EncryptedShare, publicKey: Uint8Array): { plain: Uint8Array; otSetupId: string } {
+export function openDklsSharePlain(keks: Pick<KekProvider, 'byId'>, walletId: string, role: ThresholdShareRole, sealed: EncryptedShare, publicKey: Uint8Array): SharePlain & { otSetupId: string } {
   try {
     if (sealed.role !== role) throw new Error('role');
     const otSetupId = dklsShareSetupId(sealed);
     if (otSetupId === null) throw new Error('short');
-    return { plain: openUnderKek(keks.byId(sealed.kekId), dklsAssociatedData(walletId, role, publicKey, sealed.epoch, otSetupId), sealed.iv, sealed.ciphertext.subarray(32)), otSetupId };
+    const plain = openUnderKek(keks.byId(sealed.kekId), dklsAssociatedData(walletId, role, publicKey, sealed.epoch, otSetupId), sealed.iv, sealed.ciphertext.subarray(32));
+    return { plain, partyId: partyOf(role), publicKey, otSetupId };
   } catch {
     throw new Error('threshold ECDSA share cannot be opened');
   }

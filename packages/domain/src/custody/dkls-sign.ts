@@ -69,7 +69,7 @@ export function createDklsSigner(deps: DklsSignDeps) {
       if (pooled) await deps.pool?.quiet();
     };
     await pace();
-    const first = await thread.open({ share: opened.plain, partyId: 1, publicKey, otSetupId: opened.otSetupId, first: true, messages: [] }).catch((error) => {
+    const first = await thread.open({ share: opened.plain, partyId: opened.partyId, publicKey, otSetupId: opened.otSetupId, first: true, messages: [] }).catch((error) => {
       if (error instanceof ThresholdEcdsaError && error.code === 'OT_UNUSABLE') throw deps.refusal('DKLS_OT_UNUSABLE');
       throw error;
     });
