@@ -25,6 +25,10 @@ export default async function globalSetup() {
       ...seen.map((value) => ({ kind: 'secret seen by a test (API key, webhook secret or session token)', value })),
     ]);
     await stack.stop();
+    // The service's own output, for a failed run: in e2e/artifacts, and its error lines here.
+    writeFileSync(path.join(artifacts, 'service.log'), stack.output());
+    const errors = stack.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
     if (leak) throw new Error(leak);
+    if (errors.length > 0) process.stdout.write(`service error lines (${errors.length}, all in e2e/artifacts/service.log):\n${errors.slice(-20).join('\n')}\n`);
   };
 }

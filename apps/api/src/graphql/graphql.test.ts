@@ -108,12 +108,16 @@ describe.each(testDatabaseKinds)('support GraphQL on %s', (kind) => {
     });
     const rest = await app.request('GET', `/v1/wallets/${wallet.id}/transactions/${record.id}`, { key: a.key.apiKey });
     const byHash = await graphql(app, a.cookies.support, `query($h: String!) { transactionByHash(hash: $h) { ${TRANSACTION_FIELDS}
-      wallet { id address } webhookDeliveries { eventId type status attempts { statusCode } } } }`, { h: record.hash!.toUpperCase().replace('0X', '0x') });
+      wallet { id address } webhookDeliveries { eventId type status dispatched attempts { statusCode } } } }`, { h: record.hash!.toUpperCase().replace('0X', '0x') });
     expect(byHash.body.errors).toBeUndefined();
     const found = byHash.body.data.transactionByHash;
     expect(found).toMatchObject({ ...rest.body, projectId: a.key.projectId, tokenAddress: null, wallet: { id: wallet.id, address: wallet.address } });
     expect(found.monitoring).toEqual({ chainOutcome: 'replaced', winningHash: '0xabc', winningStatus: 'confirmed', state: 'active' });
-    expect(found.webhookDeliveries).toEqual([{ eventId: expect.stringMatching(/^evt_/), type: 'send.broadcasted', status: 'not_sent', attempts: [] }]);
+    expect(found.webhookDeliveries).toEqual([{ eventId: expect.stringMatching(/^evt_/), type: 'send.broadcasted', status: 'not_sent', dispatched: false, attempts: [] }]);
+    // Dispatched while the key has no endpoint: still not sent, and now it will stay so.
+    await app.services.webhookDelivery.runOnce();
+    const again = await graphql(app, a.cookies.support, `query($h: String!) { transactionByHash(hash: $h) { webhookDeliveries { status dispatched } } }`, { h: record.hash! });
+    expect(again.body.data.transactionByHash.webhookDeliveries).toEqual([{ status: 'not_sent', dispatched: true }]);
 
     const byId = await graphql(app, a.cookies.support, `{ transaction(id: "${record.id}") { transactionId hash } transactions(hash: "${record.hash}") { edges { node { transactionId } } } }`);
     expect(byId.body.data).toEqual({ transaction: { transactionId: record.id, hash: record.hash }, transactions: { edges: [{ node: { transactionId: record.id } }] } });

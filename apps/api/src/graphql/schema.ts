@@ -177,6 +177,7 @@ builder.objectType('WebhookDelivery', {
     eventId: t.exposeString('eventId'),
     type: t.exposeString('type'),
     createdAt: t.exposeString('createdAt'),
+    dispatched: t.exposeBoolean('dispatched', { description: 'false while the event waits for the dispatcher; `not_sent` with true: no enabled endpoint subscribed to it' }),
     deliveryId: t.exposeID('deliveryId', { nullable: true }),
     apiKeyId: t.exposeID('apiKeyId', { nullable: true }),
     url: t.exposeString('url', { nullable: true }),

@@ -142,7 +142,7 @@ describe.each(testDatabaseKinds)('console procedures over tRPC on %s', (kind) =>
     const { webhookDeliveries, ...record } = detail;
     expect(record).toEqual({ ...rest.body, projectId: a.key.projectId });
     expect(webhookDeliveries).toEqual([
-      expect.objectContaining({ type: 'send.broadcasted', status: 'not_sent', deliveryId: null, attempts: [] }),
+      expect.objectContaining({ type: 'send.broadcasted', status: 'not_sent', dispatched: false, deliveryId: null, attempts: [] }),
     ]);
     expect(await trpcFailure(b.support.transactions.get.query({ transactionId: first.id }))).toEqual(notFoundBody('Transaction'));
     expect(await trpcFailure(b.support.transactions.list.query({ projectId: b.key.projectId, walletId: wallet.id }))).toEqual(notFoundBody('Wallet'));

@@ -87,12 +87,15 @@ export interface DeliveryAttemptView {
 
 /**
  * One event of a record and one endpoint it went to. `status` is the delivery's, or `not_sent`
- * when no endpoint got the event (not dispatched yet, or no enabled endpoint subscribes to it).
+ * when no endpoint got the event: not dispatched yet (`dispatched: false`, a worker takes it within
+ * a poll), or dispatched while no enabled endpoint subscribed to it.
  */
 export interface TransactionDeliveryView {
   eventId: string;
   type: string;
   createdAt: string;
+  /** The outbox dispatcher has fanned the event out to the endpoints subscribed at that moment. */
+  dispatched: boolean;
   deliveryId: string | null;
   apiKeyId: string | null;
   url: string | null;
@@ -207,7 +210,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
   async function webhookDeliveriesOf(record: TransactionRecord): Promise<TransactionDeliveryView[]> {
     const events = await store.transactionEvents(record.projectId, record.id);
     return events.flatMap(({ event, deliveries }): TransactionDeliveryView[] => {
-      const base = { eventId: event.id, type: event.type, createdAt: event.createdAt.toISOString() };
+      const base = { eventId: event.id, type: event.type, createdAt: event.createdAt.toISOString(), dispatched: event.dispatchedAt !== null };
       if (deliveries.length === 0) {
         return [{ ...base, deliveryId: null, apiKeyId: null, url: null, status: 'not_sent' as const, deliveredAt: null, nextAttemptAt: null, attempts: [] }];
       }

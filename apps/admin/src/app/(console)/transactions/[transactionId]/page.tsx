@@ -13,6 +13,8 @@ import { useSession } from '@/lib/session';
 import { useTRPC } from '@/lib/trpc';
 
 const terminal = new Set(['confirmed', 'reverted', 'failed']);
+/** A delivery that will not change by itself: an event still waiting for the dispatcher will. */
+const settled = (d: { status: string; dispatched: boolean }) => d.status !== 'pending' && (d.status !== 'not_sent' || d.dispatched);
 
 export default function TransactionPage() {
   const { transactionId } = useParams<{ transactionId: string }>();
@@ -22,8 +24,8 @@ export default function TransactionPage() {
   const record = useQuery(
     trpc.transactions.get.queryOptions(
       { transactionId },
-      // Until it resolves (and its events are delivered), keep it fresh.
-      { refetchInterval: (q) => (q.state.data && terminal.has(q.state.data.status) && q.state.data.webhookDeliveries.every((d) => d.status !== 'pending') ? false : 2_000) },
+      // Until it resolves and its events are dispatched and delivered, keep it fresh.
+      { refetchInterval: (q) => (q.state.data && terminal.has(q.state.data.status) && q.state.data.webhookDeliveries.every(settled) ? false : 2_000) },
     ),
   );
   const approvalCase = useQuery(trpc.approvalCases.ofRecord.queryOptions({ transactionId }));
