@@ -28,10 +28,8 @@ describe.each(testDatabaseKinds)('FROST(Ed25519) wallets through the service on 
     app = await startTestApp(kind, {
       signerTamper: (method, result) => {
         if (method !== VAULT_METHODS.frostSign || corrupt.size === 0) return result;
-        const answer = structuredClone(result) as { signatureShare: { $bytes: string } };
-        const share = Buffer.from(answer.signatureShare.$bytes, 'base64');
-        share[0]! ^= 1;
-        answer.signatureShare.$bytes = share.toString('base64');
+        const answer = structuredClone(result) as { signatureShare: Uint8Array };
+        answer.signatureShare[0]! ^= 1;
         return answer;
       },
     });

@@ -28,7 +28,7 @@ import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
 import { productionSigner, spawnSigner } from '../testing/signer-process.ts';
-import { createFrameReader, RPC_ALPN } from '@wallet/signer/client';
+import { createFrameReader, decodePayload, RPC_ALPN } from '@wallet/signer/client';
 
 const run = promisify(execFile);
 const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
@@ -50,7 +50,7 @@ function wireTap(listenPath: string, signerSocket: string, tlsDir: string) {
     const up = tls.connect({ path: signerSocket, ca: file('ca.pem'), cert: file('api.pem'), key: file('api-key.pem'), servername: 'wallet-signer', ALPNProtocols: [RPC_ALPN] });
     const json = (body: Buffer) => {
       try {
-        return decodeVaultValue(JSON.parse(body.toString('utf8'))) as Record<string, any>;
+        return decodeVaultValue(decodePayload(body)) as Record<string, any>;
       } catch {
         return undefined;
       }

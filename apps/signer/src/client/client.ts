@@ -1,6 +1,6 @@
 /**
  * The API's client of the signer: one persistent mutual-TLS connection speaking the RPC framing
- * (ALPN wallet-signer/1, transport/frames.ts), opened on first use and opened again on the next call
+ * (ALPN wallet-signer/2, or /1 with a signer of an older release; transport/frames.ts), opened on first use and opened again on the next call
  * after it broke (the signer restarted), so a client outlives signer restarts. Calls are multiplexed
  * by id; the calls made in one event-loop turn leave in one write. Every call has a deadline: a
  * signer that dies or stalls mid-request yields SignerUnavailableError, never a hang. Imports
@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import tls, { type TLSSocket } from 'node:tls';
-import { createFrameReader, createFrameWriter, MAX_FRAME_ID } from '../transport/frames.ts';
-import { DEFAULT_SERVER_NAME, HEALTH_METHOD, RPC_ALPN, type ErrorBody } from '../transport/protocol.ts';
+import { createFrameReader, createFrameWriter, decodePayload, encodeFrame, MAX_FRAME_ID, type PayloadForm } from '../transport/frames.ts';
+import { DEFAULT_SERVER_NAME, HEALTH_METHOD, payloadFormOf, RPC_ALPNS, type ErrorBody } from '../transport/protocol.ts';
 
 export interface SignerClientOptions {
   /** 'unix:/abs/path.sock' or 'https://host:port'. */
@@ -29,6 +29,10 @@ export interface SignerHealth {
 }
 
 export interface SignerClient {
+  /**
+   * `params` is read when its frame is written: at once on a connection that is up, else once the
+   * handshake is done. Byte strings the caller wipes meanwhile go as copies (encodeVaultValue).
+   */
   call<T>(method: string, params: unknown, requestId?: string): Promise<T>;
   health(): Promise<SignerHealth>;
   close(): Promise<void>;
@@ -85,10 +89,13 @@ type Answer = { status: number; result?: unknown; error?: ErrorBody['error'] };
 /** An answer frame larger than this closes the connection (the signer's answers are a few KiB). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+type Request = { method: string; requestId: string; params: unknown };
+
 interface Connection {
   socket: TLSSocket;
   pending: Map<number, Pending>;
-  writeFrame(id: number, payload: string): void;
+  /** Encodes and writes a call, or holds it until the handshake has said how byte strings travel. */
+  write(id: number, request: Request): void;
 }
 
 export function createSignerClient(options: SignerClientOptions): SignerClient {
@@ -108,10 +115,33 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       cert: options.tls.cert,
       key: options.tls.key,
       servername: serverName,
-      ALPNProtocols: [RPC_ALPN],
+      ALPNProtocols: RPC_ALPNS,
       minVersion: 'TLSv1.3',
     });
-    const connection: Connection = { socket, pending: new Map(), writeFrame: createFrameWriter(socket) };
+    const writeFrame = createFrameWriter(socket);
+    let form: PayloadForm | null = null;
+    let held: Array<[number, Request]> = [];
+    const encodeAndWrite = (id: number, request: Request) => {
+      let frame: Buffer;
+      try {
+        frame = encodeFrame(id, request, form!);
+      } catch (error) {
+        const call = connection.pending.get(id);
+        connection.pending.delete(id);
+        if (connection.pending.size === 0) socket.unref();
+        call?.fail(error as Error);
+        return;
+      }
+      writeFrame(frame);
+    };
+    const connection: Connection = {
+      socket,
+      pending: new Map(),
+      write(id, request) {
+        if (form) encodeAndWrite(id, request);
+        else held.push([id, request]);
+      },
+    };
     let lastError: unknown;
     const failAll = (error: Error) => {
       const calls = [...connection.pending.values()];
@@ -119,10 +149,15 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       for (const call of calls) call.fail(error);
     };
     socket.once('secureConnect', () => {
-      if (socket.alpnProtocol !== RPC_ALPN) {
-        lastError = new Error(`the signer did not agree on ${RPC_ALPN}`);
+      form = payloadFormOf(socket.alpnProtocol);
+      if (!form) {
+        lastError = new Error(`the signer did not agree on ${RPC_ALPNS.join(' or ')}`);
         socket.destroy();
+        return;
       }
+      const calls = held;
+      held = [];
+      for (const [id, request] of calls) if (connection.pending.has(id)) encodeAndWrite(id, request);
     });
     const read = createFrameReader(MAX_ANSWER_BYTES, {
       frame(id, payload) {
@@ -131,7 +166,7 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
         connection.pending.delete(id);
         let answer: Answer | undefined;
         try {
-          answer = JSON.parse(payload.toString('utf8')) as Answer;
+          answer = decodePayload(payload) as Answer;
         } catch {
           /* reported below */
         }
@@ -166,12 +201,6 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
     } catch (error) {
       return Promise.reject(new SignerUnavailableError(`cannot reach the signer at ${where}: ${reasonOf(error)}`));
     }
-    let payload: string;
-    try {
-      payload = JSON.stringify({ method, requestId, params: params ?? null });
-    } catch (error) {
-      return Promise.reject(error);
-    }
     nextId = nextId >= MAX_FRAME_ID ? 1 : nextId + 1;
     const id = nextId;
     return new Promise<Answer>((resolve, reject) => {
@@ -192,7 +221,7 @@ export function createSignerClient(options: SignerClientOptions): SignerClient {
       });
       // Held (ref) while a call is in flight, released when the last one settles.
       if (connection.pending.size === 1) connection.socket.ref();
-      connection.writeFrame(id, payload);
+      connection.write(id, { method, requestId, params: params ?? null });
     });
   }
 

@@ -7,5 +7,5 @@ export { createSignerClient, SignerRefusedError, SignerUnavailableError, type Si
 export { signerClientSettings, type SignerClientSettings } from './settings.ts';
 export { startSupervisedSigner, type SupervisedSigner, type SupervisorLogger, type SupervisorOptions } from './supervisor.ts';
 /** The wire format, for tools that read or relay it (frames.ts). */
-export { createFrameReader, encodeFrame } from '../transport/frames.ts';
-export { RPC_ALPN } from '../transport/protocol.ts';
+export { createFrameReader, decodePayload, encodeFrame, type PayloadForm } from '../transport/frames.ts';
+export { RPC_ALPN, RPC_ALPN_JSON, RPC_ALPNS } from '../transport/protocol.ts';

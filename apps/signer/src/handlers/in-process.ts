@@ -1,7 +1,7 @@
 /**
  * The signer's real vault handlers in the caller's process, for tests of the API: the same
  * parameter checks, FROST participant 2, limits and epoch rules as the signer process, over an
- * in-memory store (signature log and epochs), with every value passing through JSON as on the wire
+ * in-memory store (signature log and epochs), with every value passing through the frame codec as on the wire
  * and the signer's refusals turned into the client's `SignerRefusedError`. Never used by a service.
  */
 import type { KekProvider, RecoveryPublicKey } from '@wallet/domain';
@@ -11,7 +11,11 @@ import { createSignerLimits, type SignerLimitsOptions } from '../limits/limits.t
 import { isSignerError, SignerError } from '../server/errors.ts';
 import type { SignerHandler } from '../server/server.ts';
 import { createMemoryThresholdStore, type ThresholdStore } from '../store/threshold-store.ts';
+import { decodePayload, encodeFrame, FRAME_HEADER_BYTES } from '../transport/frames.ts';
 import { createVaultHandlers } from './vault-handlers.ts';
+
+/** A value as the other side of a wallet-signer/2 connection reads it. */
+const onTheWire = (value: unknown) => decodePayload(encodeFrame(0, value).subarray(FRAME_HEADER_BYTES));
 
 export interface MemorySignerStore {
   signatures: Array<{ walletId: string; digest: string; requestId: string | null; action?: string }>;
@@ -77,13 +81,13 @@ export function createInProcessSigner(options: {
       if (!handler) throw new SignerRefusedError('SIGNER_UNKNOWN_METHOD', `no method ${method}`, 404);
       let result: unknown;
       try {
-        result = await handler(JSON.parse(JSON.stringify(params ?? null)), { requestId: requestId ?? 'in-process', client: 'wallet-api' });
+        result = await handler(onTheWire(params ?? null), { requestId: requestId ?? 'in-process', client: 'wallet-api' });
       } catch (error) {
         if (isSignerError(error)) throw new SignerRefusedError(error.code, error.message, error.status, error.details);
         throw new SignerRefusedError('SIGNER_INTERNAL', 'internal signer error', 500);
       }
       const answered = options.tamper ? options.tamper(method, result) : result;
-      return JSON.parse(JSON.stringify(answered ?? null)) as T;
+      return onTheWire(answered ?? null) as T;
     },
   };
 }

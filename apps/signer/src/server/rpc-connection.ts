@@ -1,6 +1,7 @@
 /**
- * One client's RPC connection (ALPN wallet-signer/1, frames.ts): every frame is a call, answered by
- * a frame of the same id when its handler finishes. Answers finished in the same event-loop turn
+ * One client's RPC connection (ALPN wallet-signer/2 or /1, frames.ts): every frame is a call,
+ * answered by a frame of the same id when its handler finishes, its byte strings in the form the
+ * connection agreed on. Answers finished in the same event-loop turn
  * (a log group commit releases several signatures at once) leave in one write.
  *
  * The error rule: a handler's SignerError is answered as it is (its author chose what it says).
@@ -11,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import { createFrameReader, createFrameWriter } from '../transport/frames.ts';
+import { createFrameReader, createFrameWriter, decodePayload, encodeFrame, type PayloadForm } from '../transport/frames.ts';
 import { HEALTH_METHOD, METHOD_PATTERN, REQUEST_ID_PATTERN } from '../transport/protocol.ts';
 import { isSignerError, loggableError } from './errors.ts';
 import type { MetricsRegistry, RequestOutcome } from './metrics.ts';
@@ -40,7 +41,7 @@ type Answer = { status: number; result?: unknown; error?: { code: string; messag
 
 const INTERNAL: Answer = { status: 500, error: { code: 'SIGNER_INTERNAL', message: 'internal signer error' } };
 
-export function serveRpcConnection(socket: TLSSocket, client: ConnectedClient, serving: RpcServing): RpcConnection {
+export function serveRpcConnection(socket: TLSSocket, client: ConnectedClient, form: PayloadForm, serving: RpcServing): RpcConnection {
   const { handlers, logger, metrics } = serving;
   let inFlight = 0;
   let ending = false;
@@ -48,14 +49,14 @@ export function serveRpcConnection(socket: TLSSocket, client: ConnectedClient, s
 
   const send = (id: number, answer: Answer) => {
     if (socket.destroyed || !socket.writable) return;
-    let payload: string;
+    let frame: Buffer;
     try {
-      payload = JSON.stringify(answer);
+      frame = encodeFrame(id, answer, form);
     } catch (error) {
       logger.error({ ...loggableError(error) }, 'signer could not encode an answer');
-      payload = JSON.stringify(INTERNAL);
+      frame = encodeFrame(id, INTERNAL, form);
     }
-    writeFrame(id, payload);
+    writeFrame(frame);
   };
 
   const record = (label: string, outcome: RequestOutcome, started: bigint) => metrics.recordRequest(label, outcome, Number(process.hrtime.bigint() - started) / 1e9);
@@ -90,7 +91,7 @@ export function serveRpcConnection(socket: TLSSocket, client: ConnectedClient, s
     }
     let request: { method?: unknown; requestId?: unknown; params?: unknown };
     try {
-      request = JSON.parse(payload.toString('utf8')) as typeof request;
+      request = decodePayload(payload) as typeof request;
       if (typeof request !== 'object' || request === null || Array.isArray(request) || typeof request.method !== 'string') throw new Error('not a call');
     } catch {
       record('_unknown', 'bad_request', started);

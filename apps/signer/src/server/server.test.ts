@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFrameReader, encodeFrame } from '../transport/frames.ts';
-import { RPC_ALPN } from '../transport/protocol.ts';
+import { createFrameReader, decodePayload, FRAME_HEADER_BYTES } from '../transport/frames.ts';
+import { RPC_ALPN, RPC_ALPN_JSON } from '../transport/protocol.ts';
 import { createSignerClient, SignerRefusedError, SignerUnavailableError, type SignerClientOptions } from '../client/client.ts';
 import { issueCredentialSet } from '../config/credentials.ts';
 import { createDemoHandlers, DEMO_SECRET_MESSAGE } from './demo-handlers.ts';
@@ -89,6 +89,21 @@ for (const transport of ['unix', 'tcp'] as const) {
       await expect(c.call('echo', 1)).resolves.toMatchObject({ params: 1 });
     });
 
+    it('attaches byte strings for a client of this release (wallet-signer/2) and inlines them as base64 for an older one (/1)', async () => {
+      const bytes = Uint8Array.from({ length: 300 }, (_, i) => i % 256);
+      const echoed = await client().call<{ params: { b: Uint8Array } }>('echo', { b: bytes });
+      expect(echoed.params.b).toBeInstanceOf(Uint8Array);
+      expect(Buffer.from(echoed.params.b).equals(Buffer.from(bytes))).toBe(true);
+      // An older client sends base64 inline and reads it back the same way; a newer one gets it attached.
+      const request = JSON.stringify({ method: 'echo', params: { b: { $bytes: Buffer.from(bytes).toString('base64') } } });
+      const [older] = await rawPayloads(url, apiTls, [request], { alpn: RPC_ALPN_JSON });
+      expect(JSON.parse(older!.toString('utf8'))).toMatchObject({ status: 200, result: { params: { b: { $bytes: Buffer.from(bytes).toString('base64') } } } });
+      const [newer] = await rawPayloads(url, apiTls, [request]);
+      expect(newer![0]).toBe(0);
+      expect(newer!.includes(Buffer.from(bytes))).toBe(true);
+      expect(decodePayload(newer!)).toMatchObject({ status: 200, result: { params: { b: bytes } } });
+    });
+
     it('answers in the order handlers finish, each by its id, and a frame split across writes', async () => {
       const c = client();
       const order: string[] = [];
@@ -168,6 +183,41 @@ for (const transport of ['unix', 'tcp'] as const) {
   });
 }
 
+describe('signer client and a signer of an older release (wallet-signer/1 only)', () => {
+  it('falls back to byte strings inline as base64, both ways', async () => {
+    const seen: string[] = [];
+    const older = tls.createServer({ ...serverTls, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.3', ALPNProtocols: [RPC_ALPN_JSON] }, (socket) => {
+      socket.on(
+        'data',
+        createFrameReader(1 << 20, {
+          frame(id, payload) {
+            seen.push(payload.toString('utf8'));
+            const request = JSON.parse(payload.toString('utf8')) as { params: unknown };
+            const answer = Buffer.from(JSON.stringify({ status: 200, result: request.params }), 'utf8');
+            const header = Buffer.alloc(FRAME_HEADER_BYTES);
+            header.writeUInt32BE(answer.length, 0);
+            header.writeUInt32BE(id, 4);
+            socket.write(Buffer.concat([header, answer]));
+          },
+          oversize: () => socket.destroy(),
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => older.listen(0, '127.0.0.1', resolve));
+    const c = createSignerClient({ url: `https://127.0.0.1:${(older.address() as { port: number }).port}`, tls: apiTls, timeoutMs: 3000 });
+    try {
+      const bytes = Uint8Array.of(0, 1, 2, 250);
+      // Calls made before the handshake said which protocol: held, then written in the agreed form.
+      const [answer] = await Promise.all([c.call<{ b: Uint8Array }>('echo', { b: bytes }), c.call('echo', { n: 1 })]);
+      expect(seen[0]).toBe(`{"method":"echo","requestId":${JSON.stringify(JSON.parse(seen[0]!).requestId)},"params":{"b":{"$bytes":"AAEC+g=="}}}`);
+      expect(answer.b).toEqual(bytes);
+    } finally {
+      await c.close();
+      older.close();
+    }
+  });
+});
+
 describe('signer client without a signer', () => {
   it('reports a missing socket as SignerUnavailableError and health as unreachable', async () => {
     const c = createSignerClient({ url: `unix:${path.join(dir, 'missing.sock')}`, tls: apiTls, timeoutMs: 2000 });
@@ -207,17 +257,22 @@ function rawRequest(url: string, creds: { ca: string; cert: string; key: string 
 }
 
 /** Raw frames over the RPC protocol, each written `splitInto` pieces a few milliseconds apart; their answers in order of id. */
-function rawFrames(url: string, creds: { ca: string; cert: string; key: string }, payloads: string[], splitInto = 1): Promise<unknown[]> {
+async function rawFrames(url: string, creds: { ca: string; cert: string; key: string }, payloads: string[], splitInto = 1): Promise<unknown[]> {
+  return (await rawPayloads(url, creds, payloads, { splitInto })).map(decodePayload);
+}
+
+/** The answers' raw payloads, in order of id, over the ALPN protocol `alpn` (default wallet-signer/2). */
+function rawPayloads(url: string, creds: { ca: string; cert: string; key: string }, payloads: string[], { splitInto = 1, alpn = RPC_ALPN } = {}): Promise<Buffer[]> {
   const target = url.startsWith('unix:') ? { path: url.slice(5) } : { host: '127.0.0.1', port: Number(new URL(url).port) };
   return new Promise((resolve, reject) => {
-    const answers = new Map<number, unknown>();
-    const socket = tls.connect({ ...target, ...creds, servername: 'wallet-signer', ALPNProtocols: [RPC_ALPN] });
+    const answers = new Map<number, Buffer>();
+    const socket = tls.connect({ ...target, ...creds, servername: 'wallet-signer', ALPNProtocols: [alpn] });
     socket.on('error', reject);
     socket.on(
       'data',
       createFrameReader(1 << 20, {
         frame(id, payload) {
-          answers.set(id, JSON.parse(payload.toString('utf8')));
+          answers.set(id, Buffer.from(payload));
           if (answers.size === payloads.length) {
             socket.destroy();
             resolve([...answers.entries()].sort(([a], [b]) => a - b).map(([, answer]) => answer));
@@ -228,7 +283,9 @@ function rawFrames(url: string, creds: { ca: string; cert: string; key: string }
     );
     socket.once('secureConnect', async () => {
       for (const [i, payload] of payloads.entries()) {
-        const frame = encodeFrame(i + 1, payload);
+        const frame = Buffer.concat([Buffer.alloc(FRAME_HEADER_BYTES), Buffer.from(payload, 'utf8')]);
+        frame.writeUInt32BE(frame.length - FRAME_HEADER_BYTES, 0);
+        frame.writeUInt32BE(i + 1, 4);
         const size = Math.ceil(frame.length / splitInto);
         for (let at = 0; at < frame.length; at += size) {
           socket.write(frame.subarray(at, at + size));

@@ -13,7 +13,7 @@ import http2, { type Http2Session, type IncomingHttpHeaders, type ServerHttp2Str
 import { unlinkSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
-import { DEFAULT_CLIENT_NAME, HTTP2_ALPN, RPC_ALPN, describeListen, type SignerListen } from '../transport/protocol.ts';
+import { DEFAULT_CLIENT_NAME, HTTP2_ALPN, RPC_ALPN, RPC_ALPN_JSON, RPC_ALPNS, describeListen, payloadFormOf, type SignerListen } from '../transport/protocol.ts';
 import { chmodSocket, prepareSocketPath, withPrivateUmask } from '../transport/unix-socket.ts';
 import { firstFrame, isSignerError, loggableError, SignerError } from './errors.ts';
 import { MetricsRegistry, RateLimitedLog, type SignerMetrics, type StoreStats } from './metrics.ts';
@@ -87,7 +87,7 @@ export async function startSignerServer(options: SignerServerOptions): Promise<S
     requestCert: true,
     rejectUnauthorized: true,
     minVersion: 'TLSv1.3',
-    ALPNProtocols: [RPC_ALPN, HTTP2_ALPN],
+    ALPNProtocols: [...RPC_ALPNS, HTTP2_ALPN],
   });
 
   server.on('tlsClientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: TLSSocket) => {
@@ -107,8 +107,9 @@ export async function startSignerServer(options: SignerServerOptions): Promise<S
       metrics.recordRefusedConnection('client_not_allowed');
       refusalLog.write({ peer: peerOf(socket, listen), reason: 'CLIENT_NOT_ALLOWED', clientName: name ?? null }, 'signer refused a connection: client certificate name not allowed');
     }
-    if (socket.alpnProtocol === RPC_ALPN) {
-      const connection = serveRpcConnection(socket, client, { handlers, logger, metrics, maxBodyBytes, health });
+    const form = payloadFormOf(socket.alpnProtocol);
+    if (form) {
+      const connection = serveRpcConnection(socket, client, form, { handlers, logger, metrics, maxBodyBytes, health });
       rpcConnections.add(connection);
       socket.once('close', () => rpcConnections.delete(connection));
       if (closing) connection.endWhenIdle();
@@ -119,7 +120,7 @@ export async function startSignerServer(options: SignerServerOptions): Promise<S
       return;
     }
     metrics.recordRefusedConnection('no_protocol');
-    refusalLog.write({ peer: peerOf(socket, listen), reason: 'NO_PROTOCOL' }, `signer refused a connection: no ALPN protocol (${RPC_ALPN} or ${HTTP2_ALPN})`);
+    refusalLog.write({ peer: peerOf(socket, listen), reason: 'NO_PROTOCOL' }, `signer refused a connection: no ALPN protocol (${RPC_ALPN}, ${RPC_ALPN_JSON} or ${HTTP2_ALPN})`);
     socket.destroy();
   });
 

@@ -1,6 +1,6 @@
 /**
- * The key vault over the signer's transport: method names, a JSON codec for the values that cross
- * (bytes, dates, big integers) and the strict schemas the signer checks every call's params with,
+ * The key vault over the signer's transport: method names, a codec for the values that cross
+ * (dates, big integers; byte strings are the transport's) and the strict schemas the signer checks every call's params with,
  * since the caller may be a compromised API process. No key material is handled here.
  */
 import { z } from 'zod';
@@ -36,10 +36,15 @@ function setOwn(out: Record<string, unknown>, key: string, v: unknown): void {
   else out[key] = v;
 }
 
-/** JSON with bytes as `{ $bytes: base64 }`, dates as `{ $date: iso }` and bigints as `{ $bigint: decimal }`. */
+/**
+ * The vault's values as the signer's transport carries them: dates as `{ $date: iso }`, bigints as
+ * `{ $bigint: decimal }`, byte strings as copies (`Uint8Array`: the transport attaches them to the
+ * frame, apps/signer/src/transport/frames.ts, and hands them back as `Uint8Array`s). Copies, since
+ * the frame may be written after the caller has wiped its buffers (a handler's `finally`).
+ */
 export function encodeVaultValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? { $bigint: value.toString() } : value;
-  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (value instanceof Uint8Array) return new Uint8Array(value);
   if (value instanceof Date) return { $date: value.toISOString() };
   if (Array.isArray(value)) {
     const out = new Array<unknown>(value.length);
@@ -54,10 +59,8 @@ export function encodeVaultValue(value: unknown): unknown {
   return out;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 export function decodeVaultValue(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value;
   if (Array.isArray(value)) {
     const out = new Array<unknown>(value.length);
     for (let i = 0; i < value.length; i++) out[i] = decodeVaultValue(value[i]);
@@ -67,7 +70,6 @@ export function decodeVaultValue(value: unknown): unknown {
   if (keys.length === 1) {
     const tag = keys[0]!;
     const inner = (value as Record<string, unknown>)[tag];
-    if (tag === '$bytes' && typeof inner === 'string' && BASE64.test(inner)) return new Uint8Array(Buffer.from(inner, 'base64'));
     if (tag === '$date' && typeof inner === 'string' && !Number.isNaN(Date.parse(inner))) return new Date(inner);
     if (tag === '$bigint' && typeof inner === 'string' && /^-?\d{1,80}$/.test(inner)) return BigInt(inner);
   }
