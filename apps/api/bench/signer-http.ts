@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { apiNodeFlags } from '../scripts/build.mjs';
 import { repoRoot } from '../src/config.ts';
 import { closedLoop, openLoop, type LoadResult } from './load.ts';
 import { percentiles, processCpuMs } from './signer-load.ts';
@@ -26,7 +27,8 @@ interface Server {
 
 async function startServer(vault: 'joined' | 'signer'): Promise<Server> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `wallet-bench-${vault}-`));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/bench/signing-server.ts'], {
+  // With the API's own node options (npm start's), whichever vault it runs.
+  const child = spawn(process.execPath, [...apiNodeFlags, '--import', 'tsx', 'apps/api/bench/signing-server.ts'], {
     cwd: repoRoot,
     env: { ...process.env, APP_ENV: 'local', DATA_DIR: dataDir, LOCAL_DEVNETS: 'off', CONSOLE: 'off', LOG_LEVEL: 'warn', DATABASE_URL: '', BENCH_VAULT: vault },
     stdio: ['pipe', 'pipe', 'inherit'],

@@ -19,8 +19,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { API_KEK_ROLES, DKLS_METHODS, deriveAddress, encodeVaultValue, fileKekProvider, formatPublicKey, presignPoolOf, resolveRecoveryPublicKey, type CustodyMode, type KeyVault } from '@wallet/domain';
-import { createSignerClient, signerClientSettings } from '@wallet/signer/client';
+import { API_KEK_ROLES, DKLS_METHODS, deriveAddress, fileKekProvider, formatPublicKey, presignPoolOf, resolveRecoveryPublicKey, type CustodyMode, type KeyVault } from '@wallet/domain';
+import { createSignerClient, encodeFrame, signerClientSettings } from '@wallet/signer/client';
 import { createApiKeyVault, type SignerCaller } from '../src/custody/remote-vault.ts';
 import { startPresignPoolWorker } from '../src/workers/presign-pool-worker.ts';
 import { signer, spawnSigner, stopSigner, type BenchWallet } from './signer.ts';
@@ -51,23 +51,28 @@ async function withLoopDelay<T>(body: () => Promise<T>): Promise<{ result: T; de
 }
 
 /**
- * The signer calls by method, and the bytes each carried on the wire (the JSON of the encoded params),
+ * The signer calls by method, and the bytes each carried on the wire (its frame, as wallet-signer/2 writes it),
  * measured on the first calls of each method only: a method's messages have fixed sizes, and encoding
  * every refill's ~80 KB a second time would add its garbage to the API's event loop being measured.
  */
 const SIZED_CALLS = 8;
+/** Round trips of the signFinish calls (the pooled row's one exchange), as this process saw them. */
+const finishTimes: number[] = [];
 function countingCaller(inner: SignerCaller) {
   const counts: Record<string, { calls: number; bytes: number; sized: number }> = {};
   const caller: SignerCaller = {
-    call(method, params, requestId) {
+    call<T>(method: string, params: unknown, requestId?: string) {
       const pooled = (params as { pool?: boolean } | null)?.pool === true;
       const c = (counts[pooled ? `${method} (pool)` : method] ??= { calls: 0, bytes: 0, sized: 0 });
       c.calls++;
       if (c.sized < SIZED_CALLS) {
         c.sized++;
-        c.bytes += JSON.stringify(encodeVaultValue(params)).length;
+        c.bytes += encodeFrame(0, { method, requestId, params }).length;
       }
-      return inner.call(method, params, requestId);
+      const started = performance.now();
+      const answer = inner.call<T>(method, params, requestId);
+      if (method === DKLS_METHODS.signFinish) void answer.then(() => finishTimes.push(performance.now() - started), () => undefined);
+      return answer;
     },
   };
   const reset = () => {
@@ -149,11 +154,14 @@ async function pooledRows(vault: KeyVault, counting: ReturnType<typeof countingC
     // BENCH_THRESHOLD_POOL_REFILL=0: the window without refills (what the refills' CPU costs the pooled path).
     if (process.env.BENCH_THRESHOLD_POOL_REFILL === '0') await worker.stop();
     counting.reset();
+    finishTimes.length = 0;
     const pooled = await withLoopDelay(() => openLoopCalls((i) => calls[i % calls.length]!(), rate, seconds, signerPid));
     const finishes = counting.counts[DKLS_METHODS.signFinish]?.calls ?? 0;
     const onDemand = counting.counts[DKLS_METHODS.signStart]?.calls ?? 0;
     console.log(row(`threshold, presignature ready, open ${rate}/s`, pooled.result));
     console.log(`${''.padEnd(34)} ${pooled.delay}`);
+    const finish = percentiles(finishTimes.sort((a, b) => a - b));
+    console.log(`${''.padEnd(34)} the signFinish exchange alone (signer and transport): p50 ${ms(finish.p50)} ms  p99 ${ms(finish.p99)} ms  max ${ms(finish.max)} ms`);
     const perExchange = (method: string) => {
       const c = counting.counts[method];
       return c ? `${(c.bytes / c.sized / 1024).toFixed(1)} KB` : 'n/a';

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleUpToDate, sourcesKeepTheirUrl } from '../../../scripts/bundle-sources.mjs';
 import { ensurePrismaClient } from '../../../packages/db/scripts/ensure-client.mjs';
+import { presigningNodeFlags } from '../../signer/scripts/build.mjs';
 
 const apiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(apiDir, '../..');
@@ -33,10 +34,13 @@ const BUNDLED_PACKAGES = /^(@wallet\/|(viem|ox|abitype|zod|@noble\/[^/]+|@scure\
  * 16, and the start-up burst grew it there for good: ~25 MB more at rest); MALLOC_ARENA_MAX=2 keeps
  * glibc from holding an arena per thread; MALLOC_MMAP_THRESHOLD_ fixed at 128 KB makes large blocks
  * (scrypt's 32 MiB per password hash) go back to the system when freed, where glibc's sliding
- * threshold kept them in an arena after the first one.
+ * threshold kept them in an arena after the first one. --single-threaded-gc: see presigningNodeFlags
+ * (apps/signer/scripts/build.mjs).
  */
+export const apiNodeFlags = ['--max-semi-space-size=4', ...presigningNodeFlags];
+
 export const startCommand = {
-  args: ['--max-semi-space-size=4', 'apps/api/dist/main.js'],
+  args: [...apiNodeFlags, 'apps/api/dist/main.js'],
   env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
 };
 
