@@ -8,13 +8,13 @@
  * - `frost-logged`: the signature appended to its log (on disk), before the answer leaves;
  * - `dkls-presigned`: a threshold ECDSA presignature made (in memory), before the answer that
  *   completes it on the API's side leaves;
- * - `dkls-used`: the presignature recorded used (on disk), before the signature is combined and logged;
- * - `dkls-logged`: the threshold signature appended to its log, before its final message leaves;
+ * - `dkls-logged`: the threshold signature appended to its log with its presignature (that line is
+ *   the presignature's durable record of use), before its final message leaves;
  * - `dkls-import-dealt`: a converted wallet's key dealt into DKLs23 shares, before they leave;
  * - `dkls-import-setup`: the conversion's OT setup recorded, before participant 2's sealed share leaves;
  * - `dkls-refresh-setup`: a share refresh's new OT setup recorded, before participant 2's new share leaves.
  */
-export const SIGNER_CRASH_POINTS = ['frost-respond', 'frost-logged', 'dkls-presigned', 'dkls-used', 'dkls-logged', 'dkls-import-dealt', 'dkls-import-setup', 'dkls-refresh-setup'] as const;
+export const SIGNER_CRASH_POINTS = ['frost-respond', 'frost-logged', 'dkls-presigned', 'dkls-logged', 'dkls-import-dealt', 'dkls-import-setup', 'dkls-refresh-setup'] as const;
 export type SignerCrashPoint = (typeof SIGNER_CRASH_POINTS)[number];
 
 // Read once: the variable is fixed for the process's life.

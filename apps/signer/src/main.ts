@@ -116,6 +116,9 @@ async function main(): Promise<void> {
   if (thresholdEcdsa !== 'native') {
     logger.warn({ thresholdEcdsa }, "libsecp256k1's native addon did not load: threshold ECDSA's secret-scalar multiplications fall back to a variable-time build (packages/threshold-ecdsa/README.md); do not use threshold custody on this host");
   }
+  if (!process.execArgv.includes('--single-threaded-gc')) {
+    logger.warn({}, "started without node's --single-threaded-gc: the threshold presigning threads' garbage is collected at the event loop's priority, which raises signing latency while pools refill (docs/operations.md)");
+  }
   process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg: READY_MESSAGE, address: server.address, pid: process.pid, secp256k1: secp256k1Build(), thresholdEcdsa, methods: Object.keys(handlers) })}\n`);
 }
 

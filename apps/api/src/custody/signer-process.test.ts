@@ -12,7 +12,7 @@ import { issueCredentialSet } from '../../../signer/src/config/credentials.ts';
 import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { exited, localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
-import { spawnSigner } from '../testing/signer-process.ts';
+import { spawnSigner, usedPresignatures } from '../testing/signer-process.ts';
 import { signingMatrix, type MatrixWallet } from '../testing/signing-matrix.ts';
 
 const run = promisify(execFile);
@@ -83,7 +83,7 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
     expect(JSON.parse(stdout.trim())).toEqual({ command: 'mode', projectId, environment: 'development', secp256k1Mode: 'threshold', review: expect.stringMatching(/not externally audited/) });
     const thresholdFile = path.join(dataDir, 'signer', 'threshold.jsonl');
     const records = (kind: string) => (existsSync(thresholdFile) ? readFileSync(thresholdFile, 'utf8').split('\n').filter((l) => l.includes(`"kind":"${kind}"`)).length : 0);
-    const usedBefore = records('presignature-used');
+    const usedBefore = usedPresignatures(path.join(dataDir, 'signer')).length;
     const wallets = new Map<string, MatrixWallet & { id: string }>();
     for (const type of ['EVM', 'COSMOS']) {
       const wallet = await call(service.url, 'POST', '/v1/wallets', { type, userIdentifier: `dkls-${type}@example.com`, userIdentifierType: 'EMAIL' });
@@ -101,7 +101,9 @@ describe.runIf(server)('the signer as its own process, reached over mTLS (Postgr
       expect(await cell.verify(wallet, signed.body, body), `${cell.type} ${cell.route}`).toBe(true);
     }
     // Each signature used one presignature, recorded in the signer's own store before its last message left.
-    expect(records('presignature-used') - usedBefore).toBe(cells.length);
+    const used = usedPresignatures(path.join(dataDir, 'signer'));
+    expect(used.length - usedBefore).toBe(cells.length);
+    expect(new Set(used).size).toBe(used.length);
     const evm = wallets.get('EVM')!;
     const transaction = { transaction: { to: '0x000000000000000000000000000000000000dEaD', value: (EVM_VALUE_CAP + 1n).toString(), chainId: 84532, type: 2, nonce: 0, gasLimit: '21000', maxFeePerGas: '2000000000', maxPriorityFeePerGas: '1000000000' } };
     const rowsBefore = await auditRows();

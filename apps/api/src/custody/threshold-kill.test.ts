@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { exited, localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
-import { spawnSigner } from '../testing/signer-process.ts';
+import { spawnSigner, usedPresignatures } from '../testing/signer-process.ts';
 
 const run = promisify(execFile);
 const { children, cleanups } = suiteProcesses();
@@ -43,13 +43,7 @@ describe.runIf(server)('threshold ECDSA signatures killed between their exchange
     await exited(child);
   };
   const sign = (message: string) => call(service.url, 'POST', `/v1/wallets/${wallet.id}/sign-message`, { message });
-  const usedIds = () =>
-    readFileSync(path.join(signerDir, 'threshold.jsonl'), 'utf8')
-      .split('\n')
-      .filter((line) => line.trim()) // a running signer's journals end in padding
-      .map((line) => JSON.parse(line) as { kind: string; id?: string })
-      .filter((r) => r.kind === 'presignature-used')
-      .map((r) => r.id!);
+  const usedIds = () => usedPresignatures(signerDir);
   const signatureAudits = async () => {
     const database = await openDatabase({ databaseUrl, migrate: false });
     try {
@@ -81,7 +75,7 @@ describe.runIf(server)('threshold ECDSA signatures killed between their exchange
     await stop(service.child);
   });
 
-  it.each(['dkls-presigned', 'dkls-used', 'dkls-logged'])('the signer killed at %s: 503 and no audit row; restarted, the retry signs with a new presignature', async (point) => {
+  it.each(['dkls-presigned', 'dkls-logged'])('the signer killed at %s: 503 and no audit row; restarted, the retry signs with a new presignature', async (point) => {
     await stop(signer);
     signer = await startSigner(point);
     const audits = await signatureAudits();
@@ -91,7 +85,7 @@ describe.runIf(server)('threshold ECDSA signatures killed between their exchange
     expect(refused.body.code).toBe('SIGNER_UNAVAILABLE');
     expect(await exited(signer)).toBe('SIGKILL');
     expect(await signatureAudits()).toBe(audits);
-    // From `dkls-used` on, the signer had recorded the presignature before it died.
+    // At `dkls-logged` the signer had recorded the presignature's use (its signature's log line) before it died.
     expect(usedIds().length - usedBefore.length).toBe(point === 'dkls-presigned' ? 0 : 1);
 
     signer = await startSigner();

@@ -1,11 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateKekEntry } from '@wallet/domain';
 import { buildSigner, signerStartCommand } from '../../../signer/scripts/build.mjs';
 import { issueCredentialSet } from '../../../signer/src/config/credentials.ts';
 import { repoRoot } from '../config.ts';
+
+/**
+ * The threshold ECDSA presignatures the signer of `signerDir` recorded as used: the ids on its
+ * signature log's lines (each signature's line is its presignature's durable record of use).
+ */
+export function usedPresignatures(signerDir: string): string[] {
+  const file = path.join(signerDir, 'signatures.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim()) // a running signer's journals end in padding
+    .map((line) => (JSON.parse(line) as { presignature?: string }).presignature)
+    .filter((id): id is string => id !== undefined);
+}
 
 /** Starts the signer as its own process (`node apps/signer/dist/main.js`) with `env`; resolves once it listens. */
 export async function spawnSigner(env: Record<string, string>, children: ChildProcess[] = []): Promise<ChildProcess> {

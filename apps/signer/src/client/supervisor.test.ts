@@ -27,12 +27,14 @@ async function waitFor(condition: () => boolean, timeoutMs = 8000): Promise<void
 }
 
 describe('supervised signer process', () => {
-  it("logs the libsecp256k1 builds the signer loaded when it is ready (the native addon here)", async () => {
+  it("logs the libsecp256k1 builds the signer loaded when it is ready (the native addon here), and runs it with its node options", async () => {
     const dataDir = path.join(root, 'builds');
     const logger = memoryLogger();
     const signer = await startSupervisedSigner({ env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, logger });
     try {
       expect(logger.lines.find((l) => l.msg === 'signer ready')).toMatchObject({ secp256k1: 'native', thresholdEcdsa: 'native' });
+      // Started with the node options of its start command: no warning about them (it comes before the ready line).
+      expect(logger.lines.filter((l) => String(l.msg).includes('--single-threaded-gc'))).toEqual([]);
     } finally {
       await signer.stop();
     }

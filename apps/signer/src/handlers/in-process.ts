@@ -18,10 +18,10 @@ import { createVaultHandlers } from './vault-handlers.ts';
 const onTheWire = (value: unknown) => decodePayload(encodeFrame(0, value).subarray(FRAME_HEADER_BYTES));
 
 export interface MemorySignerStore {
-  signatures: Array<{ walletId: string; digest: string; requestId: string | null; action?: string }>;
+  signatures: Array<{ walletId: string; digest: string; requestId: string | null; action?: string; presignature?: string }>;
   epochOf(walletId: string): number;
   advanceEpoch(walletId: string, epoch: number): Promise<void>;
-  appendSignature(entry: { walletId: string; digest: string; requestId: string | null; action?: string }): Promise<void>;
+  appendSignature(entry: { walletId: string; digest: string; requestId: string | null; action?: string; presignature?: string }): Promise<void>;
 }
 
 export function createMemorySignerStore(): MemorySignerStore {

@@ -50,7 +50,7 @@ export function assertCurrentEpoch(epochs: EpochStore, walletId: string, shareEp
 }
 
 export interface SignatureLog {
-  appendSignature(entry: { walletId: string; digest: string; requestId: string | null; action?: string }): Promise<unknown>;
+  appendSignature(entry: { walletId: string; digest: string; requestId: string | null; action?: string; presignature?: string }): Promise<unknown>;
 }
 
 export interface SignatureLimits {

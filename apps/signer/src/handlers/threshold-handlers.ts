@@ -332,15 +332,12 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         }
         await admitSignature(deps, wallet, request.operation, input);
         const pending = ref.presignature.prepareFinalMessage(digest);
-        // This side's final message leaves only in the answer: the signature is checked first, then
-        // the presignature's use and the signature are recorded at once (two journals, one fsync's wait).
+        // This side's final message leaves only in the answer: the signature is checked first, the
+        // presignature claimed (a second use refused from here on), then the signature's log line,
+        // which is also the durable record of the presignature's use, flushed before the answer.
         await presignStep(wallet.id, ref, () => pending.finish(request.message));
-        const used = threshold.markPresignatureUsed(wallet.id, pending.presignatureId);
-        const logged = log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action });
-        logged.catch(() => undefined);
-        await used;
-        crashAt('dkls-used');
-        await logged;
+        threshold.claimPresignature(wallet.id, pending.presignatureId);
+        await log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action, presignature: pending.presignatureId });
         crashAt('dkls-logged');
         return encodeVaultValue({ message: pending.message });
       } finally {

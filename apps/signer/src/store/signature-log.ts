@@ -1,6 +1,8 @@
 /**
  * The signature log's format and its verification. One JSON line per signature:
- *   {seq, time, walletId, digest, requestId, action, prev, hash}
+ *   {seq, time, walletId, digest, requestId, action, presignature?, prev, hash}
+ * `presignature` is the id of the threshold ECDSA presignature a signature used: the line is that
+ * use's durable record too (one flush for both).
  * seq counts from 1; prev is the previous line's hash (64 zeros for the first);
  * hash = sha256hex(prev + '\n' + canonical JSON of the entry without `hash`), canonical meaning
  * keys sorted and no whitespace. Removing, reordering or editing a line breaks the chain from there.
@@ -17,6 +19,8 @@ export interface LogEntry {
   digest: string;
   requestId: string | null;
   action: string | null;
+  /** A threshold ECDSA signature's presignature id (64 hex). */
+  presignature?: string;
   prev: string;
   hash: string;
 }
@@ -41,10 +45,11 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** canonicalJson of an entry without its hash, its keys written in sorted order: the same bytes without sorting per line. */
-function canonicalEntry({ seq, time, walletId, digest, requestId, action, prev }: Omit<LogEntry, 'hash'>): string {
-  if (action === undefined || requestId === undefined) return canonicalJson({ seq, time, walletId, digest, requestId, action, prev });
+function canonicalEntry({ seq, time, walletId, digest, requestId, action, presignature, prev }: Omit<LogEntry, 'hash'>): string {
+  if (action === undefined || requestId === undefined) return canonicalJson({ seq, time, walletId, digest, requestId, action, presignature, prev });
   const j = JSON.stringify;
-  return `{"action":${j(action)},"digest":${j(digest)},"prev":${j(prev)},"requestId":${j(requestId)},"seq":${j(seq)},"time":${j(time)},"walletId":${j(walletId)}}`;
+  const used = presignature === undefined ? '' : `"presignature":${j(presignature)},`;
+  return `{"action":${j(action)},"digest":${j(digest)},${used}"prev":${j(prev)},"requestId":${j(requestId)},"seq":${j(seq)},"time":${j(time)},"walletId":${j(walletId)}}`;
 }
 
 export function entryHash(entry: Omit<LogEntry, 'hash'>): string {
@@ -69,6 +74,7 @@ export function parseEntry(line: string): LogEntry | undefined {
     typeof value.digest !== 'string' ||
     !isNullableString(value.requestId) ||
     !isNullableString(value.action) ||
+    (value.presignature !== undefined && (typeof value.presignature !== 'string' || !/^[0-9a-f]{64}$/.test(value.presignature))) ||
     typeof value.prev !== 'string' ||
     typeof value.hash !== 'string'
   ) {

@@ -29,7 +29,9 @@ describe('signer store', () => {
   it('appends in call order, chains the entries and verifies', async () => {
     const dir = freshDir();
     const store = await openSignerStore(dir);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendSignature({ walletId: `w${i % 3}`, digest: `0x${i.toString(16).padStart(64, '0')}`, requestId: i % 2 ? `r${i}` : null, action: 'sign' })));
+    // Every fourth is a threshold signature: its line also records the presignature it used.
+    const presignature = (i: number) => (i % 4 === 0 ? { presignature: (i + 1).toString(16).padStart(64, 'a') } : {});
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendSignature({ walletId: `w${i % 3}`, digest: `0x${i.toString(16).padStart(64, '0')}`, requestId: i % 2 ? `r${i}` : null, action: 'sign', ...presignature(i) })));
     expect(results.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     const entries = await all(store.readLog());
     expect(entries.map((e) => e.seq)).toEqual(results.map((r) => r.seq));
@@ -43,6 +45,9 @@ describe('signer store', () => {
       expect(createHash('sha256').update(`${e.prev}\n${canonicalJson(rest)}`).digest('hex')).toBe(hash);
     });
     expect(entries[1]).toMatchObject({ walletId: 'w1', requestId: 'r1', action: 'sign' });
+    expect(entries[1]).not.toHaveProperty('presignature');
+    expect(entries[4]).toMatchObject({ walletId: 'w1', presignature: '5'.padStart(64, 'a') });
+    await expect(store.appendSignature({ walletId: 'w0', digest: 'd', requestId: null, presignature: 'not hex' })).rejects.toMatchObject({ code: 'SIGNER_BAD_LOG_ENTRY' });
     await expect(store.verifyLog()).resolves.toEqual({ ok: true, entries: 20 });
     expect(statSync(path.join(dir, SIGNATURE_LOG_FILE)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -71,6 +76,20 @@ describe('signer store', () => {
     // A removed line breaks the chain too.
     writeFileSync(file, lines.filter((_, i) => i !== 1).join('\n').replace('d2-forged', 'd2'));
     await expect(verifySignatureLog(dir)).resolves.toMatchObject({ ok: false, firstBadSeq: 3, reason: expect.stringContaining('seq 3 where 2') });
+  });
+
+  it("finds a presignature id changed or removed afterwards: the chain covers a threshold signature's record of use", async () => {
+    const dir = freshDir();
+    const store = await openSignerStore(dir);
+    for (let i = 0; i < 3; i++) await store.appendSignature({ walletId: 'w', digest: `d${i}`, requestId: null, presignature: String(i).repeat(64) });
+    await store.close();
+    const file = path.join(dir, SIGNATURE_LOG_FILE);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    await expect(verifySignatureLog(dir)).resolves.toEqual({ ok: true, entries: 3 });
+    writeFileSync(file, [lines[0], lines[1]!.replace('1'.repeat(64), '9'.repeat(64)), ...lines.slice(2)].join('\n'));
+    await expect(verifySignatureLog(dir)).resolves.toMatchObject({ ok: false, firstBadSeq: 2, reason: expect.stringContaining('hash') });
+    writeFileSync(file, [lines[0], lines[1]!.replace(`"presignature":"${'1'.repeat(64)}",`, ''), ...lines.slice(2)].join('\n'));
+    await expect(verifySignatureLog(dir)).resolves.toMatchObject({ ok: false, firstBadSeq: 2 });
   });
 
   it('cuts a torn final line away on open, logs it, and continues the chain', async () => {

@@ -32,6 +32,8 @@ export interface SignatureInput {
   digest: string;
   requestId: string | null;
   action?: string;
+  /** The threshold ECDSA presignature the signature used (64 hex): this line is its durable record of use. */
+  presignature?: string;
 }
 
 export interface SignerStore {
@@ -121,8 +123,18 @@ async function openLocked(dir: string, lock: StoreLock, logger: StoreLogger): Pr
       checkField('digest', input.digest);
       checkField('requestId', input.requestId, true);
       if (input.action !== undefined) checkField('action', input.action);
+      if (input.presignature !== undefined && !/^[0-9a-f]{64}$/.test(input.presignature)) throw new SignerError('SIGNER_BAD_LOG_ENTRY', 'presignature must be 32 bytes of hex', 400);
       // Chained here, synchronously: the log's order is the order of the calls.
-      const entry = { seq: lastSeq + 1, time: new Date().toISOString(), walletId: input.walletId, digest: input.digest, requestId: input.requestId, action: input.action ?? null, prev: lastHash };
+      const entry = {
+        seq: lastSeq + 1,
+        time: new Date().toISOString(),
+        walletId: input.walletId,
+        digest: input.digest,
+        requestId: input.requestId,
+        action: input.action ?? null,
+        ...(input.presignature !== undefined ? { presignature: input.presignature } : {}),
+        prev: lastHash,
+      };
       const hash = entryHash(entry);
       lastSeq = entry.seq;
       lastHash = hash;

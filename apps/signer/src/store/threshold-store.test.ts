@@ -5,6 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openThresholdStore, THRESHOLD_FILE } from './threshold-store.ts';
 
 const id = (n: number) => n.toString(16).padStart(64, '0');
+const thrown = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
 
 describe("the signer's threshold ECDSA store", () => {
   const dirs: string[] = [];
@@ -15,21 +23,24 @@ describe("the signer's threshold ECDSA store", () => {
   };
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-  it('keeps the current OT setup, its abort and the used presignatures across a reopen; a used id is refused', async () => {
+  it('keeps the current OT setup and its abort across a reopen, and an older store\'s used presignatures; a used id is refused', async () => {
     const at = dir();
     const store = await openThresholdStore(at);
     await store.recordSetup('w1', id(1));
     await store.markUnusable('w1', id(1));
     await store.recordSetup('w2', id(2));
-    await store.markPresignatureUsed('w2', id(9));
-    await expect(store.markPresignatureUsed('w2', id(9))).rejects.toMatchObject({ code: 'DKLS_PRESIGNATURE_USED', status: 409 });
+    store.claimPresignature('w2', id(9));
+    expect(thrown(() => store.claimPresignature('w2', id(9)))).toMatchObject({ code: 'DKLS_PRESIGNATURE_USED', status: 409 });
     await store.close();
+    // What a store of an earlier release recorded of a presignature's use.
+    appendFileSync(path.join(at, THRESHOLD_FILE), `${JSON.stringify({ kind: 'presignature-used', walletId: 'w2', id: id(8), time: 't' })}\n`);
 
     const reopened = await openThresholdStore(at);
     expect(reopened.setupOf('w1')).toEqual({ otSetupId: id(1), usable: false });
     expect(reopened.setupOf('w2')).toEqual({ otSetupId: id(2), usable: true });
     expect(reopened.setupOf('w3')).toBeNull();
-    await expect(reopened.markPresignatureUsed('w2', id(9))).rejects.toMatchObject({ code: 'DKLS_PRESIGNATURE_USED' });
+    expect(thrown(() => reopened.claimPresignature('w2', id(8)))).toMatchObject({ code: 'DKLS_PRESIGNATURE_USED' });
+    expect(thrown(() => reopened.claimPresignature('w2', id(10)))).toBeUndefined();
     // An abort under an older setup does not touch the current one; a new setup is usable again.
     await reopened.markUnusable('w2', id(7));
     expect(reopened.setupOf('w2')?.usable).toBe(true);
@@ -55,7 +66,7 @@ describe("the signer's threshold ECDSA store", () => {
   it('refuses ids that are not 32 bytes of hex', async () => {
     const store = await openThresholdStore(dir());
     await expect(store.recordSetup('w1', 'abc')).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
-    await expect(store.markPresignatureUsed('w1', 'abc')).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
+    expect(thrown(() => store.claimPresignature('w1', 'abc'))).toMatchObject({ code: 'INVALID_PARAMS' });
     await store.close();
   });
 });

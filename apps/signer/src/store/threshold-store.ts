@@ -6,8 +6,11 @@
  *   with a share of its wallet's current, usable setup, so a compromised API cannot bring back a
  *   sealed share from before an abort (the selective-abort attack needs the same correlations used
  *   again) or from before a newer setup;
- * - every presignature it used, recorded before its final message leaves. A presignature lives only
- *   in this process's memory, and a used id is refused, also when read back after a restart.
+ * - which presignatures it used: `claimPresignature` refuses an id already used in this process;
+ *   the durable record of the use is the signature's line in the signature log (`presignature`),
+ *   flushed before the final message leaves, with the signature's own record in one write. A
+ *   presignature lives only in this process's memory, so none from before a restart exists to be
+ *   used again; older stores' `presignature-used` records are still read.
  *
  * On open, an incomplete last line (a write a crash tore, never acknowledged) is cut away; any other
  * bad line refuses the open.
@@ -32,8 +35,8 @@ export interface ThresholdStore {
   recordSetup(walletId: string, otSetupId: string): Promise<void>;
   /** Records an abort under the wallet's setup: it signs no more until a fresh setup. */
   markUnusable(walletId: string, otSetupId: string): Promise<void>;
-  /** Refuses (409) an id already used; otherwise records it, durable before it resolves. */
-  markPresignatureUsed(walletId: string, id: string): Promise<void>;
+  /** Refuses (409) an id already used; otherwise marks it used, at once (its durable record: the signature log's line). */
+  claimPresignature(walletId: string, id: string): void;
   close(): Promise<void>;
 }
 
@@ -83,13 +86,10 @@ function storeOver(append: (record: Record) => Promise<void>, close: () => Promi
       apply(record);
       await append(record);
     },
-    async markPresignatureUsed(walletId, id) {
+    claimPresignature(_walletId, id) {
       if (!HEX64.test(id)) throw new SignerError('INVALID_PARAMS', 'a presignature id is 32 bytes of hex', 400);
       if (used.has(id)) throw new SignerError('DKLS_PRESIGNATURE_USED', 'this presignature was already used; start a new signature', 409);
-      const record: Record = { kind: 'presignature-used', walletId, id, time: now() };
-      // Applied first: a second call with the same id is refused while the line is written.
-      apply(record);
-      await append(record);
+      used.add(id);
     },
     close,
   };
