@@ -5,7 +5,7 @@
  * pooled presignatures of the old shares are refused by the signer and the API signs on demand. Then
  * with a real signer process: a restart empties its side and signing still works.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
