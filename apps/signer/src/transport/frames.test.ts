@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { decodeVaultValue, encodeVaultValue } from '@wallet/domain';
 import { describe, expect, it, vi } from 'vitest';
 import { createFrameReader, decodePayload, encodeFrame, FRAME_HEADER_BYTES } from './frames.ts';
 
@@ -139,5 +140,16 @@ describe('RPC payloads: byte strings attached (wallet-signer/2) or inline base64
 
   it('throws what JSON.stringify throws on a value it cannot write', () => {
     expect(() => encodeFrame(1, { n: 1n })).toThrow(TypeError);
+  });
+});
+
+describe('the vault codec over the frames', () => {
+  it("keeps a caller's own one-key objects that look like tags as they are, and the codec's tags as values", () => {
+    const typedData = { message: { $b: 0 }, other: { $bytes: 'AQI=' }, when: { $date: '2026-01-01T00:00:00.000Z' }, big: { $bigint: '5' }, lit: { $literal: [['x', 1]] }, two: { $b: 0, y: 1 } };
+    const value = { input: typedData, share: Uint8Array.of(9, 9), at: new Date('2026-02-03T04:05:06.000Z'), n: 7n };
+    for (const form of ['binary', 'json'] as const) {
+      const read = decodeVaultValue(decodePayload(encodeFrame(1, encodeVaultValue(value), form).subarray(FRAME_HEADER_BYTES)));
+      expect(read).toEqual(value);
+    }
   });
 });

@@ -38,7 +38,8 @@ function setOwn(out: Record<string, unknown>, key: string, v: unknown): void {
 
 /**
  * The vault's values as the signer's transport carries them: dates as `{ $date: iso }`, bigints as
- * `{ $bigint: decimal }`, byte strings as copies (`Uint8Array`: the transport attaches them to the
+ * `{ $bigint: decimal }`, a one-key object whose key starts with `$` as `{ $literal: [[key, value]] }`,
+ * byte strings as copies (`Uint8Array`: the transport attaches them to the
  * frame, apps/signer/src/transport/frames.ts, and hands them back as `Uint8Array`s). Copies, since
  * the frame may be written after the caller has wiped its buffers (a handler's `finally`).
  */
@@ -51,11 +52,12 @@ export function encodeVaultValue(value: unknown): unknown {
     for (let i = 0; i < value.length; i++) out[i] = encodeVaultValue(value[i]);
     return out;
   }
+  const keys = Object.keys(value).filter((key) => (value as Record<string, unknown>)[key] !== undefined);
+  // A one-key object whose key starts with `$` would read as a tag (`$date`, the transport's `$b`…):
+  // one of the caller's own (an EIP-712 message may have any field names) goes as its entries.
+  if (keys.length === 1 && keys[0]!.startsWith('$')) return { $literal: [[keys[0], encodeVaultValue((value as Record<string, unknown>)[keys[0]!])]] };
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) setOwn(out, key, encodeVaultValue(v));
-  }
+  for (const key of keys) setOwn(out, key, encodeVaultValue((value as Record<string, unknown>)[key]));
   return out;
 }
 
@@ -72,6 +74,11 @@ export function decodeVaultValue(value: unknown): unknown {
     const inner = (value as Record<string, unknown>)[tag];
     if (tag === '$date' && typeof inner === 'string' && !Number.isNaN(Date.parse(inner))) return new Date(inner);
     if (tag === '$bigint' && typeof inner === 'string' && /^-?\d{1,80}$/.test(inner)) return BigInt(inner);
+    if (tag === '$literal' && Array.isArray(inner) && inner.every((entry) => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string')) {
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of inner as Array<[string, unknown]>) setOwn(out, key, decodeVaultValue(v));
+      return out;
+    }
   }
   const out: Record<string, unknown> = {};
   for (const key of keys) setOwn(out, key, decodeVaultValue((value as Record<string, unknown>)[key]));
