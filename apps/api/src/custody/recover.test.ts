@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../config.ts';
 import { checkedServiceCalls } from '../testing/response-contract.ts';
 import { exited, localServiceEnv, spawnService, suiteProcesses, type ServiceProcess } from '../testing/service-process.ts';
-import { spawnSigner } from '../testing/signer-process.ts';
+import { signerOutput, spawnSigner } from '../testing/signer-process.ts';
 
 const run = promisify(execFile);
 const { children, cleanups } = suiteProcesses();
@@ -182,12 +182,25 @@ describe.runIf(server)('npm run custody -- recover (PostgreSQL, real processes)'
         await expect(contribute()).rejects.toMatchObject({ code: 'FROST_SESSION_UNKNOWN' });
       });
 
+      // The signer logs each hand-over of its share (none for the refused proof), never the share.
+      const handovers = () =>
+        signerOutput(signer)
+          .split('\n')
+          .filter((line) => line.includes('handed over for a recovery'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((entry) => entry.walletId === wallet.id);
+      expect(handovers()).toEqual([]);
+
       const killed = await recover(wallet, 'api', { crashAt: 'before-write:1' });
       expect(killed).toMatchObject({ ok: false, signal: 'SIGKILL' });
       expect(await fingerprint(wallet)).toEqual(lostState);
 
       const done = await recover(wallet, 'api');
       expect(done).toEqual({ ok: true, body: { command: 'recover', walletId: wallet.id, type, address: wallet.address, lost: 'api', outcome: 'recovered', epoch: epoch + 1 } });
+      // Handed over twice: to the run killed before its write, and to the rerun.
+      const handed = handovers();
+      expect(handed).toEqual([0, 1].map(() => expect.objectContaining({ level: 'warn', walletId: wallet.id, scheme: type === 'EVM' ? 'DKLS' : 'ED25519', epoch, client: 'wallet-api' })));
+      expect(Object.keys(handed[0]!).sort()).toEqual(['client', 'epoch', 'level', 'msg', 'pid', 'requestId', 'scheme', 'service', 'time', 'walletId'].sort());
       const after = await roles(wallet);
       expect(after).toContain(`${prefix}-api@${epoch + 1}`);
       expect(after).toContain(`${prefix}-signer@${epoch + 1}`);

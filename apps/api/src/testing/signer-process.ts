@@ -21,6 +21,13 @@ export function usedPresignatures(signerDir: string): string[] {
     .filter((id): id is string => id !== undefined);
 }
 
+const outputs = new WeakMap<ChildProcess, () => string>();
+
+/** What a signer started by `spawnSigner` printed so far (its log lines). */
+export function signerOutput(child: ChildProcess): string {
+  return outputs.get(child)?.() ?? '';
+}
+
 /** Starts the signer as its own process (`node apps/signer/dist/main.js`) with `env`; resolves once it listens. */
 export async function spawnSigner(env: Record<string, string>, children: ChildProcess[] = []): Promise<ChildProcess> {
   await buildSigner();
@@ -29,6 +36,7 @@ export async function spawnSigner(env: Record<string, string>, children: ChildPr
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
+  outputs.set(child, () => output);
   await new Promise<void>((resolve, reject) => {
     const timer = setInterval(() => {
       if (!output.includes('wallet signer listening')) return;

@@ -50,6 +50,8 @@ export interface CustodyHandlerDeps {
   recovery: RecoveryPublicKey;
   epochs: EpochStore;
   sessionTtlMs?: number;
+  /** Where a share handed over for a recovery is logged (the operator's to see; never the share). */
+  logger?: { warn(obj: object, msg?: string): void };
 }
 
 interface RefreshSession extends CeremonySession {
@@ -62,7 +64,7 @@ const refused = (message: string) => () => {
   throw new SignerError('INVALID_PARAMS', message, 400);
 };
 
-export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs }: CustodyHandlerDeps): Record<string, SignerHandler> {
+export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs, logger }: CustodyHandlerDeps): Record<string, SignerHandler> {
   const refreshes = createSessionTable<RefreshSession>({
     ttlMs: sessionTtlMs ?? 30_000,
     max: 1000,
@@ -73,7 +75,7 @@ export function createCustodyHandlers({ keks, recovery, epochs, sessionTtlMs }: 
   });
 
   return {
-    ...createRecoverHandlers(keks, epochs, sessionTtlMs),
+    ...createRecoverHandlers(keks, epochs, sessionTtlMs, logger),
     [VAULT_METHODS.frostImport]: async (params) => {
       const { wallet, shares } = parseParams(vaultParams.frostImport, params);
       const groupKey = groupKeyOf(wallet);
@@ -182,7 +184,7 @@ function openOwnShare(keks: KekProvider, wallet: VaultWallet, share: EncryptedSh
   }
 }
 
-function createRecoverHandlers(keks: KekProvider, epochs: EpochStore, sessionTtlMs?: number): Record<string, SignerHandler> {
+function createRecoverHandlers(keks: KekProvider, epochs: EpochStore, sessionTtlMs: number | undefined, logger: CustodyHandlerDeps['logger']): Record<string, SignerHandler> {
   // Single-use challenges for `contribute`: a proof of participant 3's share is bound to one, so a proof seen once cannot be replayed.
   const challenges = createSessionTable<true>({ ttlMs: sessionTtlMs ?? 60_000, max: 1000, wipe: () => undefined });
   return {
@@ -201,8 +203,10 @@ function createRecoverHandlers(keks: KekProvider, epochs: EpochStore, sessionTtl
       return encodeVaultValue({ opens: true, epoch, challenge, verifyingShares });
     },
 
-    [RECOVER_METHODS.contribute]: async (params) => {
+    [RECOVER_METHODS.contribute]: async (params, context) => {
       const { wallet, share, proof, challenge } = parseParams(recoverParams.contribute, params);
+      const handedOver = (scheme: 'ED25519' | 'DKLS') =>
+        logger?.warn({ walletId: wallet.id, scheme, epoch: share.epoch, requestId: context.requestId, client: context.client }, "signer share handed over for a recovery (the caller proved participant 3's share)");
       challenges.take(challenge, wallet.id);
       assertCurrentEpoch(epochs, wallet.id, [share.epoch]);
       const opened = openOwnShare(keks, wallet, share);
@@ -213,6 +217,7 @@ function createRecoverHandlers(keks: KekProvider, epochs: EpochStore, sessionTtl
         try {
           const context = recoverProofContext(wallet.id, 'ED25519', share.epoch, 1, challenge);
           if (proof.R.length !== 32 || !verifyShareKnowledge(publicKeyPackage.verifyingShares[2]!, proof, context)) throw refusedProof();
+          handedOver('ED25519');
           return encodeVaultValue({ share: encodeFrostShare(opened.frost) });
         } finally {
           wipeKeyPackage(keyPackage);
@@ -223,6 +228,7 @@ function createRecoverHandlers(keks: KekProvider, epochs: EpochStore, sessionTtl
       try {
         const context = recoverProofContext(wallet.id, 'DKLS', share.epoch, 1, challenge);
         if (proof.R.length !== 33 || !verifySecp256k1Knowledge(dkls.verifyingShares[2], proof, context)) throw refusedProof();
+        handedOver('DKLS');
         return encodeVaultValue({ share: encoded.subarray(3, 35), verifyingShares: [...dkls.verifyingShares] });
       } finally {
         encoded.fill(0);

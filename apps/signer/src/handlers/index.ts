@@ -47,6 +47,7 @@ export async function createSignerHandlers({ config, store, limits, logger }: Si
     recovery: signerRecoveryKey(config),
     threshold,
     presignPool: config.presignPool,
+    logger,
   });
   return { ...vaultHandlers, ...createLogHandlers(store) };
 }

@@ -37,6 +37,8 @@ export interface VaultHandlerDeps {
   sessionTtlMs?: number;
   /** Bounds of the pooled threshold presignatures (threshold-handlers.ts). */
   presignPool?: SignerPresignPoolOptions;
+  /** The signer's logger, for what the operator must see (a share handed over for a recovery). */
+  logger?: { warn(obj: object, msg?: string): void };
 }
 
 const serviceKeyLogId = (row: { purpose: string; chainId: number }) => `service-key:${row.purpose}:${row.chainId}`;
