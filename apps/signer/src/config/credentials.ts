@@ -16,6 +16,7 @@
 import { X509Certificate, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pidAlive } from '../store/lock.ts';
 import { KeyUsage, buildCertificate, pem } from './der.ts';
 
 export { assertPrivateFile } from './private-file.ts';
@@ -69,7 +70,12 @@ function stateOf(dir: string): State {
   if (present.length < files.length) return 'incomplete';
   const credentials = filesOf(dir, false);
   for (const file of [credentials.certFile, credentials.clientCertFile]) {
-    const validTo = Date.parse(new X509Certificate(readFileSync(file)).validTo);
+    let validTo: number;
+    try {
+      validTo = Date.parse(new X509Certificate(readFileSync(file)).validTo);
+    } catch {
+      return 'incomplete'; // unreadable or cut short
+    }
     if (validTo - Date.now() < RENEW_BEFORE_MS) return 'expiring';
   }
   return 'valid';
@@ -150,40 +156,81 @@ function generateInto(dir: string): void {
   write(CREDENTIAL_FILES.clientKey, client.key);
 }
 
+/** How long a process waits for another one generating the set, or for an incomplete set. */
+const WAIT_MS = 15_000;
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /**
  * The local credentials in `dir`, generated on first use. Several processes may call it at once:
- * each generates into its own staging directory beside `dir`, and the first rename wins (renaming
- * onto a missing or empty directory is atomic; onto a full one it fails and the loser reads the
- * winner's files).
+ * one generates, holding `<dir>.lock` (created exclusively, holding its pid; a lock whose pid is
+ * gone is stale and taken over), into a staging directory it then renames into place; the others
+ * wait and read its files. A set that stays incomplete with no generator at work is an error.
  */
 export function ensureLocalSignerCredentials(dir: string): LocalSignerCredentials {
   const target = path.resolve(dir);
-  const state = stateOf(target);
-  if (state === 'valid') return filesOf(target, false);
-  if (state === 'incomplete') {
-    throw new Error(`${target} holds an incomplete set of signer TLS credentials; delete the directory to regenerate them`);
+  const lockFile = `${target}.lock`;
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const state = stateOf(target);
+    if (state === 'valid') return filesOf(target, false);
+    if (state !== 'incomplete' && takeLock(lockFile)) {
+      try {
+        const now = stateOf(target); // another process may have finished meanwhile
+        if (now === 'valid') return filesOf(target, false);
+        if (now !== 'incomplete') {
+          return filesOf(target, generate(target, now));
+        }
+      } finally {
+        rmSync(lockFile, { force: true });
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new Error(state === 'incomplete'
+        ? `${target} holds an incomplete set of signer TLS credentials; delete the directory to regenerate them`
+        : `another process has been generating the signer TLS credentials for over ${WAIT_MS / 1000} s (${lockFile}); delete that file if no signer is starting`);
+    }
+    pause(50);
   }
-  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+}
+
+/** True when this process now holds the generation lock; a stale one (dead pid) is removed. */
+function takeLock(lockFile: string): boolean {
+  mkdirSync(path.dirname(lockFile), { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(lockFile, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  let owner: number;
+  try {
+    owner = Number.parseInt(readFileSync(lockFile, 'utf8'), 10);
+  } catch {
+    return false; // released meanwhile: the next round looks again
+  }
+  // An empty lock is one being written; a dead owner's lock is stale.
+  if (Number.isInteger(owner) && !pidAlive(owner)) rmSync(lockFile, { force: true });
+  return false;
+}
+
+/**
+ * Generates a set into `target` (moving an expiring one aside); the caller holds the lock. False when
+ * a set got there first anyway (two processes that both took over one stale lock).
+ */
+function generate(target: string, state: 'missing' | 'expiring'): boolean {
   const staging = `${target}.staging-${process.pid}-${randomBytes(4).toString('hex')}`;
   mkdirSync(staging, { mode: 0o700 });
   try {
     generateInto(staging);
-    if (state === 'expiring') {
-      // Move the old set aside first; a concurrent renewer may already have done it.
-      try {
-        renameSync(target, `${target}.expired-${Date.now()}-${randomBytes(4).toString('hex')}`);
-      } catch {
-        /* already moved */
-      }
-    }
+    if (state === 'expiring') renameSync(target, `${target}.expired-${Date.now()}-${randomBytes(4).toString('hex')}`);
     try {
       renameSync(staging, target);
-      return filesOf(target, true);
+      return true;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-      if (stateOf(target) !== 'valid') throw new Error(`could not create the signer TLS credentials in ${target}`);
-      return filesOf(target, false);
+      return false;
     }
   } finally {
     rmSync(staging, { recursive: true, force: true });

@@ -15,8 +15,9 @@
  * Error messages name the file or variable and the entry number, never key material.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createFileWhole } from './create-file.ts';
 import type { Kek, KekProvider, KekRole } from './types.ts';
 
 const KEY_LENGTH = 32;
@@ -151,13 +152,8 @@ export function fileKekProvider(dataDir: string, roles: readonly KekRole[] = SIG
     text = readKekFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    const fresh = `${JSON.stringify(newFileKeks(roles), null, 2)}\n`;
-    try {
-      // 'wx': never overwrite a file another process created in the meantime.
-      writeFileSync(file, fresh, { mode: 0o600, flag: 'wx' });
-    } catch (writeError) {
-      if ((writeError as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError;
-    }
+    // Never overwrites a file another process created in the meantime: then that one is read.
+    createFileWhole(file, `${JSON.stringify(newFileKeks(roles), null, 2)}\n`, 0o600);
     text = readKekFile(file);
   }
   return providerOf(parseKekFile(text, file, roles));

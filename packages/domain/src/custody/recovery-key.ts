@@ -10,10 +10,11 @@
  * `rebuildParticipant3` is the offline side: it opens every recovery row of a wallet with the private
  * key and sums them into participant 3's key package (checked against its verifying share).
  */
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { combineOfflineContributions, type KeyPackage, type OfflineContribution, type PublicKeyPackage } from '@wallet/frost-ed25519';
+import { createFileWhole } from './create-file.ts';
 import { openFromRecovery, parseRecoveryPublicKey, type RecoveryPublicKey } from './recovery-seal.ts';
 import type { EncryptedShare } from './types.ts';
 import { wipe } from './types.ts';
@@ -21,7 +22,11 @@ import { wipe } from './types.ts';
 export const RECOVERY_PUBLIC_FILE = 'recovery-public.pem';
 export const RECOVERY_PRIVATE_FILE = 'recovery-private.pem';
 
-/** Local mode: generates the pair once (concurrent first starts: the first write wins) and answers the public key. */
+/**
+ * Local mode: generates the pair once and answers the public key. Concurrent first starts: the first
+ * private key created wins; the public half is derived from whichever private key is on disk, so a
+ * process killed between the two files leaves nothing a later start cannot finish.
+ */
 export function ensureLocalRecoveryKey(dir: string): RecoveryPublicKey {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const publicFile = join(dir, RECOVERY_PUBLIC_FILE);
@@ -30,14 +35,11 @@ export function ensureLocalRecoveryKey(dir: string): RecoveryPublicKey {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const pair = generateKeyPairSync('x25519', { publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-  try {
-    // The private key first: a public key without its private half would seal what nobody can open.
-    writeFileSync(join(dir, RECOVERY_PRIVATE_FILE), pair.privateKey, { mode: 0o600, flag: 'wx' });
-    writeFileSync(publicFile, pair.publicKey, { mode: 0o644, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  const pair = generateKeyPairSync('x25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  // The private key first: a public key without its private half would seal what nobody can open.
+  createFileWhole(join(dir, RECOVERY_PRIVATE_FILE), pair.privateKey, 0o600);
+  const publicPem = createPublicKey(readLocalRecoveryPrivateKey(dir)).export({ type: 'spki', format: 'pem' }) as string;
+  createFileWhole(publicFile, publicPem, 0o644);
   return parseRecoveryPublicKey(readFileSync(publicFile, 'utf8'));
 }
 
