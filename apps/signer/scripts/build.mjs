@@ -8,6 +8,7 @@ import { renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleUpToDate, sourcesKeepTheirUrl } from '../../../scripts/bundle-sources.mjs';
+import { presigningNodeFlags } from './node-flags.mjs';
 
 const signerDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(signerDir, '../..');
@@ -22,16 +23,7 @@ export function signerBuildUpToDate() {
 
 const BUNDLED_PACKAGES = /^(@wallet\/|zod(\/|$))/;
 
-/**
- * Node's options for the processes that run threshold ECDSA's presigning threads (the signer, and the
- * API: apps/api/scripts/build.mjs). V8 collects every thread's heap with helper threads of the
- * process's own priority; the presigning threads allocate heavily and run at nice 10, so their
- * collections ran at nice 0 beside the event loops and took their cores (the pooled signatures'
- * p99 was 10 - 19 ms at 20/s with refills running). --single-threaded-gc collects each heap on its
- * own thread, at that thread's priority (p99 5 - 7 ms, docs/benchmarks.md); the event loops' own
- * heaps are small, their pauses a millisecond or two either way.
- */
-export const presigningNodeFlags = ['--single-threaded-gc'];
+export { presigningNodeFlags };
 
 /** What `npm start -w @wallet/signer` runs after the build, relative to the repository root; the supervisor starts the signer the same way. */
 export const signerStartCommand = {

@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { secp256k1Build } from '@wallet/domain';
+import { presigningNodeFlags } from '../scripts/node-flags.mjs';
 import { pointMultiplyBuild } from '@wallet/threshold-ecdsa';
 import { loadSignerConfig, type SignerConfig } from './config/config.ts';
 import { assertPrivateFile, ensureLocalSignerCredentials } from './config/credentials.ts';
@@ -116,8 +117,9 @@ async function main(): Promise<void> {
   if (thresholdEcdsa !== 'native') {
     logger.warn({ thresholdEcdsa }, "libsecp256k1's native addon did not load: threshold ECDSA's secret-scalar multiplications fall back to a variable-time build (packages/threshold-ecdsa/README.md); do not use threshold custody on this host");
   }
-  if (!process.execArgv.includes('--single-threaded-gc')) {
-    logger.warn({}, "started without node's --single-threaded-gc: the threshold presigning threads' garbage is collected at the event loop's priority, which raises signing latency while pools refill (docs/operations.md)");
+  const missingFlags = presigningNodeFlags.filter((flag) => !process.execArgv.includes(flag));
+  if (missingFlags.length > 0) {
+    logger.warn({ missingFlags }, `started without node's ${missingFlags.join(' ')}: the threshold presigning threads' garbage is collected at the event loop's priority, which raises signing latency while pools refill (docs/operations.md)`);
   }
   process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg: READY_MESSAGE, address: server.address, pid: process.pid, secp256k1: secp256k1Build(), thresholdEcdsa, methods: Object.keys(handlers) })}\n`);
 }

@@ -150,7 +150,7 @@ describe.each(testDatabaseKinds)('threshold ECDSA (DKLs23) wallets through the s
     expect(secp256k1.verify(signature.compact, digest, apiShare.publicKey, { prehash: false })).toBe(true);
     expect(app.signer!.threshold.setupOf(wallet.id)?.usable).toBe(true);
     await expect(call(DKLS_METHODS.signFinish, finish)).rejects.toMatchObject({ status: 409 });
-    expect(() => app.signer!.threshold.claimPresignature(wallet.id, pending.presignatureId)).toThrow(/already used/);
+    expect(() => app.signer!.threshold.claimPresignature(pending.presignatureId)).toThrow(/already used/);
     expect(app.signer!.store.signatures.at(-1)).toMatchObject({ walletId: wallet.id, presignature: pending.presignatureId });
 
     // A digest other than the one the operation signs is refused, and the presignature is gone with it.

@@ -336,7 +336,7 @@ export function createThresholdHandlers(deps: ThresholdHandlerDeps): Record<stri
         // presignature claimed (a second use refused from here on), then the signature's log line,
         // which is also the durable record of the presignature's use, flushed before the answer.
         await presignStep(wallet.id, ref, () => pending.finish(request.message));
-        threshold.claimPresignature(wallet.id, pending.presignatureId);
+        threshold.claimPresignature(pending.presignatureId);
         await log.appendSignature({ walletId: wallet.id, digest: logDigest, requestId: request.requestId ?? context.requestId, action: request.action, presignature: pending.presignatureId });
         crashAt('dkls-logged');
         return encodeVaultValue({ message: pending.message });

@@ -29,8 +29,8 @@ describe("the signer's threshold ECDSA store", () => {
     await store.recordSetup('w1', id(1));
     await store.markUnusable('w1', id(1));
     await store.recordSetup('w2', id(2));
-    store.claimPresignature('w2', id(9));
-    expect(thrown(() => store.claimPresignature('w2', id(9)))).toMatchObject({ code: 'DKLS_PRESIGNATURE_USED', status: 409 });
+    store.claimPresignature(id(9));
+    expect(thrown(() => store.claimPresignature(id(9)))).toMatchObject({ code: 'DKLS_PRESIGNATURE_USED', status: 409 });
     await store.close();
     // What a store of an earlier release recorded of a presignature's use.
     appendFileSync(path.join(at, THRESHOLD_FILE), `${JSON.stringify({ kind: 'presignature-used', walletId: 'w2', id: id(8), time: 't' })}\n`);
@@ -39,8 +39,8 @@ describe("the signer's threshold ECDSA store", () => {
     expect(reopened.setupOf('w1')).toEqual({ otSetupId: id(1), usable: false });
     expect(reopened.setupOf('w2')).toEqual({ otSetupId: id(2), usable: true });
     expect(reopened.setupOf('w3')).toBeNull();
-    expect(thrown(() => reopened.claimPresignature('w2', id(8)))).toMatchObject({ code: 'DKLS_PRESIGNATURE_USED' });
-    expect(thrown(() => reopened.claimPresignature('w2', id(10)))).toBeUndefined();
+    expect(thrown(() => reopened.claimPresignature(id(8)))).toMatchObject({ code: 'DKLS_PRESIGNATURE_USED' });
+    expect(thrown(() => reopened.claimPresignature(id(10)))).toBeUndefined();
     // An abort under an older setup does not touch the current one; a new setup is usable again.
     await reopened.markUnusable('w2', id(7));
     expect(reopened.setupOf('w2')?.usable).toBe(true);
@@ -66,7 +66,7 @@ describe("the signer's threshold ECDSA store", () => {
   it('refuses ids that are not 32 bytes of hex', async () => {
     const store = await openThresholdStore(dir());
     await expect(store.recordSetup('w1', 'abc')).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
-    expect(thrown(() => store.claimPresignature('w1', 'abc'))).toMatchObject({ code: 'INVALID_PARAMS' });
+    expect(thrown(() => store.claimPresignature('abc'))).toMatchObject({ code: 'INVALID_PARAMS' });
     await store.close();
   });
 });

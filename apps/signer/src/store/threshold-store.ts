@@ -36,7 +36,7 @@ export interface ThresholdStore {
   /** Records an abort under the wallet's setup: it signs no more until a fresh setup. */
   markUnusable(walletId: string, otSetupId: string): Promise<void>;
   /** Refuses (409) an id already used; otherwise marks it used, at once (its durable record: the signature log's line). */
-  claimPresignature(walletId: string, id: string): void;
+  claimPresignature(id: string): void;
   close(): Promise<void>;
 }
 
@@ -86,7 +86,7 @@ function storeOver(append: (record: Record) => Promise<void>, close: () => Promi
       apply(record);
       await append(record);
     },
-    claimPresignature(_walletId, id) {
+    claimPresignature(id) {
       if (!HEX64.test(id)) throw new SignerError('INVALID_PARAMS', 'a presignature id is 32 bytes of hex', 400);
       if (used.has(id)) throw new SignerError('DKLS_PRESIGNATURE_USED', 'this presignature was already used; start a new signature', 409);
       used.add(id);
