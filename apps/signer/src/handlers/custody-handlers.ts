@@ -214,12 +214,16 @@ function createRecoverHandlers(keks: KekProvider, epochs: EpochStore, sessionTtl
       const refusedProof = () => new SignerError('RECOVERY_PROOF_REFUSED', "the proof of participant 3's share does not verify; the signer contributes to a recovery only for the holder of the recovery key", 403);
       if ('frost' in opened) {
         const { keyPackage, publicKeyPackage } = opened.frost;
+        let encoded: Uint8Array | undefined;
         try {
           const context = recoverProofContext(wallet.id, 'ED25519', share.epoch, 1, challenge);
           if (proof.R.length !== 32 || !verifyShareKnowledge(publicKeyPackage.verifyingShares[2]!, proof, context)) throw refusedProof();
           handedOver('ED25519');
-          return encodeVaultValue({ share: encodeFrostShare(opened.frost) });
+          encoded = encodeFrostShare(opened.frost);
+          // The answer holds its own copy of the bytes (encodeVaultValue copies): this one is wiped.
+          return encodeVaultValue({ share: encoded });
         } finally {
+          encoded?.fill(0);
           wipeKeyPackage(keyPackage);
         }
       }
